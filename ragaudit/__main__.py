@@ -1,0 +1,3 @@
+from ragaudit.cli import main
+
+raise SystemExit(main())

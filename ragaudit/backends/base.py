@@ -1,0 +1,40 @@
+"""The two contracts every backend implements. Implementations live beside this file."""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol, runtime_checkable
+
+Role = Literal["query", "passage"]
+ChatMessage = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors.
+
+    `spec` is the user-facing spec string (``local:minilm``); `name` the model name;
+    `digest` the sha256 of the weights (embedded) or the server's digest (Ollama), or
+    the string ``"unavailable"`` when it cannot be had (then `digest_reason` says why).
+    Models that distinguish queries from passages (e5) use `role`; others ignore it.
+    """
+
+    spec: str
+    name: str
+    digest: str
+    digest_reason: str | None
+    dimensions: int
+
+    def embed(self, texts: list[str], role: Role = "passage") -> list[list[float]]: ...
+
+
+@runtime_checkable
+class Generator(Protocol):
+    """Chat messages + parameters -> reply text. Raises ModelCallFailed, never returns ''
+    to stand for an error (an empty string is a real, recordable reply)."""
+
+    spec: str
+    name: str
+    digest: str
+    digest_reason: str | None
+
+    def generate(self, messages: list[ChatMessage], params: dict) -> str: ...

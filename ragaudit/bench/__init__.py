@@ -1,0 +1,24 @@
+"""Benchmarks: scripts that print a figure and its ratio to a baseline measured in the same
+run. `python -m ragaudit.bench NAME` or `ragaudit bench NAME`; each NAME is a module here
+exposing `main(argv) -> int`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+BENCHES = {
+    "backends": "ragaudit.bench.backends",
+    "matrix": "ragaudit.bench.matrix",
+    "generation": "ragaudit.bench.generation",
+    "ui": "ragaudit.bench.ui",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", choices=sorted(BENCHES))
+    parser.add_argument("rest", nargs=argparse.REMAINDER)
+
+
+def run(args: argparse.Namespace) -> int:
+    return importlib.import_module(BENCHES[args.name]).main(args.rest)

@@ -1,0 +1,61 @@
+"""`ragaudit <command>`: each command lives in its own module exposing
+`add_arguments(parser)` and `run(args) -> int`. Only the chosen command's module is
+imported, so `ragaudit --help` stays instant and nothing heavy loads at import."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ragaudit.errors import RagauditError
+from ragaudit.registry import unknown_name_message
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("ragaudit.demo", "run the quick planted-fault matrix (if needed) and open the inspector"),
+    "corpus": ("ragaudit.corpus_cli", "write, check or describe the planted-fault corpus"),
+    "run": ("ragaudit.run", "run the configuration matrix (retrieval, generation, grading, analysis)"),
+    "report": ("ragaudit.report_cli", "render the report from a results file"),
+    "app": ("ragaudit.app_cli", "open the Streamlit inspector"),
+    "audit": ("ragaudit.audit.cli_audit", "audit your own corpus and queries"),
+    "drift": ("ragaudit.audit.cli_drift", "compare two retrieval settings files constant by constant"),
+    "bench": ("ragaudit.bench", "print benchmark figures (backends, matrix, ui)"),
+}
+
+
+def _top_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ragaudit", description="ragaudit: find out how a RAG stack really fails."
+    )
+    lines = [f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items()]
+    parser.epilog = "commands:\n" + "\n".join(lines)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("command", nargs="?")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        _top_parser().print_help()
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"ragaudit: {unknown_name_message('command', name, list(COMMANDS))}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    parser = argparse.ArgumentParser(prog=f"ragaudit {name}", description=COMMANDS[name][1])
+    module.add_arguments(parser)
+    args = parser.parse_args(rest)
+    try:
+        return int(module.run(args) or 0)
+    except RagauditError as error:
+        print(f"ragaudit {name}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"ragaudit {name}: interrupted; finished work is kept (rerun to resume)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

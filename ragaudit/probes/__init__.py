@@ -1,0 +1,1 @@
+"""One module per planted-fault probe; each registers itself in the registry it is given."""
