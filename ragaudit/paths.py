@@ -34,3 +34,12 @@ def results_dir() -> Path:
 
 def default_results_path() -> Path:
     return results_dir() / "latest.json"
+
+
+def models_dir() -> Path:
+    """Assembled model weights (e.g. the GGUF concatenated from its chunk packages).
+
+    Kept outside data/ so that tests with a temporary RAGAUDIT_HOME share one copy.
+    """
+    override = os.environ.get("RAGAUDIT_MODELS")
+    return Path(override) if override else Path.home() / ".cache" / "ragaudit" / "models"
