@@ -1,0 +1,207 @@
+"""The one model-call cache: SQLite in WAL mode, one row per call, committed as it completes.
+
+Why SQLite WAL: a run writes while the Streamlit inspector reads, and a `kill -9` must lose
+at most the call in flight. Each stored call is keyed by the sha256 of (backend, model,
+digest, kind, params, input), so a changed model digest or parameter is a fresh call.
+
+Counts (replayed / computed / failed) belong to this object, i.e. to one run; the stored
+calls persist across runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from ragaudit import paths
+from ragaudit.errors import RagauditError
+
+SCHEMA_VERSION = 1
+_EXPECTED_COLUMNS = {"key", "model", "kind", "value", "created_at"}
+_LOOKUP_CHUNK = 500  # stays under SQLite's bound-parameter limit
+
+
+def call_key(
+    backend: str, model: str, digest: str, kind: str, params: dict, payload: object
+) -> str:
+    """The sha256 that identifies one model call; equal inputs give equal keys."""
+    blob = json.dumps(
+        {
+            "backend": backend,
+            "model": model,
+            "digest": digest,
+            "kind": kind,
+            "params": params,
+            "input": payload,
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        allow_nan=False,
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class CallCache:
+    """Stored model calls plus this run's replayed / computed / failed counts.
+
+    `path=None` uses `paths.cache_path()`. A file that is not a readable ragaudit cache
+    raises RagauditError naming it and is left untouched (never overwritten).
+    Thread-safe: one connection guarded by a lock.
+    """
+
+    def __init__(self, path: str | Path | None = None, *, readonly: bool = False) -> None:
+        self.path = Path(path) if path is not None else paths.cache_path()
+        self.readonly = readonly
+        self._lock = threading.RLock()
+        self._counts: dict[str, dict[str, int]] = defaultdict(_zero_counts)
+        self._failures: list[dict] = []
+        self._conn = self._open()
+
+    # -- opening -------------------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        if self.readonly:
+            if not self.path.exists():
+                raise RagauditError(f"{self.path}: no model-call cache here")
+            uri = f"file:{self.path}?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
+        try:
+            self._check_or_create(conn)
+        except sqlite3.DatabaseError as error:
+            conn.close()
+            raise RagauditError(
+                f"{self.path}: not a readable ragaudit model-call cache ({error}); "
+                "it was left untouched: move it aside to start a fresh cache"
+            ) from None
+        return conn
+
+    def _check_or_create(self, conn: sqlite3.Connection) -> None:
+        # Reading the schema first makes a non-SQLite file fail here, before any write.
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        if "calls" in tables:
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(calls)")}
+            if not _EXPECTED_COLUMNS <= columns:
+                raise sqlite3.DatabaseError(f"table 'calls' has columns {sorted(columns)}")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version != SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(
+                    f"cache schema version {version}, expected {SCHEMA_VERSION}"
+                )
+        elif tables:
+            raise sqlite3.DatabaseError(f"unexpected tables {sorted(tables)}")
+        if self.readonly:
+            return
+        conn.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode: a committed call survives a process kill (not a power cut).
+        conn.execute("PRAGMA synchronous=NORMAL")
+        if "calls" not in tables:
+            conn.execute(
+                "CREATE TABLE calls (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+                "kind TEXT NOT NULL, value BLOB NOT NULL, created_at REAL NOT NULL)"
+            )
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            conn.commit()
+
+    def close(self) -> None:
+        """Close the connection (stored calls are already committed)."""
+        with self._lock:
+            self._conn.close()
+
+    # -- stored calls --------------------------------------------------------------------
+
+    def get(self, key: str) -> bytes | None:
+        """The stored value for one call key, or None."""
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM calls WHERE key=?", (key,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def get_many(self, keys: list[str]) -> dict[str, bytes]:
+        """Stored values for the keys that have one."""
+        found: dict[str, bytes] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._lock:
+            for start in range(0, len(unique), _LOOKUP_CHUNK):
+                chunk = unique[start : start + _LOOKUP_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    f"SELECT key, value FROM calls WHERE key IN ({marks})", chunk
+                ).fetchall()
+                found.update((key, bytes(value)) for key, value in rows)
+        return found
+
+    def put_many(self, model: str, kind: str, items: list[tuple[str, bytes]]) -> None:
+        """Store computed calls and commit at once (a kill loses only what is in flight)."""
+        if self.readonly:
+            raise RagauditError(f"{self.path}: opened read-only, cannot store calls")
+        now = time.time()
+        with self._lock:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO calls (key, model, kind, value, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(key, model, kind, value, now) for key, value in items],
+            )
+            self._conn.commit()
+
+    def put(self, model: str, kind: str, key: str, value: bytes) -> None:
+        """Store one computed call and commit."""
+        self.put_many(model, kind, [(key, value)])
+
+    def stored_calls(self) -> int:
+        """How many calls the file holds (all runs)."""
+        with self._lock:
+            return int(self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+
+    # -- this run's counts ---------------------------------------------------------------
+
+    def count(self, model: str, outcome: str, n: int = 1) -> None:
+        """Add `n` calls of `model` to `outcome` (replayed, computed or failed)."""
+        if outcome not in ("replayed", "computed", "failed"):
+            raise ValueError(f"unknown call outcome {outcome!r}")
+        with self._lock:
+            self._counts[model][outcome] += n
+
+    def record_failure(self, model: str, kind: str, error: str, n: int = 1) -> None:
+        """Count `n` failed calls and keep the error for the results file."""
+        with self._lock:
+            self._counts[model]["failed"] += n
+            self._failures.append({"model": model, "kind": kind, "error": error, "calls": n})
+
+    def stats(self) -> dict[str, int]:
+        """This run's calls over all models: {"replayed", "computed", "failed"}."""
+        total = _zero_counts()
+        with self._lock:
+            for counts in self._counts.values():
+                for outcome, n in counts.items():
+                    total[outcome] += n
+        return total
+
+    def stats_by_model(self) -> dict[str, dict[str, int]]:
+        """This run's counts per model spec."""
+        with self._lock:
+            return {model: dict(counts) for model, counts in self._counts.items()}
+
+    def failures(self) -> list[dict]:
+        """Failed calls of this run: [{"model", "kind", "error", "calls"}] in order."""
+        with self._lock:
+            return [dict(failure) for failure in self._failures]
+
+    def reset_stats(self) -> None:
+        """Start counting afresh (stored calls are kept)."""
+        with self._lock:
+            self._counts.clear()
+            self._failures.clear()
+
+
+def _zero_counts() -> dict[str, int]:
+    return {"replayed": 0, "computed": 0, "failed": 0}

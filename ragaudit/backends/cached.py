@@ -1,0 +1,205 @@
+"""The cache-aware front of every backend: engines compute, these classes replay and count.
+
+An engine (MiniLM, e5, Qwen, Ollama) only knows how to compute. Wrapping it here gives
+every backend the same behaviour: a call is looked up by its key, replayed when stored,
+computed and committed when not, and counted either way; a call whose engine raises is
+counted as failed, recorded, and raised as ModelCallFailed (never an empty answer).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from ragaudit.backends.base import ChatMessage, Role
+from ragaudit.backends.cache import CallCache, call_key
+from ragaudit.errors import ModelCallFailed, RagauditError
+
+
+class EmbeddingEngine(Protocol):
+    """Computes embeddings; knows nothing of the cache."""
+
+    backend: str
+    name: str
+    digest: str
+    digest_reason: str | None
+    uses_roles: bool
+    """False when the model ignores query/passage roles (then both share cache rows)."""
+    batch_size: int
+
+    def embed_batch(self, texts: list[str], role: Role) -> np.ndarray: ...
+
+    def dimensions(self) -> int | None: ...
+
+
+class GenerationEngine(Protocol):
+    """Computes chat replies; knows nothing of the cache."""
+
+    backend: str
+    name: str
+    digest: str
+    digest_reason: str | None
+
+    def effective_params(self, params: dict) -> dict: ...
+
+    def chat(self, messages: list[ChatMessage], params: dict) -> str: ...
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """A generator reply and whether it came from the cache."""
+
+    text: str
+    replayed: bool
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    if not np.all(np.isfinite(matrix)) or np.any(norms == 0):
+        raise ValueError("the model returned a zero or non-finite vector")
+    return matrix / norms
+
+
+class CachedEmbedder:
+    """An Embedder (see base.py) whose every text goes through the call cache."""
+
+    def __init__(self, spec: str, engine: EmbeddingEngine, cache: CallCache) -> None:
+        self.spec = spec
+        self.engine = engine
+        self.cache = cache
+        self.name = engine.name
+        self.digest = engine.digest
+        self.digest_reason = engine.digest_reason
+        self._dimensions: int | None = engine.dimensions()
+
+    @property
+    def dimensions(self) -> int:
+        """Vector length (asked of the model once when the engine cannot say up front)."""
+        if self._dimensions is None:
+            self._dimensions = len(self.embed(["dimension probe"], role="query")[0])
+        return self._dimensions
+
+    def _key(self, text: str, role: Role) -> str:
+        role_key = role if self.engine.uses_roles else None
+        return call_key(
+            self.engine.backend,
+            self.name,
+            self.digest,
+            "embed",
+            {},
+            {"role": role_key, "text": text},
+        )
+
+    def embed(self, texts: list[str], role: Role = "passage") -> list[list[float]]:
+        """Unit-length vectors, one per text; only texts never seen before are computed."""
+        if role not in ("query", "passage"):
+            raise RagauditError(f"embedding role {role!r} is not 'query' or 'passage'")
+        if isinstance(texts, str):
+            raise RagauditError("embed() takes a list of texts, not one string")
+        keys = [self._key(text, role) for text in texts]
+        stored = self.cache.get_many(keys)
+        missing: dict[str, str] = {}
+        for key, text in zip(keys, texts, strict=True):
+            if key not in stored and key not in missing:
+                missing[key] = text
+        replayed = len(texts) - len(missing)
+        if replayed:
+            self.cache.count(self.spec, "replayed", replayed)
+        pending = list(missing.items())
+        # Long texts first (ties by order), so each batch pads to similar lengths.
+        pending.sort(key=lambda item: -len(item[1]))
+        for start in range(0, len(pending), self.engine.batch_size):
+            batch = pending[start : start + self.engine.batch_size]
+            stored.update(self._compute(batch, role))
+        return [np.frombuffer(stored[key], dtype=np.float32).tolist() for key in keys]
+
+    def _compute(self, batch: list[tuple[str, str]], role: Role) -> dict[str, bytes]:
+        texts = [text for _, text in batch]
+        try:
+            vectors = _unit_rows(self.engine.embed_batch(texts, role))
+            if vectors.shape[0] != len(texts):
+                raise ValueError(f"asked for {len(texts)} vectors, got {vectors.shape[0]}")
+        except Exception as error:  # every engine failure is counted, then raised
+            message = _describe(error)
+            self.cache.record_failure(self.spec, "embed", message, n=len(texts))
+            raise ModelCallFailed(
+                f"{self.spec}: embedding {len(texts)} text(s) failed: {message}"
+            ) from error
+        items = [(key, vector.tobytes()) for (key, _), vector in zip(batch, vectors, strict=True)]
+        self.cache.put_many(self.spec, "embed", items)
+        self.cache.count(self.spec, "computed", len(items))
+        return dict(items)
+
+
+class CachedGenerator:
+    """A Generator (see base.py) whose every call goes through the call cache."""
+
+    def __init__(self, spec: str, engine: GenerationEngine, cache: CallCache) -> None:
+        self.spec = spec
+        self.engine = engine
+        self.cache = cache
+        self.name = engine.name
+        self.digest = engine.digest
+        self.digest_reason = engine.digest_reason
+
+    def call_key(self, messages: list[ChatMessage], params: dict | None = None) -> str:
+        """The cache key this call would use (also a stable id for the prompt)."""
+        effective = self.engine.effective_params(dict(params or {}))
+        return self._key(_checked_messages(messages), effective)
+
+    def _key(self, messages: list[ChatMessage], effective: dict) -> str:
+        return call_key(
+            self.engine.backend, self.name, self.digest, "generate", effective, messages
+        )
+
+    def generate(self, messages: list[ChatMessage], params: dict | None = None) -> str:
+        """The reply text (an empty string only when the model really replied nothing)."""
+        return self.generate_detailed(messages, params).text
+
+    def generate_detailed(
+        self, messages: list[ChatMessage], params: dict | None = None
+    ) -> CallResult:
+        """The reply and whether it was replayed from the cache."""
+        messages = _checked_messages(messages)
+        effective = self.engine.effective_params(dict(params or {}))
+        key = self._key(messages, effective)
+        stored = self.cache.get(key)
+        if stored is not None:
+            self.cache.count(self.spec, "replayed")
+            return CallResult(text=json.loads(stored)["text"], replayed=True)
+        try:
+            text = self.engine.chat(messages, effective)
+            if not isinstance(text, str):
+                raise ValueError(f"the model returned {type(text).__name__}, not text")
+        except Exception as error:  # every engine failure is counted, then raised
+            message = _describe(error)
+            self.cache.record_failure(self.spec, "generate", message)
+            raise ModelCallFailed(f"{self.spec}: generation failed: {message}") from error
+        value = json.dumps({"text": text}, ensure_ascii=False).encode("utf-8")
+        self.cache.put(self.spec, "generate", key, value)
+        self.cache.count(self.spec, "computed")
+        return CallResult(text=text, replayed=False)
+
+
+def _checked_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
+    if not isinstance(messages, list) or not messages:
+        raise RagauditError("messages must be a non-empty list of {'role', 'content'} dicts")
+    checked = []
+    for index, message in enumerate(messages):
+        role, content = message.get("role"), message.get("content")
+        if role not in ("system", "user", "assistant") or not isinstance(content, str):
+            raise RagauditError(
+                f"messages[{index}]: needs role system|user|assistant and string content, "
+                f"got role={role!r}"
+            )
+        checked.append({"role": role, "content": content})
+    return checked
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

