@@ -1,0 +1,5 @@
+"""Audit: your own corpus and queries (render function by the audit feature)."""
+
+from ragaudit.ui.audit_page import render
+
+render()

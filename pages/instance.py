@@ -1,0 +1,3 @@
+from ragaudit.ui.instance_page import render
+
+render()

@@ -1,0 +1,3 @@
+from ragaudit.ui.lab_page import render
+
+render()

@@ -1,0 +1,3 @@
+from ragaudit.ui.matrix_page import render
+
+render()

@@ -1,0 +1,3 @@
+from ragaudit.ui.runs_page import render
+
+render()

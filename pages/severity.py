@@ -1,0 +1,3 @@
+from ragaudit.ui.severity_page import render
+
+render()

@@ -1,0 +1,62 @@
+"""What every page does first: find the results file, load it, or say why it cannot."""
+
+from __future__ import annotations
+
+from ragaudit.ui.data import Loaded, load, results_path
+
+# Page files, as registered in app.py's st.navigation.
+PAGES = {
+    "matrix": "pages/matrix.py",
+    "instance": "pages/instance.py",
+    "lab": "pages/lab.py",
+    "severity": "pages/severity.py",
+    "runs": "pages/runs.py",
+    "audit": "pages/audit.py",
+}
+
+
+def current_results() -> Loaded:
+    """Load the results file this session points at (URL, env or default)."""
+    import streamlit as st
+
+    return load(results_path(st.query_params.get("results")))
+
+
+def link_params(**values: str | None) -> dict[str, str]:
+    """Query params for a link to another page: the given values plus `results`."""
+    import streamlit as st
+
+    params = {k: str(v) for k, v in values.items() if v is not None}
+    if "results" in st.query_params:
+        params["results"] = st.query_params["results"]
+    return params
+
+
+def results_or_stop(prefix: str) -> dict:
+    """Return the loaded results, or draw the no-results / bad-file state and stop."""
+    import streamlit as st
+
+    loaded = current_results()
+    if loaded.results is not None:
+        if not loaded.results.get("complete", False):
+            st.info(
+                f"Partial results: a run is still writing {loaded.path}. "
+                "Figures cover the records written so far; rerun the page to refresh."
+            )
+        return loaded.results
+    if loaded.missing:
+        st.write(f"No results yet at `{loaded.path}`: run the quick matrix to make some.")
+        if st.button("Start the default quick run", key=f"{prefix}_start_default", type="primary"):
+            from ragaudit.ui.runs import start_run
+
+            try:
+                start_run(["--quick"], out=loaded.path)
+            except RuntimeError as error:
+                st.error(str(error))
+            else:
+                st.switch_page(PAGES["runs"], query_params=link_params())
+    else:
+        st.error(f"Cannot show results: {loaded.problem}")
+        st.caption("Fix or remove the file, or start a new run from the Runs page.")
+    st.stop()
+    raise AssertionError("unreachable")  # st.stop() raises

@@ -1,0 +1,199 @@
+"""One document drawn with a chunking's boundaries over its gold, trap and header spans.
+
+Two views of the same offsets: a plotly timeline (chunks as bars in alternating lanes so
+overlaps show, spans as bands across them) and the text itself with the spans marked
+and each chunk's start and end inline. A span cut by a boundary is visible in both.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+SPAN_COLOURS = {"gold": "#f9d648", "trap": "#f28b82", "header": "#8ab4f8"}
+
+
+@dataclass(frozen=True)
+class ChunkBox:
+    """A chunk of the drawn document: offsets, and its rank if it was retrieved."""
+
+    chunk_id: str
+    index: int
+    start: int
+    end: int
+    rank: int | None
+
+
+def document_text(results: dict, doc_id: str) -> str | None:
+    """The document's text, rebuilt from the chunks the results file holds, else the corpus."""
+    pieces = sorted(
+        (
+            (c["start"], c["text"])
+            for c in results.get("chunks", {}).values()
+            if c["doc_id"] == doc_id
+        ),
+        key=lambda item: item[0],
+    )
+    text = ""
+    for start, piece in pieces:
+        if start > len(text):
+            text = ""  # a gap: the file does not hold the whole document
+            break
+        text = text[:start] + piece if start + len(piece) > len(text) else text
+    if text and pieces:
+        return text
+    return _corpus_text(doc_id)
+
+
+def _corpus_text(doc_id: str) -> str | None:
+    try:
+        from ragaudit.ui.lab_engine import corpus_documents
+    except ImportError:
+        return None
+    try:
+        docs = corpus_documents()
+    except Exception:  # noqa: BLE001 - no corpus on disk: the caller says the text is unavailable
+        return None
+    return docs.get(doc_id)
+
+
+def chunk_boxes(results: dict, doc_id: str, chunking: str, retrieved: list[dict]) -> list[ChunkBox]:
+    """This document's chunks under `chunking`, from the results file, in offset order."""
+    ranks = {hit["chunk_id"]: hit["rank"] for hit in retrieved}
+    boxes = [
+        (cid, c["start"], c["end"])
+        for cid, c in results.get("chunks", {}).items()
+        if c["doc_id"] == doc_id and c.get("chunking") == chunking
+    ]
+    boxes.sort(key=lambda b: (b[1], b[2]))
+    if not boxes:  # the file kept only retrieved chunks: show those
+        boxes = sorted(
+            ((h["chunk_id"], h["start"], h["end"]) for h in retrieved if h["doc_id"] == doc_id),
+            key=lambda b: b[1],
+        )
+    return [ChunkBox(cid, i, s, e, ranks.get(cid)) for i, (cid, s, e) in enumerate(boxes)]
+
+
+def spans_of(record: dict, doc_id: str) -> list[dict]:
+    """Gold, trap and header spans of a record that lie in `doc_id`."""
+    spans = []
+    for field in ("gold_spans", "trap_spans", "extra_spans"):
+        for span in record.get(field) or []:
+            if span["doc_id"] == doc_id:
+                spans.append(span)
+    return spans
+
+
+def span_cut(span: dict, boxes: list[ChunkBox]) -> bool:
+    """True when no single chunk holds the span whole (read off the drawn offsets)."""
+    return bool(boxes) and not any(b.start <= span["start"] and b.end >= span["end"] for b in boxes)
+
+
+def timeline_figure(boxes: list[ChunkBox], spans: list[dict], length: int, title: str):
+    """Chunks as bars in two alternating lanes over the document, spans as coloured bands."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for box in boxes:
+        lane = "chunks (even)" if box.index % 2 == 0 else "chunks (odd)"
+        retrieved = box.rank is not None
+        fig.add_trace(
+            go.Bar(
+                x=[box.end - box.start],
+                base=[box.start],
+                y=[lane],
+                orientation="h",
+                marker={
+                    "color": "#1a73e8" if retrieved else "#bdc1c6",
+                    "line": {"color": "#444", "width": 1},
+                },
+                text=[f"#{box.index}" + (f" · rank {box.rank}" if retrieved else "")],
+                textposition="inside",
+                insidetextanchor="middle",
+                hovertemplate=f"{box.chunk_id}<br>chars {box.start}–{box.end}"
+                + (f"<br>retrieved at rank {box.rank}" if retrieved else "<br>not retrieved")
+                + "<extra></extra>",
+                showlegend=False,
+            )
+        )
+    for span in spans:
+        role = span.get("role", "gold")
+        colour = SPAN_COLOURS.get(role, "#c58af9")
+        fig.add_trace(
+            go.Bar(
+                x=[span["end"] - span["start"]],
+                base=[span["start"]],
+                y=[role],
+                orientation="h",
+                marker={"color": colour},
+                hovertemplate=f"{role} span chars {span['start']}–{span['end']}<extra></extra>",
+                showlegend=False,
+            )
+        )
+        fig.add_vrect(
+            x0=span["start"],
+            x1=span["end"],
+            fillcolor=colour,
+            opacity=0.25,
+            line_width=0,
+            layer="below",
+        )
+    for box in boxes:  # boundaries as thin lines so a cut through a band is obvious
+        fig.add_vline(x=box.start, line_width=1, line_color="#444")
+        fig.add_vline(x=box.end, line_width=1, line_dash="dot", line_color="#444")
+    fig.update_layout(
+        title=title,
+        barmode="overlay",
+        height=120 + 34 * (2 + len({s.get("role") for s in spans})),
+        margin={"l": 10, "r": 10, "t": 40, "b": 30},
+        xaxis={"range": [0, max(length, 1)], "title": "character offset"},
+        yaxis={
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": ["chunks (even)", "chunks (odd)"]
+            + sorted({s.get("role", "gold") for s in spans}),
+        },
+    )
+    return fig
+
+
+def highlighted_html(text: str, boxes: list[ChunkBox], spans: list[dict]) -> str:
+    """The document with spans highlighted, overlaps shaded and chunk edges marked inline."""
+    cuts = {0, len(text)}
+    for box in boxes:
+        cuts.update((box.start, box.end))
+    for span in spans:
+        cuts.update((span["start"], span["end"]))
+    points = sorted(c for c in cuts if 0 <= c <= len(text))
+    starts = {}
+    ends = {}
+    for box in boxes:
+        starts.setdefault(box.start, []).append(box)
+        ends.setdefault(box.end, []).append(box)
+    out = []
+    for a, b in zip(points, points[1:], strict=False):
+        for box in ends.get(a, []):
+            out.append(f'<span class="ra-edge">⟩{box.index}</span>')
+        for box in starts.get(a, []):
+            label = f"{box.index}" + (f" r{box.rank}" if box.rank else "")
+            out.append(f'<span class="ra-edge ra-start">⟨{label}</span>')
+        covering = sum(1 for box in boxes if box.start <= a and box.end >= b)
+        roles = [s.get("role", "gold") for s in spans if s["start"] <= a and s["end"] >= b]
+        style = []
+        if roles:
+            style.append(f"background:{SPAN_COLOURS.get(roles[0], '#c58af9')}")
+        elif covering >= 2:
+            style.append("background:#e8eaed")
+        if covering >= 2:
+            style.append("text-decoration:underline dotted #1a73e8")
+        segment = html.escape(text[a:b])
+        out.append(f'<span style="{";".join(style)}">{segment}</span>' if style else segment)
+    for box in ends.get(len(text), []):
+        out.append(f'<span class="ra-edge">⟩{box.index}</span>')
+    css = (
+        "<style>.ra-doc{white-space:pre-wrap;font-family:monospace;font-size:13px;line-height:1.6;"
+        "border:1px solid #ddd;padding:8px;border-radius:4px}"
+        ".ra-edge{color:#fff;background:#444;font-size:10px;padding:0 2px;border-radius:2px;margin:0 1px}"
+        ".ra-start{background:#1a73e8}</style>"
+    )
+    return css + '<div class="ra-doc">' + "".join(out) + "</div>"

@@ -1,0 +1,303 @@
+"""Instance: one cell's instances, and one instance under one config explained in full."""
+
+from __future__ import annotations
+
+from ragaudit.ui import links
+from ragaudit.ui.common import results_or_stop
+from ragaudit.ui.data import (
+    cell_index,
+    cell_records,
+    chunking_of,
+    config_by_name,
+    config_names,
+    embedder_specs,
+    fmt_measure,
+    instance_records,
+    probe_names,
+)
+from ragaudit.ui.docview import (
+    chunk_boxes,
+    document_text,
+    highlighted_html,
+    span_cut,
+    spans_of,
+    timeline_figure,
+)
+
+DIAGNOSTICS = (
+    "gold_in_context",
+    "span_preserved",
+    "gold_rank",
+    "gold_score",
+    "trap_rank",
+    "trap_score",
+    "margin",
+    "header_in_answer_chunk",
+    "table_together",
+    "hops",
+    "items_in_context",
+    "crowding_margin",
+    "affirmative_first",
+    "anchor_selectivity",
+)
+
+
+def verdict_of(record: dict) -> str:
+    """The grader's verdict, or why there is none."""
+    if record.get("retrieval_error"):
+        return "retrieval failed"
+    grade = record.get("grade")
+    return grade["verdict"] if grade else "not generated"
+
+
+def _label(record: dict) -> str:
+    gold = record.get("gold_in_context")
+    arrived = "gold arrived" if gold else ("gold missed" if gold is False else "no gold")
+    return f"{record['instance_id']} · {arrived} · {verdict_of(record)}"
+
+
+def _holds(hit: dict, spans: list[dict]) -> bool:
+    return any(
+        s["doc_id"] == hit["doc_id"] and hit["start"] <= s["start"] and hit["end"] >= s["end"]
+        for s in spans
+    )
+
+
+def render() -> None:
+    """Draw the Instance page."""
+    import streamlit as st
+
+    st.title("Instance")
+    results = results_or_stop("instance")
+    embedders = embedder_specs(results)
+    configs = config_names(results)
+    links.bind("instance_embedder", "embedder", embedders)
+    cols = st.columns(3)
+    with cols[0]:
+        embedder = st.selectbox("Embedder", embedders, key="instance_embedder")
+    probes = [
+        p
+        for p in probe_names(results)
+        if any(k[0] == p and k[2] == embedder for k in cell_index(results))
+    ]
+    links.bind("instance_probe", "probe", probes)
+    links.bind("instance_config", "config", configs)
+    with cols[1]:
+        probe = st.selectbox("Probe", probes, key="instance_probe")
+    with cols[2]:
+        config = st.selectbox("Config", configs, key="instance_config")
+    for key, param in (
+        ("instance_embedder", "embedder"),
+        ("instance_probe", "probe"),
+        ("instance_config", "config"),
+    ):
+        links.publish(key, param)
+
+    records = cell_records(results, probe, config, embedder) if probe else []
+    if not records:
+        st.write(f"Not run: no records for {probe} × {config} under {embedder}.")
+        return
+    cell = cell_index(results).get((probe, config, embedder), {})
+    measures = cell.get("measures", {})
+    st.markdown(
+        f"**{probe} × {config}** under `{embedder}`: gold in context {fmt_measure(measures.get('gold_in_context'))}"
+        f" · span preserved {fmt_measure(measures.get('span_preserved'))}"
+        f" · answer correct {fmt_measure(measures.get('correct'))}"
+    )
+    st.dataframe(
+        [
+            {
+                "instance": r["instance_id"],
+                "gold in context": r.get("gold_in_context"),
+                "span preserved": r.get("span_preserved"),
+                "gold rank": r.get("gold_rank"),
+                "margin": r.get("margin"),
+                "verdict": verdict_of(r),
+            }
+            for r in records
+        ],
+        hide_index=True,
+        width="stretch",
+        height=min(36 * (len(records) + 1) + 4, 260),
+    )
+    by_id = {r["instance_id"]: r for r in records}
+    links.bind("instance_instance", "instance", list(by_id))
+    instance_id = st.selectbox(
+        "Instance", list(by_id), key="instance_instance", format_func=lambda i: _label(by_id[i])
+    )
+    links.publish("instance_instance", "instance")
+    _render_record(results, by_id[instance_id], config_by_name(results)[config])
+
+
+def _render_record(results: dict, record: dict, config: dict) -> None:
+    import streamlit as st
+
+    st.subheader(f"{record['instance_id']} under {config['name']}")
+    st.caption(config.get("description") or chunking_of(config))
+    st.markdown(f"**Question.** {record['question']}")
+    gold = record.get("gold_answer")
+    st.markdown(
+        f"**Gold answer.** {', '.join(gold) if isinstance(gold, list) else gold if gold else 'none: unanswerable'}"
+    )
+    for span in record.get("gold_spans") or []:
+        st.markdown(
+            f"**Gold sentence** (`{span['doc_id']}` chars {span['start']}–{span['end']}): {span['text']}"
+        )
+    for span in record.get("trap_spans") or []:
+        st.markdown(f"**Trap** (`{span['doc_id']}`): {span['text']}")
+    if record.get("retrieval_error"):
+        st.error(f"Retrieval failed for this record: {record['retrieval_error']}")
+
+    _render_documents(results, record, config)
+    _render_retrieved(results, record)
+    st.markdown("**Diagnostics and margins**")
+    st.dataframe(
+        [
+            {
+                "measure": name,
+                "value": "null" if record.get(name) is None else str(record.get(name)),
+            }
+            for name in DIAGNOSTICS
+            if name in record
+        ],
+        hide_index=True,
+    )
+    _render_generation(record)
+    _render_flips(results, record)
+
+
+def _render_documents(results: dict, record: dict, config: dict) -> None:
+    import streamlit as st
+
+    chunking = chunking_of(config)
+    doc_ids = list(record.get("answer_doc_ids") or [])
+    for span in (record.get("trap_spans") or []) + (record.get("gold_spans") or []):
+        if span["doc_id"] not in doc_ids:
+            doc_ids.append(span["doc_id"])
+    if not doc_ids:
+        st.write("No answer-bearing document: this question has no answer in the corpus.")
+        return
+    for doc_id in doc_ids[:3]:
+        text = document_text(results, doc_id)
+        boxes = chunk_boxes(results, doc_id, chunking, record.get("retrieved") or [])
+        spans = spans_of(record, doc_id)
+        cut = [s for s in spans if s.get("role") == "gold" and span_cut(s, boxes)]
+        verdict = "the gold span is cut by a chunk boundary" if cut else "no gold span is cut"
+        st.markdown(f"**Document `{doc_id}` under `{chunking}`**: {len(boxes)} chunks; {verdict}.")
+        length = len(text) if text else max((b.end for b in boxes), default=1)
+        st.plotly_chart(
+            timeline_figure(boxes, spans, length, f"{doc_id} · {chunking}"),
+            key=f"instance_doc_{doc_id}",
+            config={"displayModeBar": False},
+        )
+        if text:
+            with st.expander(f"Text of {doc_id} with chunk edges", expanded=len(doc_ids) == 1):
+                st.markdown(highlighted_html(text, boxes, spans), unsafe_allow_html=True)
+        else:
+            st.caption(f"The text of {doc_id} is not in the results file and no corpus was found.")
+    if len(doc_ids) > 3:
+        st.caption(f"{len(doc_ids) - 3} more answer-bearing documents not drawn.")
+
+
+def _render_retrieved(results: dict, record: dict) -> None:
+    import streamlit as st
+
+    hits = sorted(record.get("retrieved") or [], key=lambda h: h["rank"])
+    st.markdown(f"**Retrieved chunks** ({len(hits)}, in rank order)")
+    gold, trap = record.get("gold_spans") or [], record.get("trap_spans") or []
+    chunks = results.get("chunks", {})
+    for hit in hits:
+        tags = (["holds gold"] if _holds(hit, gold) else []) + (
+            ["holds trap"] if _holds(hit, trap) else []
+        )
+        bm25 = "" if hit.get("bm25_score") is None else f" · bm25 {hit['bm25_score']:.3f}"
+        dense = "" if hit.get("dense_score") is None else f" · dense {hit['dense_score']:.4f}"
+        label = f"rank {hit['rank']} · score {hit['score']:.4f}{dense}{bm25} · {hit['chunk_id']}"
+        if tags:
+            label += " · " + ", ".join(tags)
+        with st.expander(label):
+            text = chunks.get(hit["chunk_id"], {}).get("text")
+            if text is None:
+                st.caption("chunk text not in the results file")
+            else:
+                inside = [
+                    s
+                    for s in gold + trap
+                    if s["doc_id"] == hit["doc_id"]
+                    and hit["start"] <= s["start"]
+                    and hit["end"] >= s["end"]
+                ]
+                local = [
+                    dict(s, start=s["start"] - hit["start"], end=s["end"] - hit["start"])
+                    for s in inside
+                ]
+                st.markdown(highlighted_html(text, [], local), unsafe_allow_html=True)
+
+
+def _render_generation(record: dict) -> None:
+    import streamlit as st
+
+    generation, grade, check = (
+        record.get("generation"),
+        record.get("grade"),
+        record.get("citation_check"),
+    )
+    st.markdown("**Model reply**")
+    if generation is None:
+        st.write("Generation did not run for this record.")
+        return
+    if generation.get("status") == "failed_call":
+        st.error(
+            f"The model call failed after retries: {generation.get('error')} (counted as failed_call)"
+        )
+    reply = generation.get("reply")
+    st.code(reply if reply else "(empty reply)", language=None, wrap_lines=True)
+    replay = "replayed from cache" if generation.get("replayed") else "computed"
+    st.caption(
+        f"{generation.get('generator')} · {replay} · citations: {', '.join(generation.get('citations') or []) or 'none'}"
+    )
+    if grade:
+        st.markdown(
+            f"**Verdict** `{grade['verdict']}` (correct: {grade.get('correct')}) · branch `{grade.get('branch')}`"
+        )
+    if check:
+        st.markdown(f"**Citation check** `{check.get('outcome')}`: {check.get('detail') or ''}")
+
+
+def _render_flips(results: dict, record: dict) -> None:
+    import streamlit as st
+
+    per_config = instance_records(
+        results, record["probe"], record["instance_id"], record["embedder"]
+    )
+    st.markdown(
+        "**The same instance under every config** (rows that differ from this one are flips)"
+    )
+    rows = []
+    for name in config_names(results):
+        other = per_config.get(name)
+        if other is None:
+            rows.append(
+                {
+                    "config": name,
+                    "gold in context": "not run",
+                    "span preserved": "not run",
+                    "verdict": "not run",
+                    "flip": "",
+                }
+            )
+            continue
+        flip = (other.get("gold_in_context") != record.get("gold_in_context")) or (
+            verdict_of(other) != verdict_of(record)
+            and "not generated" not in (verdict_of(other), verdict_of(record))
+        )
+        rows.append(
+            {
+                "config": name + (" (this)" if name == record["config"] else ""),
+                "gold in context": str(other.get("gold_in_context")),
+                "span preserved": str(other.get("span_preserved")),
+                "verdict": verdict_of(other),
+                "flip": "flip" if flip and name != record["config"] else "",
+            }
+        )
+    st.dataframe(rows, hide_index=True)

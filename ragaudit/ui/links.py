@@ -1,0 +1,64 @@
+"""Shareable URLs: widget state mirrored into `st.query_params`.
+
+A page calls `bind` before creating a keyed widget and `publish` after. A query value
+the app did not write itself (a pasted link, `st.switch_page(..., query_params=...)`)
+wins over the session; otherwise the widget's own value wins. A kept copy survives
+Streamlit dropping a widget's state when the user visits another page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+SHARED_PARAMS = ("probe", "config", "embedder", "instance", "measure")
+
+
+def bind(key: str, param: str, options: Sequence[str], default: str | None = None) -> str | None:
+    """Resolve the value of widget `key` from the URL, the session or `default`."""
+    import streamlit as st
+
+    state = st.session_state
+    options = list(options)
+    if not options:
+        return None
+    query = st.query_params.get(param)
+    last_written = state.get(f"_q_{key}")
+    kept = state.get(f"_kept_{key}")
+    if query is not None and query != last_written and query in options:
+        value = query
+    elif state.get(key) in options:
+        value = state[key]
+    elif kept in options:
+        value = kept
+    elif query in options:
+        value = query
+    elif default in options:
+        value = default
+    else:
+        value = options[0]
+    if state.get(key) != value:
+        state[key] = value
+    return value
+
+
+def publish(key: str, param: str) -> None:
+    """Write widget `key`'s current value into the URL as `param`."""
+    import streamlit as st
+
+    value = st.session_state.get(key)
+    if value is None:
+        if param in st.query_params:
+            del st.query_params[param]
+        return
+    text = str(value)
+    if st.query_params.get(param) != text:
+        st.query_params[param] = text
+    st.session_state[f"_q_{key}"] = text
+    st.session_state[f"_kept_{key}"] = value
+
+
+def carried(*names: str) -> dict[str, str]:
+    """The current values of shared URL params (to hand to another page)."""
+    import streamlit as st
+
+    return {n: st.query_params[n] for n in names if n in st.query_params}

@@ -1,0 +1,143 @@
+"""Matrix: the probe × config heatmap for one measure and embedder; a click opens the cell."""
+
+from __future__ import annotations
+
+from ragaudit.ui import links
+from ragaudit.ui.charts import heatmap_figure
+from ragaudit.ui.common import PAGES, link_params, results_or_stop
+from ragaudit.ui.data import (
+    MEASURE_LABELS,
+    cell_index,
+    config_names,
+    embedder_specs,
+    fmt_interval,
+    fmt_measure,
+    probe_layers,
+    probe_names,
+)
+
+CHART_KEY = "matrix_heatmap"
+
+
+def clicked_cell(event) -> tuple[str, str] | None:
+    """(probe, config) of the clicked cell from a plotly selection event, if any."""
+    if not event:
+        return None
+    selection = (
+        event.get("selection") if isinstance(event, dict) else getattr(event, "selection", None)
+    )
+    if not selection:
+        return None
+    points = (
+        selection.get("points")
+        if isinstance(selection, dict)
+        else getattr(selection, "points", None)
+    )
+    for point in points or []:
+        custom = point.get("customdata")
+        if custom and len(custom) >= 2:
+            return str(custom[0]), str(custom[1])
+        if point.get("x") is not None and point.get("y") is not None:
+            return str(point["y"]), str(point["x"])
+    return None
+
+
+def _header(results: dict) -> None:
+    import streamlit as st
+
+    run = results.get("run", {})
+    generator = (results.get("generator") or {}).get("spec", "none")
+    st.caption(
+        f"Results written {results.get('created_at')} · preset {run.get('preset', '?')} · "
+        f"corpus seed {results['corpus'].get('seed')}, n={results['corpus'].get('n')} · generator {generator}"
+    )
+
+
+def render() -> None:
+    """Draw the Matrix page."""
+    import streamlit as st
+
+    st.title("Matrix")
+    results = results_or_stop("matrix")
+    _header(results)
+
+    embedders = embedder_specs(results)
+    measures = list(MEASURE_LABELS)
+    col_embedder, col_measure = st.columns(2)
+    links.bind("matrix_embedder", "embedder", embedders)
+    links.bind("matrix_measure", "measure", measures, "gold_in_context")
+    with col_embedder:
+        embedder = st.selectbox("Embedder", embedders, key="matrix_embedder")
+    with col_measure:
+        measure = st.selectbox(
+            "Measure", measures, key="matrix_measure", format_func=MEASURE_LABELS.get
+        )
+    links.publish("matrix_embedder", "embedder")
+    links.publish("matrix_measure", "measure")
+
+    role = next((e for e in results["embedders"] if e["spec"] == embedder), {})
+    if "control" not in role.get("probes", []):
+        st.warning(
+            f"Uncertified: no controls were run under {embedder}, so nothing here certifies the instrument "
+            "that produced these cells."
+        )
+
+    index = cell_index(results)
+    probes = [
+        p
+        for p in probe_names(results)
+        if p in set(role.get("probes", []))
+        or any(key[0] == p and key[2] == embedder for key in index)
+    ]
+    configs = config_names(results)
+    cells = {}
+    for probe in probes:
+        for config in configs:
+            cell = index.get((probe, config, embedder))
+            cells[(probe, config)] = (cell or {}).get("measures", {}).get(measure)
+    if not probes:
+        st.write(f"No cells were recorded for {embedder}.")
+        return
+
+    st.caption(
+        f"{MEASURE_LABELS[measure]}: rate and count/n per cell; hover for the 95% Wilson interval. "
+        "Click a cell to open its instances."
+    )
+    fig = heatmap_figure(probes, configs, cells, measure, probe_layers(results))
+    event = st.plotly_chart(
+        fig,
+        key=CHART_KEY,
+        on_select="rerun",
+        selection_mode="points",
+        config={"displayModeBar": False},
+    )
+    target = clicked_cell(event)
+    if target and target[1] in configs:
+        st.switch_page(
+            PAGES["instance"],
+            query_params=link_params(probe=target[0], config=target[1], embedder=embedder),
+        )
+
+    with st.expander("The same cells as a table"):
+        rows = []
+        for probe in probes:
+            row = {"probe": probe}
+            for config in configs:
+                m = cells[(probe, config)]
+                row[config] = f"{fmt_measure(m)} ({fmt_interval(m)})" if m else "not run"
+            rows.append(row)
+        st.dataframe(rows, hide_index=True, width="stretch")
+
+    # A keyboard-reachable way into a cell, besides the click.
+    col_probe, col_config, col_go = st.columns([2, 2, 1])
+    with col_probe:
+        probe = st.selectbox("Probe", probes, key="matrix_open_probe")
+    with col_config:
+        config = st.selectbox("Config", configs, key="matrix_open_config")
+    with col_go:
+        st.write("")
+        if st.button("Open cell", key="matrix_open_cell"):
+            st.switch_page(
+                PAGES["instance"],
+                query_params=link_params(probe=probe, config=config, embedder=embedder),
+            )

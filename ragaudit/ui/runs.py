@@ -1,0 +1,218 @@
+"""Matrix runs started from the inspector: a `ragaudit run` subprocess, its log and progress.
+
+One run at a time per data folder. Its pid, argv, output path and log live in
+`data/runs/current.json`, so every session (and every page) sees the same run; the
+process is reaped by whichever rerun notices it has ended.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragaudit import paths
+
+_PROGRESS_LINE = re.compile(r"(\d+)\s*/\s*(\d+)")
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """What the Runs page shows about the current (or last) run."""
+
+    pid: int
+    argv: list[str]
+    out: Path
+    log: Path
+    started_at: float
+    alive: bool
+    returncode: int | None
+    done: int | None
+    total: int | None
+    stage: str | None
+    last_line: str
+
+    @property
+    def eta_seconds(self) -> float | None:
+        """Linear extrapolation from the work done so far; None before the first unit."""
+        if not self.alive or not self.done or not self.total:
+            return None
+        elapsed = time.time() - self.started_at
+        return elapsed * (self.total - self.done) / self.done
+
+
+def runs_dir() -> Path:
+    return paths.data_dir() / "runs"
+
+
+def _state_path() -> Path:
+    return runs_dir() / "current.json"
+
+
+def _pid_alive(pid: int) -> tuple[bool, int | None]:
+    """(alive, returncode) for a pid; reaps it if it is our finished child."""
+    try:
+        waited, status = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:  # not our child (another server process started it)
+        waited, status = 0, None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False, None
+        except PermissionError:
+            return True, None
+        return _not_zombie(pid), None
+    if waited == 0:
+        return True, None
+    code = os.waitstatus_to_exitcode(status)
+    _record_returncode(pid, code)
+    return False, code
+
+
+def _not_zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def _record_returncode(pid: int, code: int) -> None:
+    state = _read_state()
+    if state and state.get("pid") == pid:
+        state["returncode"] = code
+        _write_state(state)
+
+
+def _read_state() -> dict | None:
+    try:
+        return json.loads(_state_path().read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def _write_state(state: dict) -> None:
+    runs_dir().mkdir(parents=True, exist_ok=True)
+    tmp = _state_path().with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, allow_nan=False))
+    os.replace(tmp, _state_path())
+
+
+def start_run(args: list[str], out: Path) -> int:
+    """Start `ragaudit run ARGS --out OUT` in the background; returns its pid.
+
+    Raises RuntimeError when a run is already going.
+    """
+    current = run_status()
+    if current is not None and current.alive:
+        raise RuntimeError(f"a run is already going (pid {current.pid}); wait for it or stop it")
+    runs_dir().mkdir(parents=True, exist_ok=True)
+    log = runs_dir() / f"run-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    argv = [sys.executable, "-m", "ragaudit", "run", *args, "--out", str(out)]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            argv,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=paths.REPO_ROOT,
+            env=env,
+            start_new_session=True,  # so stopping it stops its children too
+        )
+    _write_state(
+        {
+            "pid": process.pid,
+            "argv": argv,
+            "out": str(out),
+            "log": str(log),
+            "started_at": time.time(),
+            "returncode": None,
+        }
+    )
+    return process.pid
+
+
+def stop_run() -> bool:
+    """Stop the current run (its process group); True if one was running."""
+    status = run_status()
+    if status is None or not status.alive:
+        return False
+    try:
+        os.killpg(status.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _tail(path: Path, size: int = 8192) -> list[str]:
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - size))
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    # progress bars rewrite one line with \r: keep the latest state of each line
+    return [line.split("\r")[-1] for line in text.splitlines() if line.strip()]
+
+
+def read_progress(out: Path, log: Path) -> tuple[int | None, int | None, str | None, str]:
+    """(done, total, stage, last log line) from the run's progress file or its log."""
+    lines = _tail(log)
+    last = lines[-1] if lines else ""
+    try:
+        from ragaudit.progress import read_progress as read_run_progress
+    except ImportError:
+        read_run_progress = None
+    if read_run_progress is not None:
+        try:
+            progress = read_run_progress(out)
+        except Exception:  # noqa: BLE001 - a half-written progress file: fall back to the log
+            progress = None
+        if progress:
+            get = (
+                progress.get if isinstance(progress, dict) else lambda k: getattr(progress, k, None)
+            )
+            return get("done"), get("total"), get("stage"), last
+    for line in reversed(lines):
+        match = _PROGRESS_LINE.search(line)
+        if match and int(match.group(2)) > 0:
+            return int(match.group(1)), int(match.group(2)), None, last
+    return None, None, None, last
+
+
+def run_status() -> RunStatus | None:
+    """The current or last run started from the inspector, or None."""
+    state = _read_state()
+    if not state:
+        return None
+    alive, code = _pid_alive(int(state["pid"]))
+    if code is None:
+        code = state.get("returncode")
+    out, log = Path(state["out"]), Path(state["log"])
+    done, total, stage, last = read_progress(out, log)
+    return RunStatus(
+        pid=int(state["pid"]),
+        argv=list(state["argv"]),
+        out=out,
+        log=log,
+        started_at=float(state["started_at"]),
+        alive=alive,
+        returncode=code,
+        done=done,
+        total=total,
+        stage=stage,
+        last_line=last,
+    )
+
+
+def log_tail(status: RunStatus, lines: int = 30) -> str:
+    """The last lines of the run's log."""
+    return "\n".join(_tail(status.log, 32768)[-lines:])

@@ -1,0 +1,178 @@
+"""Runs: start a matrix run, follow its progress, and read the conditions of the results."""
+
+from __future__ import annotations
+
+from ragaudit.ui.common import current_results
+from ragaudit.ui.runs import log_tail, run_status, start_run, stop_run
+
+CONFIGS = ["A", "A_prime", "B", "C", "C_prime", "D", "M"]
+EMBEDDERS = ["local:minilm", "local:e5"]
+GENERATORS = ["local:qwen2.5-0.5b", "local:qwen2.5-1.5b"]
+
+
+def run_args(
+    preset: str,
+    n: int,
+    embedders: list[str],
+    generator: str,
+    gen_configs: list[str],
+    generate: bool,
+) -> list[str]:
+    """The `ragaudit run` arguments for the form's choices."""
+    args = ["--quick"] if preset == "quick" else []
+    if preset == "custom":
+        args += ["--n", str(n)]
+    if embedders:
+        args += ["--embedders", *embedders]
+    if not generate:
+        args.append("--no-generate")
+    else:
+        if generator:
+            args += ["--generator", generator]
+        if gen_configs:
+            args += ["--gen-configs", *gen_configs]
+    return args
+
+
+def _format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "unknown"
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
+
+
+def render() -> None:
+    """Draw the Runs page."""
+    import streamlit as st
+
+    st.title("Runs")
+    loaded = current_results()
+    _live_status()
+
+    with st.form("runs_form"):
+        st.markdown(f"Start a run writing `{loaded.path}`")
+        preset = st.radio("Preset", ["quick", "full", "custom"], horizontal=True, key="runs_preset")
+        n = st.number_input("Instances per probe (custom)", 1, 100, 5, key="runs_n")
+        embedders = st.multiselect(
+            "Embedders", EMBEDDERS, default=EMBEDDERS[:1], key="runs_embedders"
+        )
+        generate = st.checkbox("Generate and grade answers", value=False, key="runs_generate")
+        generator = st.selectbox("Generator", GENERATORS, key="runs_generator")
+        gen_configs = st.multiselect(
+            "Configs to generate on", CONFIGS, default=["A", "B", "C", "M"], key="runs_gen_configs"
+        )
+        submitted = st.form_submit_button("Start run", type="primary")
+    if submitted:
+        args = run_args(preset, int(n), embedders, generator, gen_configs, generate)
+        try:
+            pid = start_run(args, loaded.path)
+        except RuntimeError as error:
+            st.error(str(error))
+        else:
+            st.success(f"Started `ragaudit run {' '.join(args)}` (pid {pid}).")
+            st.rerun()
+
+    st.subheader("Conditions of the loaded results")
+    if loaded.results is None:
+        st.write(loaded.problem)
+        return
+    _render_conditions(loaded.results)
+
+
+def _live_status() -> None:
+    import streamlit as st
+
+    status = run_status()
+    if status is None:
+        st.caption("No run started from the inspector yet.")
+        return
+
+    @st.fragment(run_every=2 if status.alive else None)
+    def panel() -> None:
+        current = run_status()
+        if current is None:
+            return
+        label = (
+            "Run in progress"
+            if current.alive
+            else (
+                "Run finished"
+                if current.returncode == 0
+                else f"Run ended with exit code {current.returncode}"
+            )
+        )
+        state = "running" if current.alive else ("complete" if current.returncode == 0 else "error")
+        with st.status(label, state=state, expanded=current.alive):
+            if current.done is not None and current.total:
+                fraction = min(1.0, current.done / current.total)
+                st.progress(
+                    fraction,
+                    text=f"{current.stage or 'progress'}: {current.done}/{current.total}"
+                    f" · ETA {_format_seconds(current.eta_seconds)}",
+                )
+            else:
+                st.write("Waiting for the first progress report…")
+            st.caption(f"pid {current.pid} · `{' '.join(current.argv[3:])}`")
+            st.code(log_tail(current) or "(no output yet)", language=None)
+        if current.alive and st.button("Stop run", key="runs_stop"):
+            stop_run()
+            st.rerun()
+
+    panel()
+
+
+def _render_conditions(results: dict) -> None:
+    import streamlit as st
+
+    conditions = results.get("conditions") or {}
+    calls = conditions.get("calls") or {}
+    st.markdown(
+        f"Model calls: replayed {calls.get('replayed')} · computed {calls.get('computed')} · "
+        f"failed {calls.get('failed')} · file complete: {results.get('complete')}"
+    )
+    by_model = conditions.get("calls_by_model") or {}
+    if by_model:
+        st.dataframe([{"model": m, **v} for m, v in by_model.items()], hide_index=True)
+    elapsed = conditions.get("elapsed_seconds")
+    st.markdown(
+        f"Elapsed: {elapsed} s"
+        if elapsed is not None
+        else f"Elapsed: withheld ({conditions.get('elapsed_seconds_reason') or 'no reason recorded'})"
+    )
+    seen = conditions.get("contention_seen") or {}
+    st.markdown(
+        f"Contention detection configured: {conditions.get('contention_detection_configured')} "
+        f"(pattern from ${conditions.get('contention_pattern_env')}) · seen before: {seen.get('before')} · "
+        f"after: {seen.get('after')}"
+    )
+    failed = conditions.get("failed_calls") or []
+    if failed:
+        with st.expander(f"{len(failed)} failed call record(s)"):
+            st.dataframe(
+                [
+                    {
+                        "model": f.get("model"),
+                        "kind": f.get("kind"),
+                        "error": f.get("error"),
+                        "instances": len(f.get("instance_keys") or []),
+                    }
+                    for f in failed
+                ],
+                hide_index=True,
+            )
+    st.markdown("**Models**")
+    st.dataframe(
+        [
+            {
+                "spec": m.get("spec"),
+                "kind": m.get("kind"),
+                "backend": m.get("backend"),
+                "name": m.get("name"),
+                "digest": m.get("digest"),
+                "digest reason": m.get("digest_reason"),
+            }
+            for m in results.get("models") or []
+        ],
+        hide_index=True,
+        width="stretch",
+    )

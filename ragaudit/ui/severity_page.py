@@ -1,0 +1,165 @@
+"""Severity & detectability: each cell's class and branch, its detectability, citation outcomes."""
+
+from __future__ import annotations
+
+from ragaudit.ui import links
+from ragaudit.ui.charts import detectability_figure, sweep_figure
+from ragaudit.ui.common import results_or_stop
+from ragaudit.ui.data import cell_index, cell_records, config_names, embedder_specs, probe_names
+
+CITATION_OUTCOMES = (
+    "caught",
+    "satisfied",
+    "no_citation",
+    "no_checkable_value",
+    "abstained",
+    "failures",
+)
+
+
+def recorded_score(record: dict) -> float | None:
+    """The retrieval score detectability sweeps: the one the analysis recorded, else top-1."""
+    if record.get("detectability_score") is not None:
+        return record["detectability_score"]
+    hits = sorted(record.get("retrieved") or [], key=lambda h: h["rank"])
+    return hits[0]["score"] if hits else None
+
+
+def render() -> None:
+    """Draw the Severity & detectability page."""
+    import streamlit as st
+
+    st.title("Severity & detectability")
+    results = results_or_stop("severity")
+    embedders = embedder_specs(results)
+    links.bind("severity_embedder", "embedder", embedders)
+    embedder = st.selectbox("Embedder", embedders, key="severity_embedder")
+    links.publish("severity_embedder", "embedder")
+    index = cell_index(results)
+    configs = config_names(results)
+    probes = [p for p in probe_names(results) if any(k[0] == p and k[2] == embedder for k in index)]
+
+    st.subheader("Severity per cell (class · branch)")
+    rows = []
+    for probe in probes:
+        row = {"probe": probe}
+        for config in configs:
+            cell = index.get((probe, config, embedder))
+            severity = (cell or {}).get("severity")
+            row[config] = f"{severity['class']} · {severity['branch']}" if severity else "not run"
+        rows.append(row)
+    st.dataframe(rows, hide_index=True, width="stretch")
+    rules = results.get("severity_rules") or []
+    if rules:
+        with st.expander(f"The {len(rules)} rules, in the order they are tested"):
+            for number, rule in enumerate(rules, start=1):
+                st.markdown(f"{number}. **{rule['class']}** (`{rule['branch']}`) {rule['text']}")
+    else:
+        st.caption("This results file carries no severity_rules.")
+
+    st.subheader("Detectability of one cell")
+    links.bind("severity_probe", "probe", probes)
+    links.bind("severity_config", "config", configs)
+    col_probe, col_config = st.columns(2)
+    with col_probe:
+        probe = st.selectbox("Probe", probes, key="severity_probe")
+    with col_config:
+        config = st.selectbox("Config", configs, key="severity_config")
+    links.publish("severity_probe", "probe")
+    links.publish("severity_config", "config")
+    _render_detectability(results, index.get((probe, config, embedder)), probe, config, embedder)
+
+    st.subheader("Permutation p-values")
+    p_rows = []
+    for (p, c, e), cell in index.items():
+        perm = ((cell.get("detectability") or {}).get("permutation")) if e == embedder else None
+        if perm:
+            p_rows.append(
+                {
+                    "probe": p,
+                    "config": c,
+                    "p_value": perm.get("p_value"),
+                    "mean fail": perm.get("mean_fail"),
+                    "mean pass": perm.get("mean_pass"),
+                    "reshuffles": perm.get("reshuffles"),
+                    "seed": perm.get("seed"),
+                }
+            )
+    if p_rows:
+        st.dataframe(p_rows, hide_index=True, width="stretch")
+    else:
+        st.write(
+            "No cell under this embedder had both classes large enough for a permutation test."
+        )
+
+    st.subheader("Citation-check outcomes per config")
+    rollup = results.get("citation_rollup") or {}
+    if rollup:
+        st.dataframe(
+            [
+                {"config": c, **{o: rollup[c].get(o) for o in CITATION_OUTCOMES}}
+                for c in configs
+                if c in rollup
+            ],
+            hide_index=True,
+            width="stretch",
+        )
+        st.caption(
+            "caught: cited chunk lacks the asserted value; abstentions get no credit as catches."
+        )
+    else:
+        st.write("No citation checks: generation did not run in this results file.")
+
+
+def _render_detectability(
+    results: dict, cell: dict | None, probe: str, config: str, embedder: str
+) -> None:
+    import streamlit as st
+
+    if cell is None:
+        st.write(f"{probe} × {config} was not run under {embedder}.")
+        return
+    detect = cell.get("detectability") or {}
+    severity = cell.get("severity") or {}
+    st.markdown(
+        f"**{probe} × {config}**: severity `{severity.get('class')}` via branch `{severity.get('branch')}` · "
+        f"failures {detect.get('failures')} · successes {detect.get('successes')} · "
+        f"measurable: {detect.get('measurable')}"
+        + (f" ({detect['reason']})" if detect.get("reason") else "")
+    )
+    threshold = detect.get("threshold")
+    if threshold:
+        st.markdown(
+            f"Recorded threshold {threshold.get('cut')}: catches {threshold.get('catches')}/{threshold.get('failures')}"
+            f" failures with {threshold.get('false_positives')}/{threshold.get('successes')} false positives"
+            f" · separable: {threshold.get('separable')} · {threshold.get('label', 'in-sample diagnostic')}"
+        )
+    perm = detect.get("permutation")
+    if perm:
+        st.markdown(
+            f"Permutation test: p = {perm.get('p_value')} ({perm.get('reshuffles')} reshuffles, seed {perm.get('seed')})"
+        )
+    if detect.get("sweep"):
+        st.plotly_chart(
+            sweep_figure(detect["sweep"]), key="severity_sweep", config={"displayModeBar": False}
+        )
+    passing, failing = [], []
+    for record in cell_records(results, probe, config, embedder):
+        grade, score = record.get("grade"), recorded_score(record)
+        if grade is None or score is None:
+            continue
+        (passing if grade.get("correct") else failing).append(score)
+    if passing or failing:
+        st.plotly_chart(
+            detectability_figure(
+                passing, failing, (threshold or {}).get("cut"), "recorded retrieval score"
+            ),
+            key="severity_scores",
+            config={"displayModeBar": False},
+        )
+        st.caption(
+            "Each dot is one graded instance at its recorded retrieval score; the dashed line is the "
+            "recorded cut, fitted on these same instances (no holdout)."
+        )
+    else:
+        st.caption("No graded instances in this cell: nothing to plot.")
