@@ -1,0 +1,190 @@
+"""The configuration matrix (A … M) as frozen data, its single-variable comparisons, and
+user configs loaded strictly from YAML."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from ragaudit.errors import RagauditError
+
+if TYPE_CHECKING:
+    from ragaudit.chunking import Chunking
+
+Splitter = Literal["fixed", "recursive"]
+
+# Reciprocal-rank fusion constant (Cormack et al. 2009); recorded in M's description.
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """One cell column of the matrix: how the stack chunks, how many chunks it fetches,
+    and whether BM25 is fused with the dense ranking."""
+
+    name: str
+    """Column label (``A``, ``A_prime``, …); unique within a run."""
+    splitter: Splitter
+    """``fixed`` cuts every `chunk_size` characters; ``recursive`` falls through
+    paragraph, line, sentence and word separators before cutting characters."""
+    chunk_size: int
+    """Maximum chunk length in characters."""
+    overlap: int
+    """Characters a chunk repeats from the end of the one before it."""
+    k: int
+    """How many chunks reach the model."""
+    hybrid: bool = False
+    """True: BM25 (rank-bm25) fused with the dense ranking by reciprocal rank."""
+    description: str = ""
+    """One line a person reads in the report and the inspector."""
+
+    @property
+    def chunking_name(self) -> str:
+        """The chunking's name (``recursive-1000-200``); configs sharing it share an index."""
+        return f"{self.splitter}-{self.chunk_size}-{self.overlap}"
+
+    @property
+    def chunking(self) -> Chunking:
+        """The chunking this config uses (imported lazily: chunking pulls in llama-index)."""
+        from ragaudit.chunking import Chunking
+
+        return Chunking(splitter=self.splitter, size=self.chunk_size, overlap=self.overlap)
+
+    def to_json(self) -> dict:
+        """The config as the results file's `configs` entry."""
+        return asdict(self)
+
+
+_FUSION = f"BM25 fused with dense by reciprocal-rank fusion (1/({RRF_K}+rank), summed)"
+
+A = StackConfig("A", "fixed", 1000, 0, 3, description="fixed 1000/0, k=3: the tutorial default")
+A_PRIME = StackConfig("A_prime", "recursive", 1000, 0, 3, description="recursive 1000/0, k=3")
+B = StackConfig("B", "recursive", 1000, 200, 3, description="recursive 1000/200, k=3")
+C = StackConfig("C", "recursive", 1000, 200, 8, description="recursive 1000/200, k=8")
+C_PRIME = StackConfig("C_prime", "recursive", 1000, 0, 8, description="recursive 1000/0, k=8")
+D = StackConfig("D", "recursive", 512, 128, 8, description="recursive 512/128, k=8")
+M = StackConfig(
+    "M", "recursive", 1000, 200, 8, hybrid=True, description=f"C plus hybrid: {_FUSION}, k=8"
+)
+
+MATRIX: tuple[StackConfig, ...] = (A, A_PRIME, B, C, C_PRIME, D, M)
+"""The seven configurations of the seed, in its column order."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two configs that differ in one variable (or, for C vs D, in two named together)."""
+
+    name: str
+    """``A->A_prime``."""
+    from_config: str
+    """The config before the change."""
+    to_config: str
+    """The config after the change."""
+    variable: str
+    """What changed: splitter, overlap, k, hybrid, size+overlap."""
+
+
+COMPARISONS: tuple[Comparison, ...] = (
+    Comparison("A->A_prime", "A", "A_prime", "splitter"),
+    Comparison("A_prime->B", "A_prime", "B", "overlap"),
+    Comparison("A_prime->C_prime", "A_prime", "C_prime", "k"),
+    Comparison("C_prime->C", "C_prime", "C", "overlap at k=8"),
+    Comparison("C->M", "C", "M", "hybrid"),
+    Comparison("C->D", "C", "D", "size+overlap"),
+)
+"""The single-variable comparisons the seed makes, as data."""
+
+
+def config_by_name(configs: tuple[StackConfig, ...] | list[StackConfig], name: str) -> StackConfig:
+    """The config called `name`, or a RagauditError listing the valid names."""
+    from ragaudit.registry import unknown_name_message
+
+    for config in configs:
+        if config.name == name:
+            return config
+    raise RagauditError(unknown_name_message("config", name, [c.name for c in configs]))
+
+
+def _user_config_model():
+    # pydantic is imported here so `import ragaudit.configs` stays cheap.
+    from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+    class UserConfig(BaseModel):
+        model_config = ConfigDict(extra="forbid", strict=True)
+        name: str = Field(min_length=1, max_length=40)
+        splitter: Literal["fixed", "recursive"]
+        chunk_size: int = Field(ge=16)
+        overlap: int = Field(ge=0)
+        k: int = Field(ge=1)
+        hybrid: bool = False
+        description: str = ""
+
+        @model_validator(mode="after")
+        def _overlap_below_size(self):
+            if self.overlap >= self.chunk_size:
+                raise ValueError(
+                    f"overlap {self.overlap} must be smaller than chunk_size {self.chunk_size}"
+                )
+            return self
+
+    return UserConfig
+
+
+_NAME = re.compile(r"^[A-Za-z0-9_]+$")
+
+
+def load_user_configs(path: str | Path) -> list[StackConfig]:
+    """Configs from a YAML file: a list (or ``configs:`` list) of mappings with the
+    StackConfig fields. Unknown keys, k < 1 and overlap ≥ chunk_size are refused with
+    one line naming the file, the entry and the field."""
+    import yaml
+    from pydantic import ValidationError
+
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise RagauditError(f"{path}: cannot read configs ({error.strerror})") from error
+    except yaml.YAMLError as error:
+        raise RagauditError(f"{path}: not valid YAML ({error})") from error
+    if isinstance(data, dict) and set(data) == {"configs"}:
+        data = data["configs"]
+    if not isinstance(data, list) or not data:
+        raise RagauditError(f"{path}: expected a non-empty list of configs (or 'configs:' list)")
+    model = _user_config_model()
+    configs: list[StackConfig] = []
+    for position, entry in enumerate(data):
+        label = entry.get("name", f"#{position + 1}") if isinstance(entry, dict) else position
+        if not isinstance(entry, dict):
+            raise RagauditError(f"{path}: config {label}: expected a mapping, got {entry!r}")
+        try:
+            parsed = model.model_validate(entry)
+        except ValidationError as error:
+            first = error.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "(config)"
+            message = first["msg"].removeprefix("Value error, ")
+            raise RagauditError(f"{path}: config {label}: field {field!r}: {message}") from None
+        if not _NAME.match(parsed.name):
+            raise RagauditError(
+                f"{path}: config {label}: field 'name': use letters, digits and '_' only"
+            )
+        configs.append(StackConfig(**parsed.model_dump()))
+    names = [c.name for c in configs]
+    duplicate = next((n for n in names if names.count(n) > 1), None)
+    if duplicate:
+        raise RagauditError(f"{path}: config {duplicate}: field 'name': defined twice")
+    return configs
+
+
+def merge_configs(base: tuple[StackConfig, ...], extra: list[StackConfig]) -> list[StackConfig]:
+    """The matrix plus user configs; a user config may not reuse a matrix name."""
+    taken = {c.name for c in base}
+    for config in extra:
+        if config.name in taken:
+            raise RagauditError(
+                f"config {config.name}: field 'name': clashes with a built-in config"
+            )
+    return [*base, *extra]

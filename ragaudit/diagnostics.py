@@ -1,0 +1,207 @@
+"""Model-free diagnostics: what reached the model, and why, from spans and chunk spans only.
+
+A span is *in* a chunk when they share a document and chunk.start ≤ span.start and
+span.end ≤ chunk.end. Nothing here reads a model's output; scores come from the ranking.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ragaudit.probes.base import Instance, Span
+
+# Fields every record carries (null where the probe has none, never omitted).
+DIAGNOSTIC_FIELDS = (
+    "gold_in_context",
+    "span_preserved",
+    "gold_rank",
+    "gold_score",
+    "trap_rank",
+    "trap_score",
+    "margin",
+    "header_in_answer_chunk",
+    "table_together",
+    "hops",
+    "items_in_context",
+    "crowding_margin",
+    "affirmative_first",
+    "anchor_selectivity",
+)
+
+
+def span_in(span: Span, chunk: Any) -> bool:
+    """The whole span lies inside the chunk (same document)."""
+    return chunk.doc_id == span.doc_id and chunk.start <= span.start and span.end <= chunk.end
+
+
+class ChunkingView:
+    """One chunking's chunks, indexed by document, with anchor counts memoised."""
+
+    def __init__(self, name: str, chunks: Sequence[Any]) -> None:
+        self.name = name
+        self.chunks = list(chunks)
+        self.by_doc: dict[str, list[Any]] = defaultdict(list)
+        for chunk in self.chunks:
+            self.by_doc[chunk.doc_id].append(chunk)
+        self._lowered: list[str] | None = None
+        self._anchor_counts: dict[str, int] = {}
+
+    def holding(self, span: Span) -> list[Any]:
+        """Chunks of this chunking that hold the span whole."""
+        return [chunk for chunk in self.by_doc.get(span.doc_id, ()) if span_in(span, chunk)]
+
+    def preserved(self, span: Span) -> bool:
+        """Some chunk holds the span whole (the boundary did not cut it)."""
+        return bool(self.holding(span))
+
+    def together(self, first: Span, second: Span) -> bool:
+        """Some single chunk holds both spans whole."""
+        return any(span_in(second, chunk) for chunk in self.holding(first))
+
+    def anchor_selectivity(self, anchor: str) -> int:
+        """How many chunks contain the anchor (case-insensitive): how far it narrows the index."""
+        key = anchor.lower()
+        if key not in self._anchor_counts:
+            if self._lowered is None:
+                self._lowered = [chunk.text.lower() for chunk in self.chunks]
+            self._anchor_counts[key] = sum(key in text for text in self._lowered)
+        return self._anchor_counts[key]
+
+
+def spans_with_role(instance: Instance, *roles: str) -> list[Span]:
+    """The instance's spans (gold, trap, extra) whose role is one of `roles`."""
+    every = (*instance.gold_spans, *instance.trap_spans, *instance.extra_spans)
+    return [span for span in every if span.role in roles]
+
+
+def _best(spans: Iterable[Span], ranking: Sequence[Any], chunks: dict[str, Any]) -> Any | None:
+    """The best-ranked hit whose chunk holds any of the spans whole."""
+    spans = list(spans)
+    for hit in ranking:
+        chunk = chunks[hit.chunk_id]
+        if any(span_in(span, chunk) for span in spans):
+            return hit
+    return None
+
+
+def _all_in(spans: Sequence[Span], retrieved: Sequence[Any], chunks: dict[str, Any]) -> bool:
+    return all(any(span_in(span, chunks[h.chunk_id]) for h in retrieved) for span in spans)
+
+
+def diagnose(
+    instance: Instance,
+    view: ChunkingView,
+    ranking: Sequence[Any],
+    k: int,
+    chunks: dict[str, Any],
+) -> dict:
+    """Every diagnostic field for one instance under one config.
+
+    `ranking` is the config's ranking (dense, or fused for hybrid) to the pool depth;
+    the first `k` hits are what reached the model. Ranks and scores are read from the whole
+    ranking, so a gold rank above k means ranked but not retrieved; None means not ranked
+    within the pool. `chunks` maps chunk ids to chunks (any chunking).
+    """
+    retrieved = ranking[:k]
+    out: dict[str, Any] = dict.fromkeys(DIAGNOSTIC_FIELDS)
+    gold = list(instance.gold_spans)
+    traps = list(instance.trap_spans)
+    if gold:
+        out["gold_in_context"] = _all_in(gold, retrieved, chunks)
+        out["span_preserved"] = all(view.preserved(span) for span in gold)
+        hit = _best(gold, ranking, chunks)
+        if hit is not None:
+            out["gold_rank"], out["gold_score"] = hit.rank, hit.score
+        else:
+            out["gold_rank_reason"] = "no chunk holding a gold span was ranked within the pool"
+    if traps and gold:
+        trap_hit = _best(traps, ranking, chunks)
+        if trap_hit is not None:
+            out["trap_rank"], out["trap_score"] = trap_hit.rank, trap_hit.score
+        if out["gold_score"] is not None and out["trap_score"] is not None:
+            out["margin"] = out["gold_score"] - out["trap_score"]
+    probe = instance.probe
+    if probe == "boundary":
+        headers = spans_with_role(instance, "header")
+        # The header counts as in the answer's chunk only if one chunk holds both whole.
+        out["header_in_answer_chunk"] = bool(headers) and all(
+            view.together(span, header) for span in gold for header in headers
+        )
+    elif probe == "table_split":
+        out["table_together"] = table_together(instance, view)
+    elif probe == "multihop":
+        out["hops"] = {
+            role: _all_in(spans, retrieved, chunks) if spans else None
+            for role in ("mapping", "answer")
+            for spans in [spans_with_role(instance, role)]
+        }
+    elif probe == "summarisation":
+        items = spans_with_role(instance, "item") or gold
+        out["items_in_context"] = sum(_all_in([span], retrieved, chunks) for span in items)
+    elif probe == "duplicate_crowding":
+        copies = spans_with_role(instance, "copy") or traps
+        copy_hit = _best(copies, ranking, chunks)
+        if out["gold_score"] is not None and copy_hit is not None:
+            out["crowding_margin"] = out["gold_score"] - copy_hit.score
+    elif probe == "negation":
+        out["affirmative_first"] = affirmative_first(gold, traps, retrieved, chunks)
+    if instance.anchor:
+        out["anchor_selectivity"] = view.anchor_selectivity(instance.anchor)
+    return out
+
+
+def table_together(instance: Instance, view: ChunkingView) -> bool | None:
+    """Header and answer row of a table_split instance whole inside one chunk."""
+    headers = spans_with_role(instance, "table_header")
+    rows = spans_with_role(instance, "table_row") or list(instance.gold_spans)
+    if not headers or not rows:
+        return None
+    return all(view.together(row, header) for row in rows for header in headers)
+
+
+def affirmative_first(
+    gold: Sequence[Span], traps: Sequence[Span], retrieved: Sequence[Any], chunks: dict[str, Any]
+) -> bool | None:
+    """Negation ordering among retrieved chunks: True when the affirmative twin (the trap)
+    arrived above the negated gold; None when neither arrived (nothing was ordered)."""
+    gold_hit = _best(gold, retrieved, chunks)
+    trap_hit = _best(traps, retrieved, chunks)
+    if gold_hit is None and trap_hit is None:
+        return None
+    if gold_hit is None:
+        return True
+    if trap_hit is None:
+        return False
+    return trap_hit.rank < gold_hit.rank
+
+
+def anchor_summary(instances: Sequence[Instance], view: ChunkingView) -> dict:
+    """How far the questions' anchors narrow this chunking: min/median/max chunks holding
+    the anchor, and how many questions' anchor sits in a single chunk."""
+    counts = [view.anchor_selectivity(i.anchor) for i in instances if i.anchor]
+    if not counts:
+        return {
+            "chunking": view.name,
+            "min": None,
+            "median": None,
+            "max": None,
+            "single_chunk": 0,
+            "questions": 0,
+            "chunks": len(view.chunks),
+            "reason": "no question carries an anchor",
+        }
+    return {
+        "chunking": view.name,
+        "chunks": len(view.chunks),
+        "min": min(counts),
+        "median": statistics.median(counts),
+        "max": max(counts),
+        "single_chunk": sum(count == 1 for count in counts),
+        "questions": len(counts),
+        "probes_single_chunk": len(
+            {i.probe for i in instances if i.anchor and view.anchor_selectivity(i.anchor) == 1}
+        ),
+    }

@@ -1,0 +1,266 @@
+"""The retrieval stage: every embedder × chunking × config × instance, one record each.
+
+Work is shared wherever the result cannot differ: chunks are cut once per chunking, each
+distinct text is embedded once per model (the call cache, batched misses), one collection
+serves every config with that chunking, and each question is ranked once per (chunking,
+embedder, dense|hybrid) to the pool depth, then sliced to each config's k.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ragaudit.configs import COMPARISONS, StackConfig
+from ragaudit.diagnostics import DIAGNOSTIC_FIELDS, ChunkingView, anchor_summary, diagnose
+from ragaudit.errors import ModelCallFailed
+from ragaudit.retrieval import POOL_DEPTH
+
+QUERY_BATCH = 64
+TABLE_SPLIT_WIDE = ("recursive", 4000, 0)
+
+
+@dataclass(frozen=True)
+class EmbedderPlan:
+    """One embedder and the probes it runs (None: every probe)."""
+
+    embedder: Any
+    role: str
+    """``primary`` or ``secondary``."""
+    probes: tuple[str, ...] | None = None
+
+
+def _span_json(span: Any) -> dict:
+    return asdict(span)
+
+
+def base_record(instance: Any, config: StackConfig, embedder_spec: str) -> dict:
+    """The instance-derived part of a record (everything before retrieval)."""
+    return {
+        "key": f"{instance.probe}/{instance.instance_id}/{config.name}/{embedder_spec}",
+        "probe": instance.probe,
+        "layer": instance.layer,
+        "instance_id": instance.instance_id,
+        "config": config.name,
+        "embedder": embedder_spec,
+        "chunking": config.chunking_name,
+        "k": config.k,
+        "question": instance.question,
+        "gold_answer": instance.gold_answer,
+        "gold_spans": [_span_json(s) for s in instance.gold_spans],
+        "trap_spans": [_span_json(s) for s in instance.trap_spans],
+        "extra_spans": [_span_json(s) for s in instance.extra_spans],
+        "answer_doc_ids": list(instance.answer_doc_ids),
+        "anchor": instance.anchor,
+        "grading": instance.grading,
+        "meta": instance.meta,
+        "retrieved": [],
+        "retrieval_error": None,
+        **dict.fromkeys(DIAGNOSTIC_FIELDS),
+        "generation": None,
+        "grade": None,
+        "citation_check": None,
+    }
+
+
+def _failed_record(record: dict, error: str) -> dict:
+    record["retrieval_error"] = error
+    record["diagnostics_reason"] = "retrieval failed, so nothing was measured"
+    return record
+
+
+class MatrixStage:
+    """Runs the retrieval stage; `run()` returns the results-file fragments it owns."""
+
+    def __init__(
+        self,
+        corpus: Any,
+        configs: Sequence[StackConfig],
+        plans: Sequence[EmbedderPlan],
+        client: Any,
+        progress: Any,
+    ) -> None:
+        from ragaudit.chunking import Chunking, chunk_corpus
+
+        self.corpus = corpus
+        self.configs = list(configs)
+        self.plans = list(plans)
+        self.client = client
+        self.progress = progress
+        self.chunkings: dict[str, list[Any]] = {}
+        for config in self.configs:
+            if config.chunking_name not in self.chunkings:
+                chunking = Chunking(config.splitter, config.chunk_size, config.overlap)
+                self.chunkings[config.chunking_name] = chunk_corpus(corpus.documents, chunking)
+        self.views = {name: ChunkingView(name, chunks) for name, chunks in self.chunkings.items()}
+        self.chunk_by_id = {c.chunk_id: c for chunks in self.chunkings.values() for c in chunks}
+        self.failed_calls: list[dict] = []
+        self.index_stats: list[dict] = []
+
+    def _instances(self, plan: EmbedderPlan) -> list[Any]:
+        return [i for i in self.corpus.instances if plan.probes is None or i.probe in plan.probes]
+
+    def run(self) -> dict:
+        """Records for every plan, the chunks they retrieved, comparisons and extras."""
+        from ragaudit.comparisons import compare
+
+        records: list[dict] = []
+        for plan in self.plans:
+            records.extend(self._run_plan(plan))
+        used = {hit["chunk_id"] for record in records for hit in record["retrieved"]}
+        chunks = {
+            chunk_id: {
+                "doc_id": chunk.doc_id,
+                "chunking": chunk_id.split("/", 1)[0],
+                "index": chunk.index,
+                "start": chunk.start,
+                "end": chunk.end,
+                "text": chunk.text,
+            }
+            for chunk_id in sorted(used)
+            for chunk in [self.chunk_by_id[chunk_id]]
+        }
+        summary_view = self.views.get("recursive-1000-200") or next(iter(self.views.values()))
+        return {
+            "instances": records,
+            "chunks": chunks,
+            "comparisons": compare(records, COMPARISONS, [c.name for c in self.configs]),
+            "extra_measurements": {"table_split_4000": table_split_wide(self.corpus)},
+            "anchor_selectivity": anchor_summary(self.corpus.instances, summary_view),
+            "failed_calls": self.failed_calls,
+            "indexes": self.index_stats,
+            "chunk_counts": {name: len(chunks) for name, chunks in self.chunkings.items()},
+        }
+
+    def _run_plan(self, plan: EmbedderPlan) -> list[dict]:
+        from ragaudit.backends.llamaindex import as_llamaindex_embedding
+        from ragaudit.index import build_index
+        from ragaudit.retrieval import Retriever
+
+        embedder = plan.embedder
+        spec = embedder.spec
+        instances = self._instances(plan)
+        embed_model = as_llamaindex_embedding(embedder)
+        total_chunks = sum(len(chunks) for chunks in self.chunkings.values())
+        self.progress.stage(f"index {spec}", total_chunks)
+        indexes = {}
+        for name, chunks in self.chunkings.items():
+            indexes[name] = build_index(
+                self.client, embedder, name, chunks, embed_model, on_batch=self.progress.advance
+            )
+            present = len(chunks) - len(indexes[name].failed_chunk_ids)
+            self.progress.advance(
+                len(chunks) - indexes[name].added - len(indexes[name].failed_chunk_ids)
+            )
+            self.index_stats.append(
+                {
+                    "embedder": spec,
+                    "chunking": name,
+                    "collection": indexes[name].name,
+                    "chunks": len(chunks),
+                    "added": indexes[name].added,
+                    "present": present,
+                }
+            )
+        query_vectors, query_errors = self._embed_queries(embedder, instances)
+        self.progress.stage(f"retrieve {spec}", len(instances) * len(self.chunkings))
+        records: list[dict] = []
+        for name, chunks in self.chunkings.items():
+            configs = [c for c in self.configs if c.chunking_name == name]
+            index = indexes[name]
+            index_error = None
+            if not index.complete:
+                index_error = (
+                    f"embedding call failed: {len(index.failed_chunk_ids)} of {len(chunks)} "
+                    f"chunks of {name} not embedded ({index.errors[0]})"
+                )
+            retriever = Retriever(embedder, chunks, index)
+            depth = max([POOL_DEPTH, *(c.k for c in configs)])
+            block: list[dict] = []
+            for instance in instances:
+                error = index_error or query_errors.get(instance.question)
+                rankings: dict[bool, list] = {}
+                for config in configs:
+                    record = base_record(instance, config, spec)
+                    if error:
+                        block.append(_failed_record(record, error))
+                        continue
+                    if config.hybrid not in rankings:
+                        rankings[config.hybrid] = retriever.ranking(
+                            instance.question,
+                            config.hybrid,
+                            depth,
+                            query_vectors[instance.question],
+                        )
+                    ranking = rankings[config.hybrid]
+                    record["retrieved"] = [hit.to_json() for hit in ranking[: config.k]]
+                    record.update(
+                        diagnose(instance, self.views[name], ranking, config.k, self.chunk_by_id)
+                    )
+                    block.append(record)
+                self.progress.advance(1)
+            if index_error:
+                self._fail(spec, index_error, [r["key"] for r in block])
+            records.extend(block)
+        self._fail_queries(spec, query_errors, records)
+        order = {c.name: i for i, c in enumerate(self.configs)}
+        position = {i.instance_id: n for n, i in enumerate(instances)}
+        records.sort(key=lambda r: (position[r["instance_id"]], order[r["config"]]))
+        return records
+
+    def _embed_queries(self, embedder: Any, instances: list[Any]) -> tuple[dict, dict]:
+        questions = list(dict.fromkeys(i.question for i in instances))
+        self.progress.stage(f"queries {embedder.spec}", len(questions))
+        vectors: dict[str, list[float]] = {}
+        errors: dict[str, str] = {}
+        for start in range(0, len(questions), QUERY_BATCH):
+            batch = questions[start : start + QUERY_BATCH]
+            try:
+                vectors.update(zip(batch, embedder.embed(batch, role="query"), strict=True))
+            except ModelCallFailed as error:
+                errors.update(dict.fromkeys(batch, f"embedding call failed: {error}"))
+            self.progress.advance(len(batch))
+        return vectors, errors
+
+    def _fail(self, spec: str, error: str, keys: list[str]) -> None:
+        self.failed_calls.append(
+            {"model": spec, "kind": "embed", "error": error, "instance_keys": keys}
+        )
+
+    def _fail_queries(self, spec: str, errors: dict[str, str], records: list[dict]) -> None:
+        by_error: dict[str, list[str]] = {}
+        for record in records:
+            error = errors.get(record["question"])
+            if error and record["retrieval_error"] == error:
+                by_error.setdefault(error, []).append(record["key"])
+        for error, keys in by_error.items():
+            self._fail(spec, error, keys)
+
+
+def table_split_wide(corpus: Any) -> dict:
+    """table_split measured outside the matrix at recursive 4000/0: header and answer row
+    in one chunk, per instance (model-free)."""
+    from ragaudit.chunking import Chunking, chunk_corpus
+    from ragaudit.diagnostics import table_together
+
+    chunking = Chunking(*TABLE_SPLIT_WIDE)
+    instances = [i for i in corpus.instances if i.probe == "table_split"]
+    wanted = {s.doc_id for i in instances for s in (*i.gold_spans, *i.extra_spans)}
+    view = ChunkingView(
+        chunking.name, chunk_corpus([d for d in corpus.documents if d.doc_id in wanted], chunking)
+    )
+    records = [
+        {
+            "instance_id": i.instance_id,
+            "table_together": table_together(i, view),
+            "span_preserved": all(view.preserved(s) for s in i.gold_spans),
+        }
+        for i in instances
+    ]
+    measured = [r["table_together"] for r in records if r["table_together"] is not None]
+    return {
+        "chunking": chunking.name,
+        "table_together": {"count": sum(measured), "n": len(measured)},
+        "records": records,
+    }

@@ -1,0 +1,149 @@
+"""Progress with an ETA: a plain-text bar on stderr (one line per update when not a TTY,
+throttled), a small JSON file the inspector polls, and an optional callback.
+
+The interface stages use: ``progress.stage(name, total)`` then ``progress.advance(n)``;
+``progress.done()`` at the end. A stage's ETA is its remaining units at its own rate so far.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return (
+        f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+        if hours
+        else f"{rest // 60:02d}:{rest % 60:02d}"
+    )
+
+
+class Progress:
+    """Reports stage progress to a stream, a JSON file and a callback (any may be None)."""
+
+    def __init__(
+        self,
+        stream: TextIO | None = sys.stderr,
+        json_path: str | Path | None = None,
+        callback: Callable[[dict], None] | None = None,
+        min_interval: float | None = None,
+    ) -> None:
+        self.stream = stream
+        self.json_path = Path(json_path) if json_path else None
+        self.callback = callback
+        self.tty = bool(stream is not None and hasattr(stream, "isatty") and stream.isatty())
+        # A TTY redraws in place cheaply; a log file gets a line every few seconds.
+        self.min_interval = min_interval if min_interval is not None else (0.2 if self.tty else 5.0)
+        self.started = time.monotonic()
+        self.name = ""
+        self.total = 0
+        self.done_units = 0
+        self._stage_started = self.started
+        self._last_emit = 0.0
+        self.stages: list[dict] = []
+
+    def stage(self, name: str, total: int) -> None:
+        """Begin a stage of `total` units (texts, queries, prompts)."""
+        self._close_stage()
+        self.name, self.total, self.done_units = name, max(int(total), 0), 0
+        self._stage_started = time.monotonic()
+        self._emit(force=True)
+
+    def advance(self, n: int = 1) -> None:
+        """Count `n` more units of the current stage as done."""
+        self.done_units = (
+            min(self.done_units + n, self.total) if self.total else self.done_units + n
+        )
+        self._emit(force=self.done_units >= self.total)
+
+    def eta_seconds(self) -> float | None:
+        """Seconds left in this stage at its rate so far (None before the first unit)."""
+        if not self.done_units or not self.total:
+            return None
+        elapsed = time.monotonic() - self._stage_started
+        return elapsed / self.done_units * (self.total - self.done_units)
+
+    def snapshot(self) -> dict:
+        """What a poller needs: stage, done/total, elapsed, ETA, earlier stages."""
+        return {
+            "stage": self.name,
+            "done": self.done_units,
+            "total": self.total,
+            "stage_elapsed_seconds": round(time.monotonic() - self._stage_started, 1),
+            "elapsed_seconds": round(time.monotonic() - self.started, 1),
+            "eta_seconds": None if (eta := self.eta_seconds()) is None else round(eta, 1),
+            "stages_done": list(self.stages),
+            "pid": os.getpid(),
+            "updated_at": time.time(),
+            "finished": False,
+        }
+
+    def line(self) -> str:
+        """``[retrieval local:minilm] ########------  120/400  30%  00:12 elapsed  ETA 00:28``"""
+        width = 24
+        fraction = self.done_units / self.total if self.total else 1.0
+        bar = "#" * int(fraction * width) + "-" * (width - int(fraction * width))
+        elapsed = time.monotonic() - self._stage_started
+        return (
+            f"[{self.name}] {bar} {self.done_units}/{self.total} {fraction:4.0%} "
+            f"{_clock(elapsed)} elapsed  ETA {_clock(self.eta_seconds())}"
+        )
+
+    def message(self, text: str) -> None:
+        """A one-off line (stage notes, warnings) that does not disturb the bar."""
+        if self.stream is not None:
+            prefix = "\n" if self.tty else ""
+            print(f"{prefix}{text}", file=self.stream, flush=True)
+
+    def done(self) -> None:
+        """Close the last stage and mark the run finished in the JSON file."""
+        self._close_stage()
+        self.name, self.total, self.done_units = "finished", 0, 0
+        snapshot = self.snapshot()
+        snapshot["finished"] = True
+        self._write(snapshot)
+
+    def _close_stage(self) -> None:
+        if self.name and self.name != "finished":
+            self._emit(force=True)
+            if self.tty and self.stream is not None:
+                print(file=self.stream, flush=True)
+            self.stages.append(
+                {
+                    "stage": self.name,
+                    "total": self.total,
+                    "seconds": round(time.monotonic() - self._stage_started, 1),
+                }
+            )
+
+    def _emit(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_emit < self.min_interval:
+            return
+        self._last_emit = now
+        if self.stream is not None:
+            if self.tty:
+                print(f"\r{self.line()}", end="", file=self.stream, flush=True)
+            else:
+                print(self.line(), file=self.stream, flush=True)
+        self._write(self.snapshot())
+
+    def _write(self, snapshot: dict) -> None:
+        if self.callback is not None:
+            self.callback(snapshot)
+        if self.json_path is not None:
+            from ragaudit.results import write_json_atomic
+
+            try:
+                write_json_atomic(self.json_path, snapshot)
+            except OSError:
+                pass  # progress is advisory; never fail a run over it

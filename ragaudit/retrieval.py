@@ -1,0 +1,175 @@
+"""Dense retrieval through llama-index, BM25 over the same chunks, and their fusion (M).
+
+Fusion is reciprocal-rank fusion: a chunk scores the sum of 1/(60 + rank) over the dense
+and the BM25 rankings it appears in (each taken to `POOL_DEPTH`). Rank-based, so the two
+scales (cosine, BM25) never need normalising against each other.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ragaudit.configs import RRF_K
+
+POOL_DEPTH = 50
+"""How deep each ranking is kept: top-k for any k ≤ this is a slice of it, and ranks of
+gold/trap chunks beyond k are still known (a rank > k means ranked but not retrieved)."""
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase words and numbers; hyphenated codes (``4417-b``) stay one token, and their
+    parts are added too so ``4417`` alone still matches."""
+    tokens: list[str] = []
+    for token in _TOKEN.findall(text.lower()):
+        tokens.append(token)
+        if "-" in token or "_" in token:
+            tokens.extend(part for part in re.split(r"[-_]", token) if part)
+    return tokens
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved chunk in one ranking."""
+
+    chunk_id: str
+    doc_id: str
+    rank: int
+    """1-based position in this ranking."""
+    score: float
+    """What the ranking sorted on: cosine (dense) or the fused RRF score (hybrid)."""
+    dense_score: float | None
+    """Cosine similarity of query and chunk."""
+    bm25_score: float | None
+    """BM25 score (hybrid rankings only; None for dense-only)."""
+    start: int
+    end: int
+
+    def to_json(self) -> dict:
+        """The hit as a `retrieved` entry of an instance record."""
+        return asdict(self)
+
+
+class BM25Ranker:
+    """rank-bm25's Okapi BM25 over one chunking's chunks."""
+
+    def __init__(self, chunks: Sequence[Any]) -> None:
+        from rank_bm25 import BM25Okapi
+
+        self.chunk_ids = [chunk.chunk_id for chunk in chunks]
+        self._bm25 = BM25Okapi([tokenize(chunk.text) or ["\0"] for chunk in chunks])
+
+    def ranking(self, question: str, depth: int = POOL_DEPTH) -> list[tuple[str, float]]:
+        """Top `depth` (chunk_id, score) with a positive score, best first (ties by id)."""
+        scores = self._bm25.get_scores(tokenize(question))
+        order = sorted(
+            (i for i, s in enumerate(scores) if s > 0),
+            key=lambda i: (-scores[i], self.chunk_ids[i]),
+        )
+        return [(self.chunk_ids[i], float(scores[i])) for i in order[:depth]]
+
+
+def cosine_from_llamaindex(similarity: float) -> float:
+    """llama-index's Chroma store reports exp(-distance); with cosine space distance is
+    1 - cosine, so cosine = 1 + ln(similarity)."""
+    return 1.0 + math.log(similarity) if similarity > 0 else -1.0
+
+
+class Retriever:
+    """Dense, BM25 and fused rankings over one (embedder, chunking) index.
+
+    `chunks` are that chunking's chunks; `chunk_index` the ragaudit.index.ChunkIndex built
+    from them. Used by the matrix and, live, by the inspector's Lab.
+    """
+
+    def __init__(self, embedder: Any, chunks: Sequence[Any], chunk_index: Any) -> None:
+        self.embedder = embedder
+        self.chunks = {chunk.chunk_id: chunk for chunk in chunks}
+        self.chunk_index = chunk_index
+        self._bm25: BM25Ranker | None = None
+        self._ordered_chunks = list(chunks)
+
+    @property
+    def bm25(self) -> BM25Ranker:
+        """Built on first use (only hybrid configs need it)."""
+        if self._bm25 is None:
+            self._bm25 = BM25Ranker(self._ordered_chunks)
+        return self._bm25
+
+    def embed_query(self, question: str) -> list[float]:
+        """The query vector (raises ModelCallFailed after the backend's retries)."""
+        return self.embedder.embed([question], role="query")[0]
+
+    def dense_ranking(
+        self, question: str, query_embedding: Sequence[float], depth: int = POOL_DEPTH
+    ) -> list[tuple[str, float]]:
+        """Top `depth` (chunk_id, cosine) through llama-index's VectorIndexRetriever."""
+        from llama_index.core.retrievers import VectorIndexRetriever
+        from llama_index.core.schema import QueryBundle
+
+        retriever = VectorIndexRetriever(
+            index=self.chunk_index.index, similarity_top_k=min(depth, len(self.chunks))
+        )
+        # We pass the embedding, so llama-index never embeds the query itself.
+        bundle = QueryBundle(query_str=question, embedding=list(query_embedding))
+        found = retriever.retrieve(bundle)
+        return [(hit.node.node_id, cosine_from_llamaindex(hit.score or 0.0)) for hit in found]
+
+    def _cosines(self, chunk_ids: list[str], query_embedding: Sequence[float]) -> dict[str, float]:
+        if not chunk_ids:
+            return {}
+        got = self.chunk_index.collection.get(ids=chunk_ids, include=["embeddings"])
+        query = list(query_embedding)
+        return {
+            chunk_id: float(sum(a * b for a, b in zip(vector, query, strict=True)))
+            for chunk_id, vector in zip(got["ids"], got["embeddings"], strict=True)
+        }
+
+    def ranking(
+        self,
+        question: str,
+        hybrid: bool = False,
+        depth: int = POOL_DEPTH,
+        query_embedding: Sequence[float] | None = None,
+    ) -> list[Hit]:
+        """The full ranking to `depth`: dense cosine, or RRF of dense and BM25."""
+        if query_embedding is None:
+            query_embedding = self.embed_query(question)
+        dense = self.dense_ranking(question, query_embedding, depth)
+        if not hybrid:
+            return [
+                self._hit(cid, rank, score, score, None)
+                for rank, (cid, score) in enumerate(dense, start=1)
+            ]
+        lexical = self.bm25.ranking(question, depth)
+        fused: dict[str, float] = {}
+        for ranking in (dense, lexical):
+            for rank, (chunk_id, _) in enumerate(ranking, start=1):
+                fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank)
+        dense_scores = dict(dense)
+        bm25_scores = dict(lexical)
+        order = sorted(fused, key=lambda cid: (-fused[cid], -dense_scores.get(cid, -2.0), cid))
+        order = order[:depth]
+        # chunks that arrived through BM25 alone still get their true cosine
+        dense_scores.update(
+            self._cosines([cid for cid in order if cid not in dense_scores], query_embedding)
+        )
+        return [
+            self._hit(cid, rank, fused[cid], dense_scores.get(cid), bm25_scores.get(cid, 0.0))
+            for rank, cid in enumerate(order, start=1)
+        ]
+
+    def retrieve(self, question: str, k: int, hybrid: bool = False) -> list[Hit]:
+        """The top `k` chunks for `question` (dense, or fused with BM25 when `hybrid`)."""
+        return self.ranking(question, hybrid, depth=max(k, POOL_DEPTH))[:k]
+
+    def _hit(
+        self, chunk_id: str, rank: int, score: float, dense: float | None, bm25: float | None
+    ) -> Hit:
+        chunk = self.chunks[chunk_id]
+        return Hit(chunk_id, chunk.doc_id, rank, score, dense, bm25, chunk.start, chunk.end)
