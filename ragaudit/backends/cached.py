@@ -202,4 +202,6 @@ def _checked_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
 
 def _describe(error: BaseException) -> str:
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    if isinstance(error, RagauditError) and text:
+        return text  # already one clear line (e.g. the Ollama URL and cause)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
+from ragaudit.backends.retry import RetryPolicy
 from ragaudit.errors import RagauditError
 from ragaudit.registry import unknown_name_message
 
@@ -57,8 +58,17 @@ def _ollama_model(spec: str) -> str | None:
     return None
 
 
-def load_embedder(spec: str, cache: CallCache | None = None) -> CachedEmbedder:
-    """The embedder named by `spec`, answering through `cache` (default: paths.cache_path())."""
+def load_embedder(
+    spec: str,
+    cache: CallCache | None = None,
+    *,
+    host: str | None = None,
+    retry: RetryPolicy | None = None,
+) -> CachedEmbedder:
+    """The embedder named by `spec`, answering through `cache` (default: paths.cache_path()).
+
+    `host` and `retry` apply to Ollama only (defaults: OLLAMA_HOST, RetryPolicy.from_env()).
+    """
     cache = cache if cache is not None else CallCache()
     if spec == "local:minilm":
         from ragaudit.backends.minilm import MiniLMEngine
@@ -71,19 +81,25 @@ def load_embedder(spec: str, cache: CallCache | None = None) -> CachedEmbedder:
     elif (model := _ollama_model(spec)) is not None:
         from ragaudit.backends.ollama_backend import OllamaEmbeddingEngine
 
-        engine = OllamaEmbeddingEngine(model)
+        engine = OllamaEmbeddingEngine(model, host=host, retry=retry)
     else:
         raise RagauditError(unknown_name_message("embedder spec", spec, _EMBEDDER_EXAMPLES))
     return CachedEmbedder(spec, engine, cache)
 
 
 def load_generator(
-    spec: str, cache: CallCache | None = None, *, n_ctx: int | None = None
+    spec: str,
+    cache: CallCache | None = None,
+    *,
+    n_ctx: int | None = None,
+    host: str | None = None,
+    retry: RetryPolicy | None = None,
 ) -> CachedGenerator:
     """The generator named by `spec`, answering through `cache`.
 
     `n_ctx` is the context window in tokens for embedded models (default 8192; a k=8
-    prompt of 1,000-character chunks needs about 2,200).
+    prompt of 1,000-character chunks needs about 2,200); for Ollama it is sent as num_ctx.
+    `host` and `retry` apply to Ollama only.
     """
     cache = cache if cache is not None else CallCache()
     if spec in ("local:qwen2.5-1.5b", "local:qwen2.5-0.5b"):
@@ -97,7 +113,7 @@ def load_generator(
     elif (model := _ollama_model(spec)) is not None:
         from ragaudit.backends.ollama_backend import OllamaChatEngine
 
-        engine = OllamaChatEngine(model)
+        engine = OllamaChatEngine(model, host=host, retry=retry, n_ctx=n_ctx)
     else:
         raise RagauditError(unknown_name_message("generator spec", spec, _GENERATOR_EXAMPLES))
     return CachedGenerator(spec, engine, cache)
