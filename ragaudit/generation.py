@@ -1,0 +1,183 @@
+"""Generation: the prompt (NOT_IN_CONTEXT instruction, chunk citations) and the calls that
+fill each instance record's `generation`, each distinct prompt generated once."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable
+
+from ragaudit.errors import ModelCallFailed, RagauditError
+
+ABSTAIN_TOKEN = "NOT_IN_CONTEXT"
+# Kept short on purpose: every prompt token costs ~10 ms of evaluation on the 0.5B model.
+SYSTEM_PROMPT = (
+    "Answer the question using only the context. Give the exact value or items, and cite "
+    "the chunk you used like [c1]. If the context does not contain the answer, reply "
+    f"exactly {ABSTAIN_TOKEN}."
+)
+DEFAULT_GEN_PARAMS: dict = {"max_tokens": 128}
+_LABEL_RE = re.compile(r"\[([^\[\]\n]{1,300})\]")
+
+
+def citation_label(rank_index: int) -> str:
+    """The short per-prompt label for the chunk at 0-based position `rank_index` (c1, c2...).
+
+    Full chunk ids are long and a small model mangles them; the label -> id mapping is
+    deterministic from rank order and stored on each generation record.
+    """
+    return f"c{rank_index + 1}"
+
+
+def build_messages(question: str, chunks: list[dict]) -> list[dict]:
+    """Chat messages for one question over `chunks` ({"chunk_id", "text"}, rank order)."""
+    context = "\n\n".join(
+        f"[{citation_label(i)}] {chunk['text'].strip()}" for i, chunk in enumerate(chunks)
+    )
+    user = f"Context:\n{context}\n\nQuestion: {question.strip()}"
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def parse_citations(reply: str, labels: dict[str, str]) -> list[str]:
+    """Chunk ids cited in `reply`, in order, deduplicated. Accepts [c2], [c1, c3], [C2]
+    and full chunk ids in brackets; a label that names no prompt chunk is kept verbatim,
+    so the citation check can report it as unresolvable."""
+    known_ids = set(labels.values())
+    cited: list[str] = []
+    for group in _LABEL_RE.findall(reply or ""):
+        for part in re.split(r"[,;]|\band\b", group):
+            token = part.strip()
+            if not token:
+                continue
+            chunk_id = labels.get(token.lower()) or (token if token in known_ids else None)
+            if chunk_id is None and token.isdigit():
+                # Small models often drop the letter: [1] for [c1].
+                chunk_id = labels.get(citation_label(int(token) - 1)) if int(token) > 0 else None
+            if chunk_id is None and re.fullmatch(r"[cC]\d+", token):
+                chunk_id = token.lower()
+            if chunk_id is not None and chunk_id not in cited:
+                cited.append(chunk_id)
+    return cited
+
+
+def prompt_sha256(messages: list[dict], params: dict) -> str:
+    """A stable id of one prompt (messages + generation parameters)."""
+    payload = json.dumps({"messages": messages, "params": params}, sort_keys=True)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _record_chunks(record: dict, chunks_by_id: dict) -> list[dict]:
+    hits = sorted(record.get("retrieved") or [], key=lambda hit: hit.get("rank", 0))
+    chunks = []
+    for hit in hits:
+        chunk_id = hit["chunk_id"]
+        text = hit.get("text")
+        if text is None:
+            text = (chunks_by_id.get(chunk_id) or {}).get("text")
+        if text is None:
+            raise RagauditError(f"instance {record.get('key')}: chunk {chunk_id!r} has no text")
+        chunks.append({"chunk_id": chunk_id, "text": text})
+    return chunks
+
+
+def _failed(generator_spec: str, sha: str | None, error: str) -> dict:
+    return {
+        "generator": generator_spec,
+        "prompt_sha256": sha,
+        "status": "failed_call",
+        "reply": None,
+        "error": error,
+        "citations": [],
+        "citation_labels": {},
+        "replayed": False,
+    }
+
+
+def select_records(
+    records: Iterable[dict], gen_configs: Iterable[str], gen_probes: Iterable[str] | None
+) -> list[dict]:
+    """The records generation runs on: config in `gen_configs`, probe in `gen_probes`."""
+    configs = set(gen_configs)
+    probes = set(gen_probes) if gen_probes is not None else None
+    return [
+        r
+        for r in records
+        if r.get("config") in configs and (probes is None or r.get("probe") in probes)
+    ]
+
+
+def generate_records(
+    records: list[dict],
+    chunks_by_id: dict,
+    generator,
+    *,
+    gen_configs: Iterable[str],
+    gen_probes: Iterable[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    params: dict | None = None,
+) -> dict:
+    """Fill record["generation"] for the selected records (see `select_records`).
+
+    Identical prompts are generated once and shared (the call cache also replays across
+    runs). A ModelCallFailed is recorded as status "failed_call" with its error, never
+    dropped; a record whose retrieval failed is recorded the same way. Returns counts:
+    {"records", "prompts", "computed", "replayed", "failed"}.
+    """
+    params = dict(DEFAULT_GEN_PARAMS if params is None else params)
+    spec = getattr(generator, "spec", type(generator).__name__)
+    groups: dict[str, dict] = {}
+    failed_records = 0
+    for record in select_records(records, gen_configs, gen_probes):
+        if record.get("retrieval_error"):
+            error = f"retrieval failed, nothing to generate from: {record['retrieval_error']}"
+            record["generation"] = _failed(spec, None, error)
+            failed_records += 1
+            continue
+        chunks = _record_chunks(record, chunks_by_id)
+        messages = build_messages(record["question"], chunks)
+        sha = prompt_sha256(messages, params)
+        labels = {citation_label(i): c["chunk_id"] for i, c in enumerate(chunks)}
+        group = groups.setdefault(sha, {"messages": messages, "records": []})
+        group["records"].append((record, labels))
+    counts = {"records": failed_records, "prompts": len(groups), "computed": 0, "replayed": 0}
+    counts["failed"] = 0
+    total = len(groups)
+    for done, (sha, group) in enumerate(groups.items(), start=1):
+        outcome = _call(generator, group["messages"], params, spec, sha)
+        if outcome["status"] == "failed_call":
+            counts["failed"] += 1
+        elif outcome["replayed"]:
+            counts["replayed"] += 1
+        else:
+            counts["computed"] += 1
+        for record, labels in group["records"]:
+            generation = dict(outcome)
+            generation["citation_labels"] = labels
+            if generation["status"] == "ok":
+                generation["citations"] = parse_citations(generation["reply"], labels)
+            record["generation"] = generation
+            counts["records"] += 1
+        if progress is not None:
+            progress(done, total)
+    return counts
+
+
+def _call(generator, messages: list[dict], params: dict, spec: str, sha: str) -> dict:
+    try:
+        if hasattr(generator, "generate_detailed"):
+            result = generator.generate_detailed(messages, params)
+            text, replayed = result.text, bool(result.replayed)
+        else:
+            text, replayed = generator.generate(messages, params), False
+    except ModelCallFailed as error:
+        return _failed(spec, sha, str(error))
+    return {
+        "generator": spec,
+        "prompt_sha256": sha,
+        "status": "ok",
+        "reply": text,
+        "error": None,
+        "citations": [],
+        "replayed": replayed,
+    }
