@@ -1,0 +1,2 @@
+"""Audit a user's own retrieval: phrasings of one intent, duplicate cases, test-vs-production
+drift, long-document dilution and subsection splitting (spec: seed 003)."""

@@ -1,0 +1,58 @@
+"""`ragaudit audit CORPUS CASES --settings prod.yaml [--dilution]`: audit your own retrieval.
+
+Exit status: 0 when every phrasing lands its expected sources in the top-k; 1 when any
+case fails or a model call failed (so it can gate CI); 2 on bad input or a fatal
+structural check (two cases with the same question)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The audit command's arguments."""
+    parser.add_argument("corpus", type=Path, help="folder of .txt/.md/.html files, or a .jsonl")
+    parser.add_argument("cases", type=Path, help="case file (YAML or JSON): intents × phrasings")
+    parser.add_argument(
+        "--settings", type=Path, default=None, help="retrieval settings (YAML/JSON)"
+    )
+    parser.add_argument(
+        "--dilution",
+        action="store_true",
+        help="list the longest chunks with subsection-marker counts and the splitter's verdicts",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="results file (default data/results/audit-latest.json)"
+    )
+    parser.add_argument(
+        "--rank-depth",
+        type=int,
+        default=100,
+        help="how far down the ranking a source's rank is reported (default 100)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the audit, print the table, write the results file; return the exit status."""
+    from ragaudit.audit.report import default_audit_path, render_table, write_results
+    from ragaudit.audit.runner import AuditInputs, run_audit
+    from ragaudit.errors import RagauditError
+
+    if args.rank_depth < 1:
+        raise RagauditError(f"--rank-depth must be at least 1, got {args.rank_depth}")
+    outcome = run_audit(
+        AuditInputs(args.corpus, args.cases, args.settings, args.dilution, args.rank_depth),
+        argv=["audit", *sys.argv[2:]] if sys.argv[1:2] == ["audit"] else None,
+    )
+    if outcome.results is None:
+        for line in outcome.structure.fatal_lines(outcome.cases_path):
+            print(line, file=sys.stderr)
+        return 2
+    for line in render_table(outcome.results):
+        print(line)
+    out = write_results(outcome.results, args.out or default_audit_path())
+    print(f"results: {out}")
+    summary = outcome.results["summary"]
+    return 0 if summary["passed"] == summary["cases"] else 1

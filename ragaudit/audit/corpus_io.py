@@ -1,0 +1,196 @@
+"""Read a user's corpus: a folder of .txt / .md / .html files, or a JSONL of documents.
+
+A folder document's id is its path relative to the folder without the extension
+(`statutes/estate-tax`), and its source type is its first folder (`statutes`), or null
+for files at the top. A JSONL line is `{"id": ..., "text": ..., "source_type": ...,
+"metadata": {...}}`. Unreadable, binary, non-UTF-8 or empty files are listed and skipped,
+never silently dropped; a corpus with no readable document is an error."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+from ragaudit.errors import RagauditError
+
+TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
+HTML_SUFFIXES = {".html", ".htm"}
+
+
+@dataclass(frozen=True)
+class Document:
+    """One source the audit can retrieve and a case can name."""
+
+    doc_id: str
+    text: str
+    source_type: str | None = None
+    path: str | None = None
+    metadata: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file that was not read, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class Corpus:
+    """The documents read and the files skipped."""
+
+    root: str
+    documents: list[Document]
+    skipped: list[SkippedFile]
+
+    def ids(self) -> set[str]:
+        return {doc.doc_id for doc in self.documents}
+
+
+def load_corpus(path: Path) -> Corpus:
+    """Read a corpus folder or JSONL file; see the module docstring for the format."""
+    path = Path(path)
+    if not path.exists():
+        raise RagauditError(f"corpus {path}: no such file or folder")
+    if path.is_dir():
+        corpus = _load_folder(path)
+    elif path.suffix.lower() in (".jsonl", ".ndjson"):
+        corpus = _load_jsonl(path)
+    else:
+        raise RagauditError(f"corpus {path}: expected a folder or a .jsonl file")
+    if not corpus.documents:
+        skipped = f" ({len(corpus.skipped)} files skipped)" if corpus.skipped else ""
+        raise RagauditError(f"corpus {path}: empty, no readable document{skipped}")
+    return corpus
+
+
+def _load_folder(root: Path) -> Corpus:
+    documents: list[Document] = []
+    skipped: list[SkippedFile] = []
+    for file in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = file.relative_to(root).as_posix()
+        suffix = file.suffix.lower()
+        if suffix not in TEXT_SUFFIXES | HTML_SUFFIXES:
+            skipped.append(SkippedFile(rel, f"unsupported extension {suffix or '(none)'}"))
+            continue
+        text, reason = _read_text(file)
+        if text is None:
+            skipped.append(SkippedFile(rel, reason))
+            continue
+        if suffix in HTML_SUFFIXES:
+            text = html_to_text(text)
+        if not text.strip():
+            skipped.append(SkippedFile(rel, "empty"))
+            continue
+        parts = file.relative_to(root).with_suffix("").parts
+        doc_id = "/".join(parts)
+        documents.append(
+            Document(
+                doc_id=doc_id,
+                text=text,
+                source_type=parts[0] if len(parts) > 1 else None,
+                path=rel,
+            )
+        )
+    seen: dict[str, str] = {}
+    for doc in documents:
+        if doc.doc_id in seen:
+            raise RagauditError(
+                f"corpus {root}: {seen[doc.doc_id]} and {doc.path} both give id {doc.doc_id!r}"
+            )
+        seen[doc.doc_id] = doc.path or ""
+    return Corpus(str(root), documents, skipped)
+
+
+def _read_text(file: Path) -> tuple[str | None, str]:
+    try:
+        raw = file.read_bytes()
+    except OSError as error:
+        return None, f"unreadable ({error.strerror})"
+    if b"\x00" in raw[:8192]:
+        return None, "binary (NUL bytes)"
+    try:
+        return raw.decode("utf-8-sig"), ""
+    except UnicodeDecodeError as error:
+        return None, f"not UTF-8 (byte {error.start})"
+
+
+def _load_jsonl(file: Path) -> Corpus:
+    documents: list[Document] = []
+    first_line: dict[str, int] = {}
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise RagauditError(f"corpus {file}: not UTF-8 text (byte {error.start})") from error
+    except OSError as error:
+        raise RagauditError(f"corpus {file}: cannot read ({error.strerror})") from error
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"corpus {file}: line {number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise RagauditError(f"{where}: invalid JSON ({error.msg})") from error
+        if not isinstance(record, dict):
+            raise RagauditError(f"{where}: expected an object with id and text")
+        for key in record:
+            if key not in ("id", "text", "source_type", "metadata"):
+                raise RagauditError(f"{where}: field {key}: unknown field")
+        doc_id, text = record.get("id"), record.get("text")
+        if not isinstance(doc_id, str) or not doc_id:
+            raise RagauditError(f"{where}: field id: missing or not a non-empty string")
+        if not isinstance(text, str):
+            raise RagauditError(f"{where}: field text: missing or not a string")
+        source_type = record.get("source_type")
+        if source_type is not None and not isinstance(source_type, str):
+            raise RagauditError(f"{where}: field source_type: not a string")
+        metadata = record.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise RagauditError(f"{where}: field metadata: not an object")
+        if doc_id in first_line:
+            raise RagauditError(f"{where}: id {doc_id!r} already used on line {first_line[doc_id]}")
+        first_line[doc_id] = number
+        documents.append(Document(doc_id, text, source_type, f"{file.name}:{number}", metadata))
+    return Corpus(str(file), documents, [])
+
+
+class _TextExtractor(HTMLParser):
+    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "pre"}
+    SKIP = {"script", "style", "head", "title"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping = 0
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in self.SKIP:
+            self.skipping += 1
+        elif tag in self.BLOCK:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.SKIP:
+            self.skipping = max(0, self.skipping - 1)
+        elif tag in self.BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skipping:
+            self.parts.append(data)
+
+
+def html_to_text(html: str) -> str:
+    """Visible text of an HTML page, block elements on their own lines."""
+    parser = _TextExtractor()
+    parser.feed(html)
+    parser.close()
+    lines = [" ".join(line.split()) for line in "".join(parser.parts).splitlines()]
+    text = "\n".join(lines)
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text.strip()

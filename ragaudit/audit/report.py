@@ -1,0 +1,154 @@
+"""The audit's terminal table and its results file. Every figure printed is read from the
+results document, never recomputed here."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from ragaudit import paths
+
+
+def default_audit_path() -> Path:
+    """`data/results/audit-latest.json` (under RAGAUDIT_HOME when set)."""
+    return paths.results_dir() / "audit-latest.json"
+
+
+def write_results(results: dict, path: Path) -> Path:
+    """Write atomically (temp file in the same folder + os.replace), NaN refused."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(results, indent=1, ensure_ascii=False, allow_nan=False)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text + "\n")
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def ratio(count: int, n: int) -> str:
+    """`76% 19/25` (or `n/a 0/0`)."""
+    if n == 0:
+        return "n/a 0/0"
+    return f"{round(100 * count / n)}% {count}/{n}"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _rank(source: dict) -> str:
+    if source["rank"] is None:
+        return "—"
+    return str(source["rank"])
+
+
+def render_table(results: dict) -> list[str]:
+    """The terminal report, line by line."""
+    k = results["settings"]["values"]["k"]
+    lines: list[str] = []
+    structure = results["structure"]
+    lines.append(
+        f"structure: {structure['entries']} entries, "
+        f"{structure['distinct_phrasings']} distinct phrasings"
+    )
+    for intent in structure["single_phrasing_intents"]:
+        lines.append(f"  [flag] intent {intent} is asked only one way: it is tested from one angle")
+    corpus = results["corpus"]
+    lines.append(
+        f"corpus: {corpus['documents']} documents, {corpus['skipped_count']} files skipped"
+    )
+    for skipped in corpus["skipped"]:
+        lines.append(f"  [skipped] {skipped['path']}: {skipped['reason']}")
+    index = results["index"]
+    split = index.get("split")
+    split_text = (
+        f"; {split['split']} documents split into {split['children']} subsections"
+        if split
+        else ""
+    )
+    lines.append(
+        f"index: {index['indexed']} of {index['chunks']} chunks indexed "
+        f"({index['chunking']}{split_text})"
+    )
+    lines.append("")
+    header = f"{'case':<28} {'question':<44} {'expected source':<26} {'rank':>5} {'top-' + str(k):>6}  verdict"
+    lines.append(header)
+    lines.append("-" * len(header))
+    for case in results["cases"]:
+        verdict = {"pass": "pass", "fail": "FAIL", "failed_call": "FAILED CALL"}[case["status"]]
+        for i, source in enumerate(case["sources"]):
+            inside = "yes" if source["in_top_k"] else "no"
+            if source["via_backfill"]:
+                inside = "yes*"
+            optional = "" if source["required"] else " (any)"
+            lines.append(
+                f"{_cut(case['case_id'], 28) if i == 0 else '':<28} "
+                f"{_cut(case['question'], 44) if i == 0 else '':<44} "
+                f"{_cut(source['source'] + optional, 26):<26} {_rank(source):>5} {inside:>6}  "
+                f"{verdict if i == 0 else ''}"
+            )
+        if case["status"] == "failed_call":
+            lines.append(f"{'':<28} error: {case['error']}")
+    if any(s["via_backfill"] for c in results["cases"] for s in c["sources"]):
+        lines.append("  * reached the top-k only through the floor's backfill")
+    lines.append("")
+    lines.append("per intent: spread of each expected source's rank across phrasings")
+    for intent in results["intents"]:
+        lines.append(
+            f"  {intent['intent']}: {ratio(intent['passed'], intent['phrasings'])} phrasings pass"
+            + ("  [flag] single phrasing" if intent["single_phrasing"] else "")
+        )
+        for row in intent["sources"]:
+            ranks = ", ".join("—" if r is None else str(r) for r in row["ranks"].values())
+            spread = f"spread {row['spread']}" if row["spread"] is not None else "spread unknown"
+            flag = "  RED FLAG: a phrasing pushes it out of the top-k" if row["red_flag"] else ""
+            lines.append(
+                f"    {row['source']}: ranks {ranks} ({spread}); in top-{k} "
+                f"{ratio(row['in_top_k_count'], row['phrasings'])}{flag}"
+            )
+    lines.extend(_dilution_lines(results.get("dilution")))
+    summary = results["summary"]
+    lines.append("")
+    lines.append(
+        f"summary: {ratio(summary['passed'], summary['cases'])} phrasings pass; "
+        f"{summary['failed']} fail; {summary['failed_calls']} failed embedding calls "
+        f"(kept in the denominator); {summary['passage_embedding_failures']} chunks "
+        "could not be embedded"
+    )
+    for failure in results["conditions"]["embedding_failures"]:
+        lines.append(f"  [failed call] {failure['kind']} {failure['item']}: {failure['error']}")
+    return lines
+
+
+def _dilution_lines(dilution: dict | None) -> list[str]:
+    if not dilution:
+        return []
+    lines = ["", f"dilution: longest chunks of {dilution['chunking']} (subsection markers)"]
+    for chunk in dilution["longest_chunks"]:
+        verdict = "would split" if chunk["would_split"] else (chunk["excluded_by"] or "no markers")
+        lines.append(
+            f"  {chunk['chars']:>6} chars {chunk['markers']:>3} markers  {chunk['chunk_id']}"
+            f"  [{verdict}]"
+        )
+    split = dilution["splitter"]
+    lines.append(
+        f"splitter: {split['split']} of {split['candidates']} documents with markers split "
+        f"into {split['children']} subsections; {split['excluded']} excluded "
+        f"({split['no_markers']} documents have no markers)"
+    )
+    for rule, count in split["excluded_by_rule"].items():
+        lines.append(f"  excluded by {rule}: {count}")
+    cap = dilution["per_source_cap"]
+    lines.append(
+        f"per-source cap: {cap} slots per source"
+        if cap is not None
+        else f"per-source cap: none ({dilution['per_source_cap_reason']})"
+    )
+    return lines

@@ -1,0 +1,314 @@
+"""One audit run: structural check, index, per-phrasing ranks and the slot policy, per-intent
+spread, optional dilution report. Produces the audit results document (docs/audit-results.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ragaudit.audit.cases import Case, StructureReport, check_sources, check_structure, load_cases
+from ragaudit.audit.corpus_io import Corpus, load_corpus
+from ragaudit.audit.engine import AuditIndex, EmbedFailure, build_index, embed_texts, rank_chunks
+from ragaudit.audit.policy import Candidate, PolicyOutcome, apply_policy
+from ragaudit.audit.settings import AuditSettings, load_settings
+
+SCHEMA_VERSION = 1
+DEFAULT_RANK_DEPTH = 100
+
+
+@dataclass
+class AuditInputs:
+    """What the command line names."""
+
+    corpus: Path
+    cases: Path
+    settings: Path | None
+    dilution: bool = False
+    rank_depth: int = DEFAULT_RANK_DEPTH
+
+
+@dataclass
+class AuditOutcome:
+    """Either a fatal structural report (nothing was embedded) or the results document."""
+
+    structure: StructureReport
+    cases_path: Path
+    results: dict | None
+
+
+def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcome:
+    """Check, index, rank and evaluate every case; see docs/audit-results.md for the output."""
+    started = time.perf_counter()
+    settings = load_settings(inputs.settings) if inputs.settings else AuditSettings(name="default")
+    cases = load_cases(inputs.cases)
+    structure = check_structure(cases)
+    if structure.fatal:
+        return AuditOutcome(structure, inputs.cases, None)
+    corpus = load_corpus(inputs.corpus)
+    check_sources(cases, corpus.ids(), inputs.cases)
+
+    from ragaudit.audit.chunks import build_chunks
+    from ragaudit.backends.cache import CallCache
+    from ragaudit.backends.specs import describe_model, load_embedder
+
+    cache = CallCache()
+    embedder = load_embedder(settings.embedder, cache)
+    chunks, decisions = build_chunks(corpus.documents, settings)
+    index = build_index(embedder, chunks)
+    depth = max(inputs.rank_depth, settings.candidate_pool)
+    query_vectors, query_failures = embed_texts(
+        embedder, [(c.case_id, c.question) for c in cases], "query"
+    )
+    failures = index.failures + query_failures
+    records = [
+        _case_record(case, index, settings, query_vectors.get(case.case_id), depth, failures)
+        for case in cases
+    ]
+    dilution = None
+    if inputs.dilution:
+        from ragaudit.audit.dilution import dilution_report
+
+        dilution = dilution_report(corpus.documents, settings)
+    results = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "audit",
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "complete": True,
+        "argv": list(argv or []),
+        "corpus": _corpus_section(corpus),
+        "cases_file": str(inputs.cases),
+        "settings": {
+            "path": str(inputs.settings) if inputs.settings else None,
+            "values": settings.model_dump(mode="json"),
+        },
+        "models": [describe_model(embedder)],
+        "structure": _structure_section(structure),
+        "index": _index_section(index, settings, decisions),
+        "cases": records,
+        "intents": intent_summaries(cases, records),
+        "summary": _summary(records, failures),
+        "dilution": dilution,
+        "dilution_reason": None if dilution else "not requested (run with --dilution)",
+        "conditions": {
+            "calls": cache.stats(),
+            "calls_by_model": cache.stats_by_model(),
+            "embedding_failures": [vars(f) for f in failures],
+            "elapsed_seconds": round(time.perf_counter() - started, 2),
+        },
+    }
+    if decisions:
+        from ragaudit.audit.subsections import summarise
+
+        results["index"]["split"] = summarise(decisions)
+    return AuditOutcome(structure, inputs.cases, results)
+
+
+def _case_record(
+    case: Case,
+    index: AuditIndex,
+    settings: AuditSettings,
+    vector: list[float] | None,
+    depth: int,
+    failures: list[EmbedFailure],
+) -> dict:
+    record = {
+        "case_id": case.case_id,
+        "intent": case.intent,
+        "question": case.question,
+        "line": case.line,
+        "expect_all": list(case.expect_all),
+        "expect_any": list(case.expect_any),
+    }
+    if vector is None:
+        error = next((f.error for f in failures if f.item == case.case_id), "embedding failed")
+        return record | {
+            "status": "failed_call",
+            "error": error,
+            "sources": [
+                _unknown_source(s, case, "the question could not be embedded")
+                for s in case.expected_sources
+            ],
+            "top_k": [],
+            "policy": None,
+        }
+    ranked = rank_chunks(index, vector, case.question, depth, settings.hybrid)
+    outcome = apply_policy(ranked, settings)
+    sources = [
+        _source_record(source, case, ranked, outcome, index, depth)
+        for source in case.expected_sources
+    ]
+    required_ok = all(s["in_top_k"] for s in sources if s["required"])
+    any_ok = not case.expect_any or any(
+        s["in_top_k"] for s in sources if s["source"] in case.expect_any
+    )
+    backfilled = set(outcome.backfilled_chunk_ids)
+    return record | {
+        "status": "pass" if required_ok and any_ok else "fail",
+        "error": None,
+        "sources": sources,
+        "top_k": [_candidate_json(c, c.chunk_id in backfilled) for c in outcome.selected],
+        "policy": _policy_json(outcome),
+    }
+
+
+def _source_record(
+    source: str,
+    case: Case,
+    ranked: list[Candidate],
+    outcome: PolicyOutcome,
+    index: AuditIndex,
+    depth: int,
+) -> dict:
+    best = next((c for c in ranked if c.source == source), None)
+    position = next(
+        (i for i, c in enumerate(outcome.selected, start=1) if c.source == source), None
+    )
+    record = {
+        "source": source,
+        "required": source in case.expect_all,
+        "rank": best.rank if best else None,
+        "rank_reason": None,
+        "best_chunk_id": best.chunk_id if best else None,
+        "score": best.score if best else None,
+        "in_top_k": position is not None,
+        "position": position,
+        "via_backfill": position is not None
+        and outcome.selected[position - 1].chunk_id in outcome.backfilled_chunk_ids,
+    }
+    if best is None:
+        indexed = any(c.doc_id == source for c in index.indexed.values())
+        record["rank_reason"] = (
+            f"not in the first {min(depth, len(index.indexed))} of {len(index.indexed)} chunks"
+            if indexed
+            else "source not indexed: its chunks could not be embedded"
+        )
+    return record
+
+
+def _unknown_source(source: str, case: Case, reason: str) -> dict:
+    return {
+        "source": source, "required": source in case.expect_all, "rank": None,
+        "rank_reason": reason, "best_chunk_id": None, "score": None,
+        "in_top_k": False, "position": None, "via_backfill": False,
+    }  # fmt: skip
+
+
+def _candidate_json(candidate: Candidate, backfilled: bool) -> dict:
+    return {
+        "chunk_id": candidate.chunk_id,
+        "source": candidate.source,
+        "source_type": candidate.source_type,
+        "rank": candidate.rank,
+        "score": candidate.score,
+        "bm25_score": candidate.bm25_score,
+        "backfilled": backfilled,
+    }
+
+
+def _policy_json(outcome: PolicyOutcome) -> dict:
+    return {
+        "below_threshold": outcome.below_threshold,
+        "skipped_by_cap": outcome.skipped_by_cap,
+        "floor_slots": outcome.floor_slots,
+        "floor_present_before": outcome.floor_present_before,
+        "floor_backfilled": outcome.floor_backfilled,
+        "floor_unfilled": outcome.floor_unfilled,
+        "floor_type_in_backfill_range": outcome.floor_type_in_backfill_range,
+    }
+
+
+def intent_summaries(cases: list[Case], records: list[dict]) -> list[dict]:
+    """Per intent: phrasings passed, and per expected source its rank under each phrasing,
+    the spread, and a red flag when one phrasing pushes it out of the top-k while another
+    keeps it in."""
+    out: list[dict] = []
+    order = list(dict.fromkeys(c.intent for c in cases))
+    for intent in order:
+        mine = [r for r in records if r["intent"] == intent]
+        sources = list(dict.fromkeys(s["source"] for r in mine for s in r["sources"]))
+        source_rows = []
+        for source in sources:
+            ranks, in_top = {}, {}
+            for record in mine:
+                hit = next((s for s in record["sources"] if s["source"] == source), None)
+                if hit is not None and record["status"] != "failed_call":
+                    ranks[record["case_id"]] = hit["rank"]
+                    in_top[record["case_id"]] = hit["in_top_k"]
+            known = [r for r in ranks.values() if r is not None]
+            complete = len(known) == len(ranks) and len(known) > 0
+            inside = sum(in_top.values())
+            source_rows.append({
+                "source": source,
+                "ranks": ranks,
+                "in_top_k": in_top,
+                "best_rank": min(known) if known else None,
+                "worst_rank": max(known) if complete else None,
+                "spread": max(known) - min(known) if complete else None,
+                "spread_reason": None if complete else "a phrasing ranked it below the "
+                "ranking depth, or could not be embedded",
+                "in_top_k_count": inside,
+                "phrasings": len(in_top),
+                "red_flag": 0 < inside < len(in_top),
+            })  # fmt: skip
+        out.append({
+            "intent": intent,
+            "phrasings": len(mine),
+            "passed": sum(r["status"] == "pass" for r in mine),
+            "failed_calls": sum(r["status"] == "failed_call" for r in mine),
+            "single_phrasing": len(mine) == 1,
+            "red_flag": any(row["red_flag"] for row in source_rows),
+            "sources": source_rows,
+        })  # fmt: skip
+    return out
+
+
+def _summary(records: list[dict], failures: list[EmbedFailure]) -> dict:
+    return {
+        "cases": len(records),
+        "passed": sum(r["status"] == "pass" for r in records),
+        "failed": sum(r["status"] == "fail" for r in records),
+        "failed_calls": sum(r["status"] == "failed_call" for r in records),
+        "passage_embedding_failures": sum(f.kind == "passage" for f in failures),
+        "query_embedding_failures": sum(f.kind == "query" for f in failures),
+    }
+
+
+def _corpus_section(corpus: Corpus) -> dict:
+    digest = hashlib.sha256()
+    for doc in sorted(corpus.documents, key=lambda d: d.doc_id):
+        digest.update(f"{doc.doc_id}\0{doc.source_type}\0{doc.text}\n".encode())
+    return {
+        "path": corpus.root,
+        "documents": len(corpus.documents),
+        "source_types": sorted({d.source_type or "(none)" for d in corpus.documents}),
+        "sha256": digest.hexdigest(),
+        "skipped": [vars(s) for s in corpus.skipped],
+        "skipped_count": len(corpus.skipped),
+    }
+
+
+def _structure_section(structure: StructureReport) -> dict:
+    return {
+        "entries": structure.entries,
+        "distinct_phrasings": structure.distinct,
+        "duplicates": [[a.case_id, b.case_id] for a, b in structure.duplicates],
+        "single_phrasing_intents": structure.single_phrasing_intents,
+    }
+
+
+def _index_section(index: AuditIndex, settings: AuditSettings, decisions: list) -> dict:
+    kinds = [c.kind for c in index.chunks]
+    return {
+        "chunking": settings.chunking_name(),
+        "collection": index.collection_name,
+        "chunks": len(index.chunks),
+        "indexed": len(index.indexed),
+        "not_indexed": len(index.chunks) - len(index.indexed),
+        "parents": kinds.count("parent"),
+        "children": kinds.count("child"),
+        "split": None,
+        "split_reason": None if decisions else "split_subsections is off in the settings",
+    }

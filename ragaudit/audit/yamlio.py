@@ -1,0 +1,128 @@
+"""Load a YAML or JSON file keeping the line of every field, so that a validation error can
+name the file, the line and the field at fault."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ragaudit.errors import RagauditError
+
+Loc = tuple[str | int, ...]
+
+
+def read_text(path: Path, what: str) -> str:
+    """The file as UTF-8 text, or one clear error naming it."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError as error:
+        raise RagauditError(f"{what} {path}: no such file") from error
+    except UnicodeDecodeError as error:
+        raise RagauditError(f"{what} {path}: not UTF-8 text (byte {error.start})") from error
+    except OSError as error:
+        raise RagauditError(f"{what} {path}: cannot read ({error.strerror})") from error
+
+
+def load_with_lines(path: Path, what: str) -> tuple[Any, dict[Loc, int]]:
+    """Parse `path` (JSON when it ends in .json, else YAML) and map each field path to its
+    1-based line. A syntax error names the file and line."""
+    import yaml
+
+    text = read_text(path, what)
+    if Path(path).suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RagauditError(
+                f"{what} {path}: line {error.lineno}: invalid JSON ({error.msg})"
+            ) from error
+    else:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            where = f"line {mark.line + 1}: " if mark is not None else ""
+            problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+            raise RagauditError(f"{what} {path}: {where}invalid YAML ({problem})") from error
+    lines: dict[Loc, int] = {}
+    try:
+        # JSON is (nearly always) YAML too, so one composer gives lines for both.
+        node = yaml.compose(text)
+        if node is not None:
+            _collect_lines(node, (), lines)
+    except yaml.YAMLError:
+        pass
+    return data, lines
+
+
+def _collect_lines(node: Any, loc: Loc, lines: dict[Loc, int]) -> None:
+    import yaml
+
+    lines[loc] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value
+            lines[loc + (key,)] = key_node.start_mark.line + 1
+            _collect_lines(value_node, loc + (key,), lines)
+            lines[loc + (key,)] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _collect_lines(item, loc + (index,), lines)
+
+
+def dotted(loc: Loc) -> str:
+    """('intents', 0, 'phrasings', 1, 'q') -> 'intents[0].phrasings[1].q'"""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def line_of(loc: Loc, lines: dict[Loc, int]) -> int | None:
+    """The line of the deepest known prefix of `loc`."""
+    for end in range(len(loc), -1, -1):
+        if loc[:end] in lines:
+            return lines[loc[:end]]
+    return None
+
+
+def validate(model: type[BaseModel], data: Any, path: Path, what: str, lines: dict[Loc, int]):
+    """`model.model_validate(data)`, turning the first error into one line that names the
+    file, line and field."""
+    if data is None:
+        raise RagauditError(f"{what} {path}: the file is empty")
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        loc = tuple(part for part in first["loc"] if not _is_union_tag(part))
+        message = first["msg"].removeprefix("Value error, ")
+        named = re.match(r"^([A-Za-z_][\w.]*): ", message)
+        if not loc and named:
+            # A cross-field check names its field first: point at that field's line.
+            loc = tuple(named.group(1).split("."))
+            message = message[named.end() :]
+        line = line_of(loc, lines)
+        where = f"line {line}: " if line is not None else ""
+        if first["type"] == "extra_forbidden":
+            message = "unknown field"
+        value = first.get("input")
+        quiet = first["type"] in ("missing", "extra_forbidden") or isinstance(value, dict | list)
+        shown = "" if quiet else f" (got {value!r})"
+        more = len(error.errors()) - 1
+        tail = f" [+{more} more]" if more else ""
+        raise RagauditError(
+            f"{what} {path}: {where}field {dotted(loc)}: {message}{shown}{tail}"
+        ) from error
+
+
+def _is_union_tag(part: Any) -> bool:
+    # pydantic inserts the union member's type name into loc ('int', 'constrained-int').
+    return isinstance(part, str) and part in {"int", "float", "str", "bool", "list[str]"}
