@@ -1,0 +1,148 @@
+"""The model-call cache: replay, counts, corrupt files, kill -9 and a concurrent reader."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from ragaudit.backends.cache import CallCache, call_key
+from ragaudit.errors import RagauditError
+
+
+def test_default_path_follows_ragaudit_home(ragaudit_home):
+    cache = CallCache()
+    assert cache.path == ragaudit_home / "cache.sqlite"
+    assert cache.path.exists()
+    mode = sqlite3.connect(cache.path).execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+
+
+def test_key_changes_with_every_part():
+    base = ("local", "m", "d1", "generate", {"temperature": 0}, [{"role": "user", "content": "x"}])
+    keys = {call_key(*base)}
+    for index, changed in enumerate(["ollama", "m2", "d2", "embed", {"temperature": 1}, "y"]):
+        variant = list(base)
+        variant[index] = changed
+        keys.add(call_key(*variant))
+    assert len(keys) == 7
+    assert call_key(*base) == call_key(*base)
+
+
+def test_stored_calls_survive_reopen_and_counts_are_per_run(ragaudit_home):
+    cache = CallCache()
+    cache.put("local:x", "generate", "k1", b"v1")
+    cache.count("local:x", "computed")
+    cache.record_failure("local:x", "generate", "boom")
+    assert cache.stats() == {"replayed": 0, "computed": 1, "failed": 1}
+    assert cache.failures() == [
+        {"model": "local:x", "kind": "generate", "error": "boom", "calls": 1}
+    ]
+    cache.reset_stats()
+    assert cache.stats() == {"replayed": 0, "computed": 0, "failed": 0}
+    assert cache.failures() == []
+    cache.close()
+    reopened = CallCache()
+    assert reopened.get("k1") == b"v1"
+    assert reopened.get_many(["k1", "nope"]) == {"k1": b"v1"}
+    assert reopened.stats_by_model() == {}
+
+
+def test_corrupt_file_is_named_and_left_untouched(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    garbage = b"this is not a database" * 100
+    path.write_bytes(garbage)
+    with pytest.raises(RagauditError) as caught:
+        CallCache(path)
+    assert str(path) in str(caught.value)
+    assert "\n" not in str(caught.value)
+    assert path.read_bytes() == garbage
+
+
+def test_foreign_sqlite_file_is_refused(tmp_path):
+    path = tmp_path / "other.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (x)")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(RagauditError, match="other.sqlite"):
+        CallCache(path)
+    assert path.read_bytes() == before
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from ragaudit.backends.cache import CallCache
+    cache = CallCache(sys.argv[1])
+    i = 0
+    while True:
+        cache.put("local:x", "generate", f"key-{i}", b"x" * 2000)
+        print(i, flush=True)  # printed only after the commit returned
+        i += 1
+    """
+)
+
+
+def test_kill_9_loses_at_most_the_call_in_flight(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    last_committed = -1
+    while last_committed < 300:
+        last_committed = int(writer.stdout.readline())
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait()
+    # Lines written before the kill but not yet read count as committed too.
+    for line in writer.stdout.read().split():
+        last_committed = int(line)
+    cache = CallCache(path)
+    stored = cache.stored_calls()
+    assert last_committed + 1 <= stored <= last_committed + 2
+    assert all(cache.get(f"key-{i}") == b"x" * 2000 for i in range(last_committed + 1))
+
+
+READER = textwrap.dedent(
+    """
+    import sqlite3, sys, time
+    seen = []
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        conn = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=30)
+        seen.append(conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+        conn.close()
+        if len(seen) == 1:
+            print("ready", flush=True)
+        if seen[-1] >= int(sys.argv[2]):
+            break
+    print(len(seen), int(all(a <= b for a, b in zip(seen, seen[1:]))), seen[-1])
+    """
+)
+
+
+def test_a_reader_process_sees_commits_while_a_run_writes(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    cache = CallCache(path)
+    total = 400
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(path), str(total)], stdout=subprocess.PIPE, text=True
+    )
+    assert reader.stdout.readline().strip() == "ready"  # it read once before any write
+    for i in range(total):
+        cache.put("local:x", "embed", f"k{i}", b"v")
+        if i % 50 == 0:
+            time.sleep(0.02)
+    out, _ = reader.communicate(timeout=30)
+    reads, monotonic, last = (int(x) for x in out.split())
+    assert reader.returncode == 0
+    assert reads > 1
+    assert monotonic == 1
+    assert last == total
