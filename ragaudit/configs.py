@@ -110,7 +110,7 @@ def config_by_name(configs: tuple[StackConfig, ...] | list[StackConfig], name: s
 
 def _user_config_model():
     # pydantic is imported here so `import ragaudit.configs` stays cheap.
-    from pydantic import BaseModel, ConfigDict, Field, model_validator
+    from pydantic import BaseModel, ConfigDict, Field
 
     class UserConfig(BaseModel):
         model_config = ConfigDict(extra="forbid", strict=True)
@@ -121,14 +121,6 @@ def _user_config_model():
         k: int = Field(ge=1)
         hybrid: bool = False
         description: str = ""
-
-        @model_validator(mode="after")
-        def _overlap_below_size(self):
-            if self.overlap >= self.chunk_size:
-                raise ValueError(
-                    f"overlap {self.overlap} must be smaller than chunk_size {self.chunk_size}"
-                )
-            return self
 
     return UserConfig
 
@@ -165,8 +157,15 @@ def load_user_configs(path: str | Path) -> list[StackConfig]:
         except ValidationError as error:
             first = error.errors()[0]
             field = ".".join(str(p) for p in first["loc"]) or "(config)"
-            message = first["msg"].removeprefix("Value error, ")
+            message = first["msg"]
+            if first["type"] == "extra_forbidden":
+                message = f"unknown key (valid: {', '.join(model.model_fields)})"
             raise RagauditError(f"{path}: config {label}: field {field!r}: {message}") from None
+        if parsed.overlap >= parsed.chunk_size:
+            raise RagauditError(
+                f"{path}: config {label}: field 'overlap': {parsed.overlap} must be smaller "
+                f"than chunk_size {parsed.chunk_size}"
+            )
         if not _NAME.match(parsed.name):
             raise RagauditError(
                 f"{path}: config {label}: field 'name': use letters, digits and '_' only"

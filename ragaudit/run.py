@@ -277,16 +277,21 @@ def run(args: argparse.Namespace) -> int:
         generator = load_generator(args.generator, cache)
         results["models"].append(describe_model(generator))
         primary = [r for r in results["instances"] if r["embedder"] == plans[0].embedder.spec]
-        progress.callback = partial
-        generate_records(
+        progress.stage(f"generate {args.generator}", 0)
+
+        def on_generated(done: int, total: int) -> None:
+            progress.total = total  # known only once identical prompts are merged
+            progress.advance(done - progress.done_units)
+            partial()
+
+        results["run"]["generation_counts"] = generate_records(
             primary,
             results["chunks"],
             generator,
             gen_configs=list(args.gen_configs),
             gen_probes=list(gen_probes or available),
-            progress=progress,
+            progress=on_generated,
         )
-        progress.callback = None
         grade_records(results["instances"])
         failed_calls += _failed_generation_calls(results["instances"], args.generator)
         partial(force=True)

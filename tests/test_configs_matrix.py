@@ -1,0 +1,108 @@
+"""The configuration matrix as data, its comparisons, and strict YAML user configs."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragaudit.configs import COMPARISONS, MATRIX, config_by_name, load_user_configs, merge_configs
+from ragaudit.errors import RagauditError
+
+
+def test_matrix_is_the_seeds_seven_configs():
+    got = {c.name: (c.splitter, c.chunk_size, c.overlap, c.k, c.hybrid) for c in MATRIX}
+    assert got == {
+        "A": ("fixed", 1000, 0, 3, False),
+        "A_prime": ("recursive", 1000, 0, 3, False),
+        "B": ("recursive", 1000, 200, 3, False),
+        "C": ("recursive", 1000, 200, 8, False),
+        "C_prime": ("recursive", 1000, 0, 8, False),
+        "D": ("recursive", 512, 128, 8, False),
+        "M": ("recursive", 1000, 200, 8, True),
+    }
+    assert [c.name for c in MATRIX] == ["A", "A_prime", "B", "C", "C_prime", "D", "M"]
+    assert "reciprocal-rank fusion" in config_by_name(MATRIX, "M").description
+
+
+def test_configs_sharing_a_chunking_share_its_name_and_chunking():
+    c, m, b = (config_by_name(MATRIX, n) for n in ("C", "M", "B"))
+    assert c.chunking_name == m.chunking_name == b.chunking_name == "recursive-1000-200"
+    assert c.chunking == b.chunking and c.chunking.name == "recursive-1000-200"
+    assert config_by_name(MATRIX, "A").chunking.name == "fixed-1000-0"
+    assert len({cfg.chunking_name for cfg in MATRIX}) == 4
+
+
+def test_each_comparison_changes_exactly_the_variable_it_names():
+    fields = {
+        "splitter": {"splitter"},
+        "overlap": {"overlap"},
+        "k": {"k"},
+        "overlap at k=8": {"overlap"},
+        "hybrid": {"hybrid"},
+        "size+overlap": {"chunk_size", "overlap"},
+    }
+    assert [c.name for c in COMPARISONS] == [
+        "A->A_prime",
+        "A_prime->B",
+        "A_prime->C_prime",
+        "C_prime->C",
+        "C->M",
+        "C->D",
+    ]
+    for comparison in COMPARISONS:
+        before = config_by_name(MATRIX, comparison.from_config).to_json()
+        after = config_by_name(MATRIX, comparison.to_config).to_json()
+        changed = {k for k in before if k not in ("name", "description") and before[k] != after[k]}
+        assert changed == fields[comparison.variable], comparison.name
+
+
+def test_a_valid_yaml_config_loads_and_merges(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text(
+        "configs:\n  - {name: E, splitter: recursive, chunk_size: 2000, overlap: 0, k: 4}\n"
+    )
+    (config,) = load_user_configs(path)
+    assert (config.name, config.chunk_size, config.k, config.hybrid) == ("E", 2000, 4, False)
+    assert [c.name for c in merge_configs(MATRIX, [config])][-1] == "E"
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "words"),
+    [
+        (
+            "{name: E, splitter: recursive, chunk_size: 800, overlap: 0, k: 3, topk: 5}",
+            "topk",
+            "unknown key",
+        ),
+        (
+            "{name: E, splitter: recursive, chunk_size: 800, overlap: 0, k: 0}",
+            "k",
+            "greater than or equal to 1",
+        ),
+        (
+            "{name: E, splitter: recursive, chunk_size: 800, overlap: 800, k: 3}",
+            "overlap",
+            "800 must be smaller than chunk_size 800",
+        ),
+        ("{name: E, splitter: semantic, chunk_size: 800, overlap: 0, k: 3}", "splitter", "fixed"),
+        (
+            "{name: E, splitter: recursive, chunk_size: '800', overlap: 0, k: 3}",
+            "chunk_size",
+            "integer",
+        ),
+    ],
+)
+def test_bad_yaml_configs_are_refused_naming_file_and_field(tmp_path, entry, field, words):
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"- {entry}\n")
+    with pytest.raises(RagauditError) as caught:
+        load_user_configs(path)
+    message = str(caught.value)
+    assert str(path) in message and f"'{field}'" in message and words in message
+    assert "\n" not in message
+
+
+def test_a_user_config_may_not_shadow_a_matrix_name(tmp_path):
+    path = tmp_path / "dup.yaml"
+    path.write_text("- {name: B, splitter: fixed, chunk_size: 500, overlap: 0, k: 3}\n")
+    with pytest.raises(RagauditError, match="'name'"):
+        merge_configs(MATRIX, load_user_configs(path))
