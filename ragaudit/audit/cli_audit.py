@@ -24,7 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="list the longest chunks with subsection-marker counts and the splitter's verdicts",
     )
     parser.add_argument(
-        "--out", type=Path, default=None, help="results file (default data/results/audit-latest.json)"
+        "--out",
+        type=Path,
+        default=None,
+        help="results file (default data/results/audit-latest.json)",
     )
     parser.add_argument(
         "--rank-depth",

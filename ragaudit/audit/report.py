@@ -69,16 +69,17 @@ def render_table(results: dict) -> list[str]:
     index = results["index"]
     split = index.get("split")
     split_text = (
-        f"; {split['split']} documents split into {split['children']} subsections"
-        if split
-        else ""
+        f"; {split['split']} documents split into {split['children']} subsections" if split else ""
     )
     lines.append(
         f"index: {index['indexed']} of {index['chunks']} chunks indexed "
         f"({index['chunking']}{split_text})"
     )
     lines.append("")
-    header = f"{'case':<28} {'question':<44} {'expected source':<26} {'rank':>5} {'top-' + str(k):>6}  verdict"
+    header = (
+        f"{'case':<28} {'question':<40} {'expected source':<34} {'rank':>5} "
+        f"{'top-' + str(k):>6}  verdict"
+    )
     lines.append(header)
     lines.append("-" * len(header))
     for case in results["cases"]:
@@ -90,8 +91,8 @@ def render_table(results: dict) -> list[str]:
             optional = "" if source["required"] else " (any)"
             lines.append(
                 f"{_cut(case['case_id'], 28) if i == 0 else '':<28} "
-                f"{_cut(case['question'], 44) if i == 0 else '':<44} "
-                f"{_cut(source['source'] + optional, 26):<26} {_rank(source):>5} {inside:>6}  "
+                f"{_cut(case['question'], 40) if i == 0 else '':<40} "
+                f"{_cut(source['source'] + optional, 34):<34} {_rank(source):>5} {inside:>6}  "
                 f"{verdict if i == 0 else ''}"
             )
         if case["status"] == "failed_call":

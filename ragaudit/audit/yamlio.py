@@ -101,7 +101,12 @@ def validate(model: type[BaseModel], data: Any, path: Path, what: str, lines: di
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
+        # A union field reports one error per alternative; the bare-type ones are noise.
+        errors = [e for e in error.errors() if not _is_type_tag(e["loc"][-1] if e["loc"] else "")]
+        errors = errors or error.errors()
+        # A misspelt key explains the "missing" error next to it: report the misspelling.
+        errors.sort(key=lambda e: e["type"] != "extra_forbidden")
+        first = errors[0]
         loc = tuple(part for part in first["loc"] if not _is_union_tag(part))
         message = first["msg"].removeprefix("Value error, ")
         named = re.match(r"^([A-Za-z_][\w.]*): ", message)
@@ -116,13 +121,18 @@ def validate(model: type[BaseModel], data: Any, path: Path, what: str, lines: di
         value = first.get("input")
         quiet = first["type"] in ("missing", "extra_forbidden") or isinstance(value, dict | list)
         shown = "" if quiet else f" (got {value!r})"
-        more = len(error.errors()) - 1
+        more = len(errors) - 1
         tail = f" [+{more} more]" if more else ""
         raise RagauditError(
             f"{what} {path}: {where}field {dotted(loc)}: {message}{shown}{tail}"
         ) from error
 
 
+def _is_type_tag(part: Any) -> bool:
+    return isinstance(part, str) and (part in {"int", "float", "str", "bool"} or "[" in part)
+
+
 def _is_union_tag(part: Any) -> bool:
-    # pydantic inserts the union member's type name into loc ('int', 'constrained-int').
-    return isinstance(part, str) and part in {"int", "float", "str", "bool", "list[str]"}
+    # pydantic puts the union member's name into loc ('str', 'PhrasingSpec'); our field
+    # names are lower_snake, so a capitalised or bracketed part is a member name.
+    return isinstance(part, str) and (_is_type_tag(part) or part[:1].isupper())
