@@ -37,7 +37,7 @@ PROBES = [
     ("negation", "embedding"),
 ]
 PRIMARY = "local:minilm"
-SECONDARY = "local:e5"
+SECONDARY = "local:e5-small"
 SECONDARY_PROBES = ["paraphrase", "negation"]
 MEASURES = (
     "gold_in_context",
@@ -71,20 +71,10 @@ def chunking_name(splitter: str, size: int, overlap: int) -> str:
 
 
 def split(text: str, splitter: str, size: int, overlap: int) -> list[tuple[int, int]]:
-    """Offsets of chunks: fixed windows, or windows cut back to the last '. ' (recursive)."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    while start < len(text):
-        end = min(len(text), start + size)
-        if splitter == "recursive" and end < len(text):
-            cut = text.rfind(". ", start + 1, end)
-            if cut > start:
-                end = cut + 2
-        spans.append((start, end))
-        if end >= len(text):
-            break
-        start = max(end - overlap, start + 1)
-    return spans
+    """Offsets of chunks, from ragaudit's own chunker (so the inspector redraws them alike)."""
+    from ragaudit.chunking import Chunking, chunk_spans
+
+    return chunk_spans(text, Chunking(splitter, size, overlap))
 
 
 def _document(rng: random.Random, probe: str, index: int) -> tuple[str, dict]:
@@ -607,3 +597,44 @@ def corpus_documents(n: int = 5, seed: int = 7) -> dict[str, str]:
     """The fixture's document texts by doc_id (for tests that need the whole document)."""
     rng = random.Random(seed)
     return {f"{p}-{i:03d}": _document(rng, p, i)[0] for p, _ in PROBES for i in range(n)}
+
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+
+
+def open_app(results_path: Path | None = None, page: str | None = None, **query: str):
+    """An AppTest of the inspector, optionally on `page` with URL query params, run once."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=30)
+    if results_path is not None:
+        at.query_params["results"] = str(results_path)
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    return at
+
+
+def texts(at) -> str:
+    """Every markdown, caption, info, warning, error and text element's text, joined."""
+    parts = []
+    for kind in (
+        "markdown",
+        "caption",
+        "info",
+        "warning",
+        "error",
+        "text",
+        "title",
+        "subheader",
+        "code",
+    ):
+        parts.extend(str(element.value) for element in getattr(at, kind))
+    return "\n".join(parts)
+
+
+def chart_specs(at) -> list[dict]:
+    """The plotly figure JSON of every chart on the page."""
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]

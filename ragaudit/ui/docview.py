@@ -24,52 +24,59 @@ class ChunkBox:
     rank: int | None
 
 
-def document_text(results: dict, doc_id: str) -> str | None:
-    """The document's text, rebuilt from the chunks the results file holds, else the corpus."""
-    pieces = sorted(
-        (
-            (c["start"], c["text"])
-            for c in results.get("chunks", {}).values()
-            if c["doc_id"] == doc_id
-        ),
-        key=lambda item: item[0],
-    )
-    text = ""
-    for start, piece in pieces:
-        if start > len(text):
-            text = ""  # a gap: the file does not hold the whole document
-            break
-        text = text[:start] + piece if start + len(piece) > len(text) else text
-    if text and pieces:
+def document_text(results: dict, doc_id: str, spans: list[dict]) -> str | None:
+    """The document's text: the corpus copy if it agrees with the record's spans, else
+    rebuilt from the chunks the results file holds (None if those leave gaps)."""
+    text = _corpus_text(doc_id)
+    if text is not None and all(text[s["start"] : s["end"]] == s["text"] for s in spans):
         return text
-    return _corpus_text(doc_id)
+    pieces = sorted(
+        (c["start"], c["text"]) for c in results.get("chunks", {}).values() if c["doc_id"] == doc_id
+    )
+    rebuilt = ""
+    for start, piece in pieces:
+        if start > len(rebuilt):
+            return None  # a gap: the file does not hold the whole document
+        if start + len(piece) > len(rebuilt):
+            rebuilt = rebuilt[:start] + piece
+    return rebuilt or None
 
 
 def _corpus_text(doc_id: str) -> str | None:
     try:
         from ragaudit.ui.lab_engine import corpus_documents
-    except ImportError:
+
+        return corpus_documents().get(doc_id)
+    except Exception:  # noqa: BLE001 - no corpus on disk: fall back to the results file
         return None
-    try:
-        docs = corpus_documents()
-    except Exception:  # noqa: BLE001 - no corpus on disk: the caller says the text is unavailable
-        return None
-    return docs.get(doc_id)
 
 
-def chunk_boxes(results: dict, doc_id: str, chunking: str, retrieved: list[dict]) -> list[ChunkBox]:
-    """This document's chunks under `chunking`, from the results file, in offset order."""
+def chunk_boxes(
+    results: dict, doc_id: str, chunking: str, retrieved: list[dict], text: str | None
+) -> list[ChunkBox]:
+    """This document's chunks under `chunking`, in offset order, with retrieved ranks.
+
+    With the document text, the chunking is recomputed (it is deterministic, and the
+    results file keeps only retrieved chunks); without it, the chunks the file holds.
+    """
     ranks = {hit["chunk_id"]: hit["rank"] for hit in retrieved}
-    boxes = [
-        (cid, c["start"], c["end"])
-        for cid, c in results.get("chunks", {}).items()
-        if c["doc_id"] == doc_id and c.get("chunking") == chunking
-    ]
-    boxes.sort(key=lambda b: (b[1], b[2]))
-    if not boxes:  # the file kept only retrieved chunks: show those
+    boxes: list[tuple[str, int, int]] = []
+    if text is not None:
+        try:
+            from ragaudit.chunking import Chunking, chunk_spans
+
+            spans = chunk_spans(text, Chunking.from_name(chunking))
+            boxes = [(f"{chunking}/{doc_id}#{i}", a, b) for i, (a, b) in enumerate(spans)]
+        except ImportError:
+            boxes = []
+    if not boxes:
         boxes = sorted(
-            ((h["chunk_id"], h["start"], h["end"]) for h in retrieved if h["doc_id"] == doc_id),
-            key=lambda b: b[1],
+            (
+                (cid, c["start"], c["end"])
+                for cid, c in results.get("chunks", {}).items()
+                if c["doc_id"] == doc_id and c.get("chunking") == chunking
+            ),
+            key=lambda b: (b[1], b[2]),
         )
     return [ChunkBox(cid, i, s, e, ranks.get(cid)) for i, (cid, s, e) in enumerate(boxes)]
 

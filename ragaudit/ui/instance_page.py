@@ -169,7 +169,7 @@ def _render_record(results: dict, record: dict, config: dict) -> None:
 def _render_documents(results: dict, record: dict, config: dict) -> None:
     import streamlit as st
 
-    chunking = chunking_of(config)
+    chunking = record.get("chunking") or chunking_of(config)
     doc_ids = list(record.get("answer_doc_ids") or [])
     for span in (record.get("trap_spans") or []) + (record.get("gold_spans") or []):
         if span["doc_id"] not in doc_ids:
@@ -178,9 +178,9 @@ def _render_documents(results: dict, record: dict, config: dict) -> None:
         st.write("No answer-bearing document: this question has no answer in the corpus.")
         return
     for doc_id in doc_ids[:3]:
-        text = document_text(results, doc_id)
-        boxes = chunk_boxes(results, doc_id, chunking, record.get("retrieved") or [])
         spans = spans_of(record, doc_id)
+        text = document_text(results, doc_id, spans)
+        boxes = chunk_boxes(results, doc_id, chunking, record.get("retrieved") or [], text)
         cut = [s for s in spans if s.get("role") == "gold" and span_cut(s, boxes)]
         verdict = "the gold span is cut by a chunk boundary" if cut else "no gold span is cut"
         st.markdown(f"**Document `{doc_id}` under `{chunking}`**: {len(boxes)} chunks; {verdict}.")

@@ -1,4 +1,50 @@
-"""Lab: live k / chunk size / overlap / splitter / hybrid over one probe."""
+"""Lab: toggle k, chunk size, overlap, splitter and hybrid live over one probe.
+
+The controls and what they change live in one `st.fragment`, so a toggle reruns only the
+panel. Indexes and rankings are shared resources (see lab_engine), so k is a slice of a
+stored ranking, and a chunking or hybrid setting seen once is instant.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ragaudit.ui import links
+from ragaudit.ui.common import current_results
+from ragaudit.ui.data import embedder_specs
+
+SIZES = [256, 512, 1000, 2000, 4000]
+OVERLAPS = [0, 64, 128, 200, 400]
+LOCAL_EMBEDDERS = ["local:minilm", "local:e5-small"]
+ALL_INSTANCES = "all instances"
+
+
+def lab_index(embedder: str, splitter: str, size: int, overlap: int):
+    """The shared live index for one setting (built once per server process)."""
+    import streamlit as st
+
+    from ragaudit.ui.lab_engine import build_lab_index
+
+    @st.cache_resource(
+        show_spinner="Chunking and embedding the corpus for this setting…", max_entries=8
+    )
+    def _cached(embedder: str, splitter: str, size: int, overlap: int):
+        return build_lab_index(embedder, splitter, size, overlap)
+
+    return _cached(embedder, splitter, size, overlap)
+
+
+def lab_rankings(embedder: str, splitter: str, size: int, overlap: int, probe: str, hybrid: bool):
+    """Rankings to the pool depth for every instance of `probe` (shared, built once)."""
+    import streamlit as st
+
+    from ragaudit.ui.lab_engine import probe_rankings
+
+    @st.cache_resource(show_spinner="Ranking…", max_entries=64)
+    def _cached(embedder: str, splitter: str, size: int, overlap: int, probe: str, hybrid: bool):
+        return probe_rankings(lab_index(embedder, splitter, size, overlap), probe, hybrid)
+
+    return _cached(embedder, splitter, size, overlap, probe, hybrid)
 
 
 def render() -> None:
@@ -6,3 +52,143 @@ def render() -> None:
     import streamlit as st
 
     st.title("Lab")
+    st.caption(
+        "Retrieval only, live over the committed corpus: nothing here is written to the results file."
+    )
+    try:
+        from ragaudit.ui.lab_engine import load_lab_corpus
+
+        corpus = load_lab_corpus()
+    except Exception as error:  # noqa: BLE001 - no corpus (or no corpus module): say so, no traceback
+        st.error(f"The Lab needs the planted-fault corpus and could not load it: {error}")
+        return
+    probes = list(dict.fromkeys(i.probe for i in corpus.instances))
+    loaded = current_results()
+    embedders = list(
+        dict.fromkeys(LOCAL_EMBEDDERS + (embedder_specs(loaded.results) if loaded.results else []))
+    )
+    links.bind("lab_probe", "probe", probes)
+    links.bind("lab_embedder", "embedder", embedders)
+    col_probe, col_instance, col_embedder = st.columns(3)
+    with col_probe:
+        probe = st.selectbox("Probe", probes, key="lab_probe")
+    instance_ids = [ALL_INSTANCES] + [i.instance_id for i in corpus.instances if i.probe == probe]
+    links.bind("lab_instance", "instance", instance_ids, ALL_INSTANCES)
+    with col_instance:
+        instance_id = st.selectbox("Instance", instance_ids, key="lab_instance")
+    with col_embedder:
+        embedder = st.selectbox("Embedder", embedders, key="lab_embedder")
+    for key, param in (
+        ("lab_probe", "probe"),
+        ("lab_instance", "instance"),
+        ("lab_embedder", "embedder"),
+    ):
+        links.publish(key, param)
+    live_panel(probe, None if instance_id == ALL_INSTANCES else instance_id, embedder)
+
+
+def _controls() -> tuple[int, str, int, int, bool]:
+    import streamlit as st
+
+    cols = st.columns([3, 2, 2, 2, 1])
+    with cols[0]:
+        k = st.slider("k (chunks retrieved)", 1, 10, 3, key="lab_k")
+    with cols[1]:
+        splitter = st.radio("Splitter", ["recursive", "fixed"], horizontal=True, key="lab_splitter")
+    with cols[2]:
+        size = st.selectbox("Chunk size", SIZES, index=SIZES.index(1000), key="lab_size")
+    with cols[3]:
+        overlap = st.selectbox("Overlap", OVERLAPS, index=0, key="lab_overlap")
+    with cols[4]:
+        hybrid = st.toggle("Hybrid", key="lab_hybrid")
+    return int(k), str(splitter), int(size), int(overlap), bool(hybrid)
+
+
+def live_panel(probe: str, instance_id: str | None, embedder: str) -> None:
+    """The fragment: controls, the probe's retrieval rate and the retrieved chunks."""
+    import streamlit as st
+
+    @st.fragment
+    def panel() -> None:
+        from ragaudit.ui.lab_engine import diagnose_at_k, probe_instances
+
+        k, splitter, size, overlap, hybrid = _controls()
+        if overlap >= size:
+            st.error(f"Overlap {overlap} must be smaller than the chunk size {size}.")
+            return
+        started = time.perf_counter()
+        try:
+            lab = lab_index(embedder, splitter, size, overlap)
+            rankings = lab_rankings(embedder, splitter, size, overlap, probe, hybrid)
+        except Exception as error:  # noqa: BLE001 - a model that cannot load: one line, no traceback
+            st.error(f"Could not build the index for {embedder}: {error}")
+            return
+        instances = probe_instances(probe)
+        found = {
+            i.instance_id: diagnose_at_k(lab, i, rankings[i.instance_id], k) for i in instances
+        }
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        st.session_state["lab_last_ms"] = elapsed_ms
+        _summary(found, lab, k, hybrid, elapsed_ms)
+        if lab.errors:
+            st.warning(
+                f"{len(lab.errors)} embedding batch(es) failed; this index is incomplete: {lab.errors[0]}"
+            )
+        shown = instance_id or (instances[0].instance_id if instances else None)
+        if shown is None:
+            return
+        instance = next(i for i in instances if i.instance_id == shown)
+        _retrieved(lab, instance, rankings[shown][:k], found[shown])
+
+    panel()
+
+
+def _summary(found: dict[str, dict], lab, k: int, hybrid: bool, elapsed_ms: float) -> None:
+    import streamlit as st
+
+    with_gold = [d for d in found.values() if d.get("gold_in_context") is not None]
+    arrived = sum(1 for d in with_gold if d["gold_in_context"])
+    preserved = sum(1 for d in with_gold if d.get("span_preserved"))
+    n = len(with_gold)
+    if n:
+        st.markdown(
+            f"**Gold in context: {arrived / n:.0%} {arrived}/{n}** · span preserved {preserved / n:.0%} "
+            f"{preserved}/{n} · `{lab.chunking}`, k={k}{', hybrid' if hybrid else ''}"
+        )
+    else:
+        st.markdown(f"This probe has no gold spans to retrieve ({len(found)} instances).")
+    st.caption(
+        f"{len(lab.chunk_by_id)} chunks; index built in {lab.build_seconds:.1f} s "
+        f"({lab.embedded} vectors added); this update took {elapsed_ms:.0f} ms"
+    )
+
+
+def _retrieved(lab, instance, hits: list, diagnostics: dict) -> None:
+    import streamlit as st
+
+    from ragaudit.diagnostics import span_in
+
+    arrived = diagnostics.get("gold_in_context")
+    st.markdown(
+        f"**{instance.instance_id}**: {instance.question}  \n"
+        f"gold in context: `{arrived}` · gold rank `{diagnostics.get('gold_rank')}` · "
+        f"trap rank `{diagnostics.get('trap_rank')}`"
+    )
+    lines = []
+    for hit in hits:
+        chunk = lab.chunk_by_id[hit.chunk_id]
+        tags = []
+        if any(span_in(s, chunk) for s in instance.gold_spans):
+            tags.append("🟨 holds gold")
+        if any(span_in(s, chunk) for s in instance.trap_spans):
+            tags.append("🟥 holds trap")
+        bm25 = "" if hit.bm25_score is None else f" · bm25 {hit.bm25_score:.2f}"
+        dense = "" if hit.dense_score is None else f" · cosine {hit.dense_score:.4f}"
+        lines.append(
+            f"{hit.rank}. `{hit.chunk_id}` score {hit.score:.4f}{dense}{bm25} {' '.join(tags)}"
+        )
+    st.markdown("**Retrieved chunks**\n\n" + "\n".join(lines))
+    with st.expander("Chunk texts"):
+        for hit in hits:
+            st.caption(f"rank {hit.rank} · {hit.chunk_id}")
+            st.text(lab.chunk_by_id[hit.chunk_id].text)

@@ -36,12 +36,18 @@ class RunStatus:
     done: int | None
     total: int | None
     stage: str | None
+    eta: float | None
+    """The stage's ETA as the run reported it, if it did."""
     last_line: str
 
     @property
     def eta_seconds(self) -> float | None:
-        """Linear extrapolation from the work done so far; None before the first unit."""
-        if not self.alive or not self.done or not self.total:
+        """The run's own ETA for its stage, else a linear extrapolation; None before any work."""
+        if not self.alive:
+            return None
+        if self.eta is not None:
+            return self.eta
+        if not self.done or not self.total:
             return None
         elapsed = time.time() - self.started_at
         return elapsed * (self.total - self.done) / self.done
@@ -163,29 +169,32 @@ def _tail(path: Path, size: int = 8192) -> list[str]:
     return [line.split("\r")[-1] for line in text.splitlines() if line.strip()]
 
 
-def read_progress(out: Path, log: Path) -> tuple[int | None, int | None, str | None, str]:
-    """(done, total, stage, last log line) from the run's progress file or its log."""
+def progress_path() -> Path:
+    """Where `ragaudit run` writes its progress snapshot (ragaudit.progress.Progress)."""
+    return paths.results_dir() / "progress.json"
+
+
+def read_progress(log: Path) -> dict:
+    """{done, total, stage, eta_seconds, last_line} from the run's progress file or its log."""
     lines = _tail(log)
-    last = lines[-1] if lines else ""
+    found: dict = {"done": None, "total": None, "stage": None, "eta_seconds": None}
+    found["last_line"] = lines[-1] if lines else ""
     try:
-        from ragaudit.progress import read_progress as read_run_progress
-    except ImportError:
-        read_run_progress = None
-    if read_run_progress is not None:
-        try:
-            progress = read_run_progress(out)
-        except Exception:  # noqa: BLE001 - a half-written progress file: fall back to the log
-            progress = None
-        if progress:
-            get = (
-                progress.get if isinstance(progress, dict) else lambda k: getattr(progress, k, None)
-            )
-            return get("done"), get("total"), get("stage"), last
-    for line in reversed(lines):
+        snapshot = json.loads(progress_path().read_text())
+    except (OSError, json.JSONDecodeError):
+        snapshot = None
+    if isinstance(snapshot, dict) and snapshot.get("total"):
+        for field in ("done", "total", "stage", "eta_seconds"):
+            found[field] = snapshot.get(field)
+        return found
+    for line in reversed(lines):  # "[stage] ####---- 120/400 30% ..." lines on stderr
         match = _PROGRESS_LINE.search(line)
         if match and int(match.group(2)) > 0:
-            return int(match.group(1)), int(match.group(2)), None, last
-    return None, None, None, last
+            found["done"], found["total"] = int(match.group(1)), int(match.group(2))
+            stage = re.match(r"\[([^\]]+)\]", line)
+            found["stage"] = stage.group(1) if stage else None
+            break
+    return found
 
 
 def run_status() -> RunStatus | None:
@@ -197,7 +206,7 @@ def run_status() -> RunStatus | None:
     if code is None:
         code = state.get("returncode")
     out, log = Path(state["out"]), Path(state["log"])
-    done, total, stage, last = read_progress(out, log)
+    progress = read_progress(log) if alive else {"last_line": (_tail(log) or [""])[-1]}
     return RunStatus(
         pid=int(state["pid"]),
         argv=list(state["argv"]),
@@ -206,10 +215,11 @@ def run_status() -> RunStatus | None:
         started_at=float(state["started_at"]),
         alive=alive,
         returncode=code,
-        done=done,
-        total=total,
-        stage=stage,
-        last_line=last,
+        done=progress.get("done"),
+        total=progress.get("total"),
+        stage=progress.get("stage"),
+        eta=progress.get("eta_seconds"),
+        last_line=progress["last_line"],
     )
 
 

@@ -6,7 +6,7 @@ from ragaudit.ui.common import current_results
 from ragaudit.ui.runs import log_tail, run_status, start_run, stop_run
 
 CONFIGS = ["A", "A_prime", "B", "C", "C_prime", "D", "M"]
-EMBEDDERS = ["local:minilm", "local:e5"]
+EMBEDDERS = ["local:minilm", "local:e5-small"]
 GENERATORS = ["local:qwen2.5-0.5b", "local:qwen2.5-1.5b"]
 
 

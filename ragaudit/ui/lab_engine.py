@@ -1,0 +1,113 @@
+"""The Lab's engine: the corpus, one live index per (embedder, chunking), rankings per probe.
+
+Expensive things are Streamlit resources shared by every session (`st.cache_resource`):
+the corpus, and an in-memory Chroma index per (embedder, splitter, size, overlap) whose
+embeddings come through the model-call cache, so a chunking embedded once (by a run or
+by the Lab) is rebuilt from stored vectors, and a setting seen once is instant. Rankings
+are kept to the pool depth per (index, probe, hybrid), so changing k is a slice.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+_lock = threading.Lock()
+
+
+@dataclass
+class LabIndex:
+    """A live index over the whole corpus under one chunking."""
+
+    embedder_spec: str
+    chunking: str
+    retriever: Any
+    view: Any
+    """diagnostics.ChunkingView over the same chunks."""
+    chunk_by_id: dict[str, Any]
+    build_seconds: float
+    embedded: int
+    """Chunks whose vectors were added to the index (from cache or computed)."""
+    errors: list[str] = field(default_factory=list)
+
+
+def corpus_documents() -> dict[str, str]:
+    """doc_id -> text of the committed corpus (cached per process)."""
+    return {doc.doc_id: doc.text for doc in load_lab_corpus().documents}
+
+
+def load_lab_corpus() -> Any:
+    """The planted-fault corpus, loaded once per server process."""
+    import streamlit as st
+
+    @st.cache_resource(show_spinner="Loading the corpus…")
+    def _load() -> Any:
+        from ragaudit.corpus import load_corpus
+
+        return load_corpus()
+
+    return _load()
+
+
+def _client() -> Any:
+    # In-memory Chroma: the Lab never writes into the run's vector store under data/.
+    import chromadb
+    from chromadb.config import Settings
+
+    return chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+
+
+def build_lab_index(embedder_spec: str, splitter: str, size: int, overlap: int) -> LabIndex:
+    """Chunk the corpus, embed through the call cache, and index in memory."""
+    from ragaudit.backends.cache import CallCache
+    from ragaudit.backends.llamaindex import as_llamaindex_embedding
+    from ragaudit.backends.specs import load_embedder
+    from ragaudit.chunking import Chunking, chunk_corpus
+    from ragaudit.diagnostics import ChunkingView
+    from ragaudit.index import build_index
+    from ragaudit.retrieval import Retriever
+
+    started = time.perf_counter()
+    chunking = Chunking(splitter, size, overlap)  # type: ignore[arg-type]
+    chunks = chunk_corpus(load_lab_corpus().documents, chunking)
+    embedder = load_embedder(embedder_spec, CallCache())
+    with _lock:  # one build at a time: two sessions asking for the same index share it
+        index = build_index(
+            _client(), embedder, chunking.name, chunks, as_llamaindex_embedding(embedder)
+        )
+    return LabIndex(
+        embedder_spec=embedder_spec,
+        chunking=chunking.name,
+        retriever=Retriever(embedder, chunks, index),
+        view=ChunkingView(chunking.name, chunks),
+        chunk_by_id={c.chunk_id: c for c in chunks},
+        build_seconds=time.perf_counter() - started,
+        embedded=index.added,
+        errors=list(index.errors),
+    )
+
+
+def probe_instances(probe: str) -> list[Any]:
+    """The corpus instances of one probe, in corpus order."""
+    return [i for i in load_lab_corpus().instances if i.probe == probe]
+
+
+def probe_rankings(lab: LabIndex, probe: str, hybrid: bool) -> dict[str, list[Any]]:
+    """instance_id -> ranking to the pool depth (list of retrieval.Hit) for every instance."""
+    from ragaudit.retrieval import POOL_DEPTH
+
+    rankings = {}
+    for instance in probe_instances(probe):
+        rankings[instance.instance_id] = lab.retriever.ranking(
+            instance.question, hybrid, POOL_DEPTH
+        )
+    return rankings
+
+
+def diagnose_at_k(lab: LabIndex, instance: Any, ranking: list[Any], k: int) -> dict:
+    """The model-free diagnostics of one instance when the top `k` of `ranking` is retrieved."""
+    from ragaudit.diagnostics import diagnose
+
+    return diagnose(instance, lab.view, ranking, k, lab.chunk_by_id)
