@@ -146,7 +146,11 @@ class QwenEngine:
         with self._lock:
             response = self._server.handle_chat_completions(body)
         if not isinstance(response, dict) or "choices" not in response:
-            message = response.get("error", response) if isinstance(response, dict) else response
+            message = response
+            if isinstance(response, dict):
+                error = response.get("error", response)
+                message = error.get("message", error) if isinstance(error, dict) else error
+                message = response.get("message", message)
             raise RuntimeError(f"llama.cpp refused the request: {message}")
         self.last_timings = response.get("timings")
         return response["choices"][0]["message"].get("content") or ""

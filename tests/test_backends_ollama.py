@@ -1,0 +1,111 @@
+"""The Ollama backend against a local process speaking Ollama's HTTP API (tests/ollama_fake.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.retry import RetryPolicy
+from ragaudit.backends.specs import describe_model, load_embedder, load_generator
+from ragaudit.errors import ModelCallFailed
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ollama_fake import MODELS, start_fake_ollama, unused_port  # noqa: E402
+
+FAST = RetryPolicy(retries=3, delay=0.01, timeout=10)
+HELLO = [{"role": "user", "content": "hello there"}]
+
+
+@pytest.fixture
+def cache(ragaudit_home):
+    return CallCache()
+
+
+@pytest.fixture
+def fake_server():
+    started = []
+
+    def start(mode="normal", failures=0):
+        server = start_fake_ollama(mode, failures)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def test_embed_and_chat_round_trip_with_digest(cache, fake_server):
+    server = fake_server()
+    embedder = load_embedder("ollama:mxbai-embed-large", cache=cache, host=server.url, retry=FAST)
+    assert embedder.digest == MODELS["mxbai-embed-large:latest"]
+    assert embedder.digest_reason is None
+    vectors = np.array(embedder.embed(["red apples", "red apples and pears", "tax law"]))
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+    assert embedder.dimensions == 64
+    generator = load_generator("ollama:qwen2.5:7b", cache=cache, host=server.url, retry=FAST)
+    assert generator.generate(HELLO) == "fake reply to: hello there"
+    assert generator.generate_detailed(HELLO).replayed is True
+    assert describe_model(generator)["backend"] == "ollama"
+    assert server.requests()["/api/chat"] == 1  # the second answer came from the cache
+
+
+def test_dropped_connections_are_retried_then_served(cache, fake_server):
+    server = fake_server("drop", failures=2)
+    embedder = load_embedder("ollama:mxbai-embed-large", cache=cache, host=server.url, retry=FAST)
+    # the first two requests (both /api/tags) were dropped; the third got the digest
+    assert server.requests() == {"/api/tags": 3}
+    assert embedder.digest == MODELS["mxbai-embed-large:latest"]
+    assert len(embedder.embed(["one text"])) == 1
+    assert cache.stats() == {"replayed": 0, "computed": 1, "failed": 0}
+
+
+def test_persistent_500s_are_counted_failed_and_raised(cache, fake_server):
+    server = fake_server("error500", failures=-1)
+    generator = load_generator("ollama:qwen2.5:7b", cache=cache, host=server.url, retry=FAST)
+    assert generator.digest == "unavailable"
+    assert "HTTP 500" in generator.digest_reason
+    with pytest.raises(ModelCallFailed, match="after 4 attempt"):
+        generator.generate(HELLO)
+    assert server.requests()["/api/chat"] == 4
+    assert cache.stats() == {"replayed": 0, "computed": 0, "failed": 1}
+    [failure] = cache.failures()
+    assert failure["model"] == "ollama:qwen2.5:7b" and failure["kind"] == "generate"
+    assert "HTTP 500" in failure["error"]
+
+
+def test_a_missing_model_fails_at_once_without_retries(cache, fake_server):
+    server = fake_server()
+    embedder = load_embedder("ollama:not-pulled", cache=cache, host=server.url, retry=FAST)
+    assert embedder.digest == "unavailable"
+    assert "not among the models" in embedder.digest_reason
+    with pytest.raises(ModelCallFailed, match="not found"):
+        embedder.embed(["x", "y"])
+    assert server.requests()["/api/embed"] == 1
+    assert cache.stats()["failed"] == 2
+
+
+def test_unreachable_server_is_one_line_naming_the_url(cache, monkeypatch):
+    url = f"http://127.0.0.1:{unused_port()}"
+    monkeypatch.setenv("OLLAMA_HOST", url)  # the default host comes from OLLAMA_HOST
+    embedder = load_embedder("ollama:mxbai-embed-large", cache=cache, retry=FAST)
+    assert embedder.digest == "unavailable" and url in embedder.digest_reason
+    with pytest.raises(ModelCallFailed) as caught:
+        embedder.embed(["x"])
+    message = str(caught.value)
+    assert url in message and "unreachable" in message and "\n" not in message
+    assert cache.failures()[0]["error"].startswith(f"ollama server at {url} is unreachable")
+
+
+def test_retry_settings_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("RAGAUDIT_RETRIES", "1")
+    monkeypatch.setenv("RAGAUDIT_RETRY_DELAY", "0")
+    assert RetryPolicy.from_env() == RetryPolicy(retries=1, delay=0.0)
+    monkeypatch.setenv("RAGAUDIT_RETRIES", "many")
+    with pytest.raises(Exception, match="RAGAUDIT_RETRIES='many'"):
+        RetryPolicy.from_env()
