@@ -94,6 +94,9 @@ def check_citations(generation: dict, retrieved_texts: dict[str, str]) -> dict:
             "outcome": "no_checkable_value",
             "detail": "the reply asserts no number, quote or list",
         }
+    if not retrieved_texts:
+        # Without the chunk texts the check cannot run; say so rather than flag everything.
+        return {"outcome": "not_applicable", "detail": "chunk texts were not available"}
     cited_texts = [retrieved_texts[c] for c in cited if c in retrieved_texts]
     missing = [v["value"] for v in values if not any(_contained(v, t) for t in cited_texts)]
     if missing:

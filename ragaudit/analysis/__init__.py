@@ -17,7 +17,7 @@ def analyse(results: dict) -> None:
     from ragaudit.analysis.cells import cell_measures, citation_counts, failure_flags, group_cells
     from ragaudit.analysis.detectability import detectability
     from ragaudit.analysis.severity import severity_rules
-    from ragaudit.analysis.stats import mcnemar_exact
+    from ragaudit.analysis.stats import mcnemar_exact, wilson_interval
     from ragaudit.grading import grading_patterns
 
     config_order = [c["name"] for c in results.get("configs") or []]
@@ -55,6 +55,10 @@ def analyse(results: dict) -> None:
     results["severity_rules"] = severity_rules()
     results["grading_patterns"] = grading_patterns()
     for comparison in results.get("comparisons") or []:
+        n = comparison.get("n") or 0
+        if n > 0:  # intervals on both ends, so a delta is read against its noise
+            comparison["from_wilson"] = list(wilson_interval(comparison["from_count"], n))
+            comparison["to_wilson"] = list(wilson_interval(comparison["to_count"], n))
         if comparison.get("mcnemar_p") is None:
             gains = len(comparison.get("gains") or [])
             losses = len(comparison.get("losses") or [])

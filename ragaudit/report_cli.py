@@ -1,0 +1,73 @@
+"""`ragaudit report`: print the probe x config tables and write the Markdown / HTML report,
+all rendered from one results file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `ragaudit report`."""
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="results file (default: data/results/latest.json)",
+    )
+    parser.add_argument("--format", choices=("md", "html", "both"), default="both")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder for report.md / report.html (default: beside the results)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render the report; print the tables and the paths written."""
+    from ragaudit.paths import default_results_path
+    from ragaudit.report import render_html, render_markdown, render_tables
+    from ragaudit.results import load_results
+
+    path = args.results or default_results_path()
+    results = load_results(path)
+    _require_analysis(results, path)
+    out = args.out or Path(path).parent
+    print(render_tables(results), end="")
+    written = []
+    if args.format in ("md", "both"):
+        target = out / "report.md"
+        write_text_atomic(target, render_markdown(results))
+        written.append(target)
+    if args.format in ("html", "both"):
+        target = out / "report.html"
+        write_text_atomic(target, render_html(results))
+        written.append(target)
+    for target in written:
+        print(f"wrote {target}")
+    return 0
+
+
+def _require_analysis(results: dict, path: Path) -> None:
+    from ragaudit.errors import RagauditError
+
+    if "severity_rules" not in results or not results.get("cells"):
+        reason = results.get("cells_reason") or "it has no analysed cells"
+        raise RagauditError(f"{path}: cannot render a report: {reason}")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `text` to a temp file beside `path`, then rename over it."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
