@@ -1,0 +1,103 @@
+"""Reading a user's corpus: folders and JSONL; bad files listed and skipped with a count;
+an empty corpus and malformed JSONL are clear errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragaudit.audit.corpus_io import html_to_text, load_corpus
+from ragaudit.errors import RagauditError
+
+
+def make_folder(root):
+    (root / "statutes").mkdir(parents=True)
+    (root / "statutes" / "estate.md").write_text("Article 16. Items excluded.", encoding="utf-8")
+    (root / "guide.txt").write_text("File within six months.", encoding="utf-8")
+    (root / "page.html").write_text(
+        "<html><head><title>t</title><style>p{}</style></head><body><h1>Deadlines</h1>"
+        "<p>File the return within <b>six</b> months.</p><script>x()</script></body></html>",
+        encoding="utf-8",
+    )
+    (root / "scan.txt").write_bytes(b"%PDF-1.4\x00\x01\x02binary")
+    (root / "latin1.txt").write_bytes("Caf\xe9 cr\xe8me".encode("latin-1"))
+    (root / "blank.md").write_text("   \n", encoding="utf-8")
+    (root / "notes.docx").write_bytes(b"PK\x03\x04")
+    return root
+
+
+def test_folder_reads_ids_and_source_types_and_lists_what_it_skipped(tmp_path):
+    corpus = load_corpus(make_folder(tmp_path / "corpus"))
+    by_id = {d.doc_id: d for d in corpus.documents}
+    assert set(by_id) == {"statutes/estate", "guide", "page"}
+    assert by_id["statutes/estate"].source_type == "statutes"
+    assert by_id["guide"].source_type is None
+    assert by_id["page"].text == "Deadlines\n\nFile the return within six months."
+    skipped = {s.path: s.reason for s in corpus.skipped}
+    assert skipped == {
+        "scan.txt": "binary (NUL bytes)",
+        "latin1.txt": "not UTF-8 (byte 3)",
+        "blank.md": "empty",
+        "notes.docx": "unsupported extension .docx",
+    }
+
+
+def test_unreadable_file_is_listed(tmp_path):
+    root = make_folder(tmp_path / "corpus")
+    # A regular file whose read fails with EIO for any user, root included (chmod 0 would
+    # not stop root): the process's own memory file.
+    (root / "mem.txt").symlink_to("/proc/self/mem")
+    skipped = {s.path: s.reason for s in load_corpus(root).skipped}
+    assert skipped["mem.txt"] == "unreadable (Input/output error)"
+    assert len(skipped) == 5
+
+
+def test_empty_corpus_is_a_clear_error_counting_the_skipped(tmp_path):
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "scan.txt").write_bytes(b"\x00\x00")
+    with pytest.raises(
+        RagauditError, match=r"corpus .*corpus: empty, no readable document \(1 files"
+    ):
+        load_corpus(root)
+    with pytest.raises(RagauditError, match="no such file or folder"):
+        load_corpus(tmp_path / "missing")
+
+
+def test_jsonl_documents_with_source_type_and_metadata(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    rows = [
+        {"id": "s1", "text": "Article 1.", "source_type": "statute", "metadata": {"year": 2020}},
+        {"id": "r1", "text": "Ruling one."},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n", encoding="utf-8")
+    corpus = load_corpus(path)
+    assert [(d.doc_id, d.source_type) for d in corpus.documents] == [
+        ("s1", "statute"),
+        ("r1", None),
+    ]
+    assert corpus.documents[0].metadata == {"year": 2020}
+
+
+@pytest.mark.parametrize(
+    "lines, expected",
+    [
+        (['{"id": "a", "text": "x"}', '{"id": "b", "text": '], "line 2: invalid JSON"),
+        (['{"id": "a", "text": "x"}', '{"id": "a", "text": "y"}'], "line 2: id 'a' already used"),
+        (['{"id": "a"}'], "line 1: field text: missing"),
+        (['{"id": "a", "text": "x", "source": "s"}'], "line 1: field source: unknown field"),
+        (['["a", "x"]'], "line 1: expected an object"),
+    ],
+)
+def test_malformed_jsonl_names_the_line(tmp_path, lines, expected):
+    path = tmp_path / "docs.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(RagauditError) as error:
+        load_corpus(path)
+    assert str(error.value).startswith(f"corpus {path}: ")
+    assert expected in str(error.value)
+
+
+def test_html_blocks_become_lines():
+    assert html_to_text("<ul><li>one</li><li>two &amp; three</li></ul>") == "one\n\ntwo & three"
