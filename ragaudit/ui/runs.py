@@ -13,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,7 +120,11 @@ def start_run(args: list[str], out: Path) -> int:
     if current is not None and current.alive:
         raise RuntimeError(f"a run is already going (pid {current.pid}); wait for it or stop it")
     runs_dir().mkdir(parents=True, exist_ok=True)
-    log = runs_dir() / f"run-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    handle, name = tempfile.mkstemp(
+        prefix=f"run-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".log", dir=runs_dir()
+    )
+    os.close(handle)
+    log = Path(name)
     argv = [sys.executable, "-m", "ragaudit", "run", *args, "--out", str(out)]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     with log.open("wb") as sink:

@@ -1,0 +1,139 @@
+"""The Runs page: start a run as a subprocess, follow its progress, show the run's conditions."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from ui_fixtures import build_results, open_app, texts, write_results
+
+from ragaudit.ui import runs
+from ragaudit.ui.runs_page import run_args
+
+
+@pytest.fixture
+def results_file(ragaudit_home, monkeypatch):
+    monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
+    return write_results(ragaudit_home / "results" / "latest.json", n=3)
+
+
+def test_conditions_show_replayed_computed_failed_and_digests(results_file):
+    conditions = build_results(n=3)["conditions"]
+    at = open_app(results_file, page="pages/runs.py")
+    assert not at.exception
+    calls = conditions["calls"]
+    page = texts(at)
+    assert (
+        f"replayed {calls['replayed']} · computed {calls['computed']} · failed {calls['failed']}"
+        in page
+    )
+    assert conditions["elapsed_seconds_reason"] in page
+    models = at.dataframe[-1].value
+    assert "unavailable" in list(models["digest"])
+    assert "a" * 64 in list(models["digest"])
+
+
+def test_form_choices_become_run_arguments():
+    assert run_args("quick", 5, ["local:minilm"], "local:qwen2.5-0.5b", ["A"], False) == [
+        "--quick",
+        "--embedders",
+        "local:minilm",
+        "--no-generate",
+    ]
+    assert run_args("custom", 7, [], "local:qwen2.5-0.5b", ["B", "M"], True) == [
+        "--n",
+        "7",
+        "--generator",
+        "local:qwen2.5-0.5b",
+        "--gen-configs",
+        "B",
+        "M",
+    ]
+
+
+def test_progress_is_read_from_the_runs_progress_file(ragaudit_home):
+    log = ragaudit_home / "x.log"
+    log.write_text("[index local:minilm] ####---- 40/400 10% 00:01 elapsed ETA 00:09\n")
+    assert (
+        runs.read_progress(log)["done"] == 40
+        and runs.read_progress(log)["stage"] == "index local:minilm"
+    )
+    runs.progress_path().parent.mkdir(parents=True, exist_ok=True)
+    runs.progress_path().write_text(
+        json.dumps({"stage": "retrieve", "done": 3, "total": 12, "eta_seconds": 9.0})
+    )
+    progress = runs.read_progress(log)
+    assert (progress["done"], progress["total"], progress["stage"], progress["eta_seconds"]) == (
+        3,
+        12,
+        "retrieve",
+        9.0,
+    )
+
+
+def _wait_until_ended(deadline_seconds: float = 10) -> runs.RunStatus:
+    deadline = time.time() + deadline_seconds
+    while runs.run_status().alive and time.time() < deadline:
+        time.sleep(0.1)
+    return runs.run_status()
+
+
+def test_the_form_starts_ragaudit_run_and_the_page_follows_it(results_file, ragaudit_home):
+    at = open_app(results_file, page="pages/runs.py")
+    assert "No run started" in texts(at)
+    at.radio(key="runs_preset").set_value("custom")
+    at.number_input(key="runs_n").set_value(2)
+    at.button[0].click()  # the form's submit button
+    at.run()
+    status = runs.run_status()
+    try:
+        assert status is not None
+        assert status.argv[3:] == [
+            "run",
+            "--n",
+            "2",
+            "--embedders",
+            "local:minilm",
+            "--no-generate",
+            "--out",
+            str(results_file),
+        ]
+        at.run()
+        (panel,) = at.status
+        assert panel.label in {"Run in progress", "Run finished"} or panel.label.startswith(
+            "Run ended"
+        )
+    finally:
+        runs.stop_run()
+    status = _wait_until_ended()
+    assert not status.alive
+    at.run()
+    (panel,) = at.status
+    assert panel.label != "Run in progress"
+
+
+def test_one_run_at_a_time_and_stop_ends_it(ragaudit_home, tmp_path):
+    import subprocess
+    import sys
+
+    # A long-lived process of our own stands in as the current run (stop_run ends its group).
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
+    runs._write_state(
+        {
+            "pid": sleeper.pid,
+            "argv": ["python", "-m", "ragaudit", "run"],
+            "out": str(tmp_path / "r.json"),
+            "log": str(tmp_path / "r.log"),
+            "started_at": time.time(),
+            "returncode": None,
+        }
+    )
+    assert runs.run_status().alive
+    with pytest.raises(RuntimeError, match="already going"):
+        runs.start_run(["--quick"], tmp_path / "r.json")
+    assert runs.stop_run()
+    assert sleeper.wait(timeout=10) != 0
+    assert not runs.run_status().alive

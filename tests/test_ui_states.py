@@ -1,0 +1,94 @@
+"""No results, a corrupt or older-schema file, partial results: a message, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from ui_fixtures import build_results, chart_specs, open_app, texts, write_results
+
+PAGES = ["pages/matrix.py", "pages/instance.py", "pages/severity.py"]
+
+
+@pytest.fixture(autouse=True)
+def _no_env(monkeypatch):
+    monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_results_says_so_in_one_line_with_a_start_button(ragaudit_home, page):
+    at = open_app(page=page)
+    assert not at.exception
+    assert "No results yet" in texts(at)
+    assert str(ragaudit_home / "results" / "latest.json") in texts(at)
+    assert (
+        at.button(key=f"{page.split('/')[1][:-3]}_start_default").label
+        == "Start the default quick run"
+    )
+
+
+def test_start_button_starts_the_quick_run_and_opens_runs(ragaudit_home):
+    from ragaudit.ui import runs
+
+    at = open_app()
+    at.button(key="matrix_start_default").click().run()
+    try:
+        status = runs.run_status()
+        assert status is not None
+        assert status.argv[3:5] == ["run", "--quick"]
+        assert status.out == ragaudit_home / "results" / "latest.json"
+        assert at.title[0].value == "Runs"
+    finally:
+        runs.stop_run()
+        deadline = time.time() + 10
+        while runs.run_status().alive and time.time() < deadline:
+            time.sleep(0.1)
+    assert not runs.run_status().alive
+
+
+def test_corrupt_file_names_the_file_and_the_problem(ragaudit_home):
+    path = ragaudit_home / "results" / "latest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"schema_version": 1, "created_at": ')
+    for page in PAGES:
+        at = open_app(page=page)
+        assert not at.exception
+        (error,) = at.error
+        assert str(path) in error.value and "JSON" in error.value
+
+
+def test_older_schema_is_refused_naming_the_version(ragaudit_home):
+    path = ragaudit_home / "results" / "latest.json"
+    path.parent.mkdir(parents=True)
+    old = build_results(n=2)
+    old["schema_version"] = 0
+    path.write_text(json.dumps(old))
+    at = open_app()
+    assert not at.exception
+    (error,) = at.error
+    assert str(path) in error.value and "schema_version" in error.value
+
+
+def test_partial_results_are_shown_with_a_notice_and_refresh_when_rewritten(ragaudit_home):
+    path = write_results(
+        ragaudit_home / "results" / "latest.json", n=2, complete=False, generate=False
+    )
+    at = open_app()
+    assert "Partial results" in texts(at)
+    time.sleep(0.01)
+    write_results(path, n=3, complete=True, generate=False)
+    at.run()
+    assert "Partial results" not in texts(at)
+    labels = chart_specs(at)[0]["data"][1]["text"]
+    assert labels and all(label.endswith("/3") for label in labels if label != "not run")
+
+
+def test_results_query_param_overrides_env_and_default(ragaudit_home, monkeypatch, tmp_path):
+    elsewhere = write_results(tmp_path / "elsewhere.json", n=3, generate=False)
+    monkeypatch.setenv("RAGAUDIT_RESULTS", str(tmp_path / "missing.json"))
+    at = open_app()
+    assert "missing.json" in texts(at)
+    at = open_app(elsewhere)
+    assert "No results" not in texts(at)
+    assert all(t.endswith("/3") for t in chart_specs(at)[0]["data"][1]["text"] if t != "not run")
