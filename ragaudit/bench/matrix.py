@@ -1,0 +1,168 @@
+"""`python -m ragaudit.bench matrix`: the retrieval matrix from a cold cache, against a
+naive per-config llama-index pipeline timed in the same run, then a warm rerun.
+
+Figures printed:
+- cold `ragaudit run --no-generate` wall time (a subprocess over a temp RAGAUDIT_HOME, so
+  model loading and Chroma start-up are inside it);
+- distinct texts embedded per model vs the (text, config) pairs a naive pipeline embeds
+  (every chunk of the config's chunking plus every question, once per config);
+- the naive baseline: per config, `VectorStoreIndex.from_documents` with default settings
+  (in-memory store) over our embedder with a fresh, empty cache, then every question
+  retrieved at the config's k; its wall time as a ratio to the cold run;
+- a warm rerun (same command, same home) and its ratio to the cold run (target ≤ 10%).
+Timings are noisy on a shared machine; the ratios are measured within one invocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _run_matrix(home: Path, out: Path, size: list[str], embedders: list[str]) -> float:
+    env = {**os.environ, "RAGAUDIT_HOME": str(home)}
+    command = [
+        sys.executable,
+        "-m",
+        "ragaudit",
+        "run",
+        "--no-generate",
+        *size,
+        "--embedders",
+        *embedders,
+        "--out",
+        str(out),
+    ]
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def naive_pairs(results: dict) -> dict[str, int]:
+    """(text, config) pairs a per-config pipeline embeds, per embedder."""
+    counts = results["run"]["chunk_counts"]
+    pairs: dict[str, int] = {}
+    for entry in results["embedders"]:
+        spec = entry["spec"]
+        for config in results["configs"]:
+            questions = {
+                r["question"]
+                for r in results["instances"]
+                if r["embedder"] == spec and r["config"] == config["name"]
+            }
+            chunking = f"{config['splitter']}-{config['chunk_size']}-{config['overlap']}"
+            pairs[spec] = pairs.get(spec, 0) + counts[chunking] + len(questions)
+    return pairs
+
+
+def naive_baseline(home: Path, results: dict, specs: list[str]) -> tuple[float, int]:
+    """Seconds and texts embedded by the naive per-config llama-index pipeline."""
+    os.environ["RAGAUDIT_HOME"] = str(home)
+    from llama_index.core import VectorStoreIndex
+
+    from ragaudit.backends.cache import CallCache
+    from ragaudit.backends.llamaindex import as_llamaindex_embedding
+    from ragaudit.backends.specs import load_embedder
+    from ragaudit.chunking import CharacterNodeParser, llama_documents
+    from ragaudit.configs import StackConfig
+    from ragaudit.corpus import load_corpus
+
+    corpus = load_corpus()
+    if results["corpus"]["n"] < corpus.n:
+        corpus = corpus.subset(results["corpus"]["n"])
+    documents = llama_documents(corpus.documents)
+    for spec in specs:  # load weights outside the clock, as the cold run loads its own
+        load_embedder(spec, CallCache(home / "warmup.sqlite")).embed(["load"], role="query")
+    embedded = 0
+    started = time.perf_counter()
+    for spec in specs:
+        probes = next(e["probes"] for e in results["embedders"] if e["spec"] == spec)
+        questions = [i.question for i in corpus.instances if i.probe in probes]
+        for fields in results["configs"]:
+            config = StackConfig(**fields)
+            # a fresh, empty cache per config: the naive pipeline recomputes everything
+            cache = CallCache(home / "naive" / f"{spec.replace(':', '_')}-{config.name}.sqlite")
+            model = as_llamaindex_embedding(load_embedder(spec, cache))
+            parser = CharacterNodeParser(chunking=config.chunking)
+            index = VectorStoreIndex.from_documents(
+                documents, embed_model=model, transformations=[parser]
+            )
+            retriever = index.as_retriever(similarity_top_k=config.k)
+            for question in questions:
+                retriever.retrieve(question)
+            embedded += cache.stats()["computed"]
+    return time.perf_counter() - started, embedded
+
+
+def main(argv: list[str]) -> int:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench matrix")
+    parser.add_argument("--quick", action="store_true", help="n=5 per probe")
+    parser.add_argument("--n", type=int, default=None, help="instances per probe")
+    parser.add_argument("--embedders", nargs="+", default=["local:minilm", "local:e5-small"])
+    parser.add_argument(
+        "--baseline",
+        choices=["all", "primary", "none"],
+        default="all",
+        help="embedders the naive baseline runs (default all)",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temp RAGAUDIT_HOME")
+    args = parser.parse_args(argv)
+    size = ["--quick"] if args.quick else (["--n", str(args.n)] if args.n else [])
+    home = Path(tempfile.mkdtemp(prefix="ragaudit-bench-matrix-"))
+    try:
+        cold_out, warm_out = home / "results" / "cold.json", home / "results" / "warm.json"
+        cold = _run_matrix(home, cold_out, size, args.embedders)
+        results = json.loads(cold_out.read_text())
+        warm = _run_matrix(home, warm_out, size, args.embedders)
+        warm_results = json.loads(warm_out.read_text())
+        corpus = results["corpus"]
+        print(
+            f"matrix benchmark: n={corpus['n']} per probe, {corpus['documents']} documents, "
+            f"{len(results['configs'])} configs, embedders {' '.join(args.embedders)}"
+        )
+        print(
+            f"cold run --no-generate: {cold:.1f} s wall "
+            f"({len(results['instances'])} instance records)"
+        )
+        pairs = naive_pairs(results)
+        by_model = results["conditions"]["calls_by_model"]
+        for spec in args.embedders:
+            computed = by_model.get(spec, {}).get("computed", 0)
+            print(
+                f"  {spec}: {computed} distinct texts embedded vs {pairs[spec]} naive "
+                f"(text, config) pairs = {computed / pairs[spec]:.1%}"
+            )
+        warm_calls = warm_results["conditions"]["calls"]
+        print(
+            f"warm rerun: {warm:.1f} s wall = {warm / cold:.1%} of cold (target <= 10%); "
+            f"calls computed {warm_calls['computed']}, replayed {warm_calls['replayed']}"
+        )
+        if args.baseline != "none":
+            specs = args.embedders if args.baseline == "all" else args.embedders[:1]
+            seconds, embedded = naive_baseline(home, results, specs)
+            ours = sum(by_model.get(s, {}).get("computed", 0) for s in specs)
+            scope = "both embedders" if len(specs) > 1 else specs[0]
+            print(
+                f"naive llama-index baseline ({scope}; from_documents per config, "
+                f"no cache): {seconds:.1f} s wall, {embedded} texts embedded"
+            )
+            print(
+                f"  cold run / naive baseline = {cold / seconds:.2f} "
+                f"(naive takes {seconds / cold:.2f}x the cold run"
+                + ("" if len(specs) == len(args.embedders) else ", which covered more")
+                + f"); texts {ours} vs {embedded}"
+            )
+    finally:
+        if args.keep:
+            print(f"kept {home}")
+        else:
+            shutil.rmtree(home, ignore_errors=True)
+    return 0
