@@ -272,6 +272,7 @@ def _quotes(results: dict) -> list[Block]:
 
 
 def _comparisons(results: dict) -> list[Block]:
+    confidence = (results.get("analysis") or {}).get("wilson_confidence")
     rows = []
     for c in results.get("comparisons") or []:
         n = c.get("n") or 0
@@ -295,7 +296,8 @@ def _comparisons(results: dict) -> list[Block]:
         (
             "p",
             "Each row pairs the same instances under two configurations that differ in one "
-            "variable. Rates carry 95% Wilson intervals; the exact McNemar p is computed on "
+            f"variable. Rates carry {percent(confidence)}% Wilson intervals; the exact "
+            "McNemar p is computed on "
             "the discordant pairs (gains against losses).",
         ),
         ("table", [*head, "Gains", "Losses", "McNemar p"], rows),

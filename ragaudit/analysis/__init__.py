@@ -157,5 +157,6 @@ def _summary(cells: list[dict]) -> dict:
             "alpha": 0.05,
         },
         "severity_counts": severity_counts,
+        "wilson_confidence": 0.95,
         "quote_rule": QUOTE_RULE,
     }
