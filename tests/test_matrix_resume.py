@@ -1,0 +1,138 @@
+"""`ragaudit run --no-generate --quick` with both embedded embedders, killed mid-run and
+rerun: finished work is replayed, never recomputed; a third run computes nothing. The
+finished results then certify both embedders on the controls."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ragaudit.backends.cache import CallCache
+
+EMBEDDERS = ["local:minilm", "local:e5-small"]
+KILL_AFTER_STORED = 150
+
+
+def command(out) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "ragaudit",
+        "run",
+        "--no-generate",
+        "--quick",
+        "--embedders",
+        *EMBEDDERS,
+        "--out",
+        str(out),
+    ]
+
+
+def finish(out, env) -> dict:
+    done = subprocess.run(command(out), env=env, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "ETA" in done.stderr  # the progress bar, plain text when not a TTY
+    return json.loads(out.read_text())
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    home = tmp_path_factory.mktemp("ragaudit-home")
+    env = {**os.environ, "RAGAUDIT_HOME": str(home)}
+    env.pop("RAGAUDIT_CONTENTION_PATTERN", None)
+    out = home / "results" / "latest.json"
+    cache_file = home / "cache.sqlite"
+    killed = subprocess.Popen(command(out), env=env, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    stored = 0
+    while time.monotonic() < deadline and killed.poll() is None:
+        if cache_file.exists():
+            try:
+                reader = CallCache(cache_file, readonly=True)
+                stored = reader.stored_calls()
+                reader.close()
+            except Exception:  # the file may be mid-creation
+                stored = 0
+            if stored >= KILL_AFTER_STORED:
+                break
+        time.sleep(0.2)
+    assert killed.poll() is None, "the run finished before it could be killed"
+    killed.send_signal(signal.SIGKILL)
+    killed.wait(timeout=30)
+    reader = CallCache(cache_file, readonly=True)
+    stored_at_kill = reader.stored_calls()
+    reader.close()
+    second = finish(out, env)
+    reader = CallCache(cache_file, readonly=True)
+    stored_after = reader.stored_calls()
+    reader.close()
+    third = finish(out, env)
+    return {
+        "stored_at_kill": stored_at_kill,
+        "stored_after": stored_after,
+        "second": second,
+        "third": third,
+    }
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_without_recomputing_finished_work(runs):
+    second = runs["second"]
+    assert second["complete"] is True
+    assert runs["stored_at_kill"] >= KILL_AFTER_STORED
+    # Everything computed on the rerun is new: stored before the kill was only replayed.
+    assert (
+        second["conditions"]["calls"]["computed"] == runs["stored_after"] - runs["stored_at_kill"]
+    )
+    assert second["conditions"]["calls"]["replayed"] >= runs["stored_at_kill"]
+    assert second["conditions"]["elapsed_seconds"] is None
+    assert "replayed" in second["conditions"]["elapsed_seconds_reason"]
+
+
+@pytest.mark.slow
+def test_a_warm_rerun_computes_nothing_and_adds_nothing_to_chroma(runs):
+    third = runs["third"]
+    assert third["conditions"]["calls"] == {
+        "replayed": third["conditions"]["calls"]["replayed"],
+        "computed": 0,
+        "failed": 0,
+    }
+    assert all(index["added"] == 0 for index in third["run"]["indexes"])
+    # Same inputs, same outputs: the records agree field for field.
+    strip = lambda r: {k: v for k, v in r.items() if k != "generation"}  # noqa: E731
+    assert [strip(r) for r in third["instances"]] == [strip(r) for r in runs["second"]["instances"]]
+
+
+@pytest.mark.slow
+def test_controls_have_gold_in_context_at_every_config_for_every_embedder(runs):
+    results = runs["third"]
+    assert {e["spec"] for e in results["embedders"]} == set(EMBEDDERS)
+    assert {e["role"] for e in results["embedders"]} == {"primary", "secondary"}
+    configs = [c["name"] for c in results["configs"]]
+    for spec in EMBEDDERS:
+        for config in configs:
+            controls = [
+                r
+                for r in results["instances"]
+                if r["probe"] == "control" and r["embedder"] == spec and r["config"] == config
+            ]
+            assert len(controls) == 5
+            assert [r["gold_in_context"] for r in controls] == [True] * 5, (spec, config)
+
+
+@pytest.mark.slow
+def test_secondary_runs_its_probes_and_equal_k_configs_agree(runs):
+    results = runs["third"]
+    secondary = {r["probe"] for r in results["instances"] if r["embedder"] == "local:e5-small"}
+    assert secondary == {"control", "paraphrase", "negation"}
+    by_key = {r["key"]: r for r in results["instances"]}
+    for record in results["instances"]:
+        if record["config"] == "C":  # B and C share chunking and ranking: B is C's top 3
+            b = by_key[record["key"].replace("/C/", "/B/")]
+            assert b["retrieved"] == record["retrieved"][:3]
