@@ -1,0 +1,194 @@
+"""`python -m ragaudit.bench ui`: server-side times of the inspector, each beside a baseline
+measured in the same run (other work on the machine makes raw timings noisy).
+
+1. The Matrix page's first render from a full results file (target <= 2 s), against the
+   same AppTest harness rendering a one-line page, and against json-parsing the file.
+2. A Lab toggle of k, and of hybrid, with warm caches (target <= 300 ms): the fragment's
+   own work, and a whole-page AppTest rerun (an upper bound: AppTest reruns the page).
+3. An overlap change that needs new embeddings (reported): an index built from a cold
+   call cache, against the embedder's throughput on a fixed batch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ragaudit import paths
+
+TARGET_MATRIX_S = 2.0
+TARGET_TOGGLE_MS = 300.0
+
+
+def _timed(fn, repeat: int = 1) -> float:
+    """Median wall seconds of `fn()` over `repeat` calls."""
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def _full_results(home: Path, results_arg: str | None) -> tuple[Path, str]:
+    """A full results file: the one given, the default one if complete, else a built n=25 one."""
+    if results_arg:
+        return Path(results_arg), "given"
+    default = paths.default_results_path()
+    if default.exists():
+        try:
+            data = json.loads(default.read_text())
+            if data.get("complete") and data.get("corpus", {}).get("n", 0) >= 25:
+                return default, "the default results file (complete, n>=25)"
+        except (OSError, json.JSONDecodeError):
+            pass
+    sys.path.insert(0, str(paths.REPO_ROOT / "tests"))
+    from ui_fixtures import write_results
+
+    path = write_results(home / "results" / "bench-full.json", n=25)
+    return path, "built by tests/ui_fixtures.py at n=25"
+
+
+def bench_matrix(home: Path, results_arg: str | None) -> dict:
+    """Cold first render of the Matrix page vs a trivial page and vs json.loads of the file."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    path, source = _full_results(home, results_arg)
+    trivial = home / "trivial_app.py"
+    trivial.write_text("import streamlit as st\nst.title('baseline')\n")
+
+    def trivial_run():
+        AppTest.from_file(str(trivial), default_timeout=60).run()
+
+    def matrix_first_render():
+        st.cache_data.clear()  # first render: nothing loaded yet
+        at = AppTest.from_file(str(paths.REPO_ROOT / "app.py"), default_timeout=60)
+        at.query_params["results"] = str(path)
+        at.run()
+        if at.exception or not at.get("plotly_chart"):
+            raise RuntimeError(f"the Matrix page did not render: {at.exception}")
+
+    trivial_run()  # warm imports once, for both
+    baseline_app = _timed(trivial_run, 3)
+    baseline_json = _timed(lambda: json.loads(path.read_text()), 3)
+    matrix = _timed(matrix_first_render, 3)
+    return {
+        "file": str(path),
+        "source": source,
+        "megabytes": round(path.stat().st_size / 1e6, 1),
+        "matrix_s": matrix,
+        "baseline_trivial_page_s": baseline_app,
+        "baseline_json_parse_s": baseline_json,
+    }
+
+
+def bench_lab(embedder: str) -> dict:
+    """Warm toggles of k and hybrid: the fragment's work, and a whole AppTest rerun."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(paths.REPO_ROOT / "app.py"), default_timeout=600)
+    at.query_params["embedder"] = embedder
+    at.run()
+    at.switch_page("pages/lab.py").run()
+    if at.exception:
+        raise RuntimeError(f"the Lab did not render: {at.exception[0].value}")
+    at.toggle(key="lab_hybrid").set_value(True).run()  # warm the hybrid rankings
+    at.toggle(key="lab_hybrid").set_value(False).run()
+    k_work, k_page, hybrid_work, hybrid_page = [], [], [], []
+    for k in (4, 5, 6, 3, 8):
+        k_page.append(_timed(lambda k=k: at.slider(key="lab_k").set_value(k).run()))
+        k_work.append(at.session_state["lab_last_ms"])
+    for hybrid in (True, False, True, False):
+        hybrid_page.append(_timed(lambda h=hybrid: at.toggle(key="lab_hybrid").set_value(h).run()))
+        hybrid_work.append(at.session_state["lab_last_ms"])
+    baseline = _timed(lambda: at.run(), 5)  # the same page rerun with nothing changed
+    return {
+        "k_fragment_ms": statistics.median(k_work),
+        "k_page_ms": statistics.median(k_page) * 1000,
+        "hybrid_fragment_ms": statistics.median(hybrid_work),
+        "hybrid_page_ms": statistics.median(hybrid_page) * 1000,
+        "baseline_unchanged_rerun_ms": baseline * 1000,
+    }
+
+
+def bench_new_embeddings(embedder_spec: str, overlap: int) -> dict:
+    """Build one Lab index from a cold call cache, against raw embedder throughput."""
+    from ragaudit.backends.cache import CallCache
+    from ragaudit.backends.specs import load_embedder
+    from ragaudit.ui.lab_engine import build_lab_index, load_lab_corpus
+
+    corpus = load_lab_corpus()
+    texts = [doc.text[:1000] for doc in corpus.documents[:64]]
+    embedder = load_embedder(embedder_spec, CallCache())
+    embedder.embed(texts[:2])  # load the model outside the timing
+    fresh = [f"{i} {t}" for i, t in enumerate(texts)]  # never cached
+    baseline = _timed(lambda: embedder.embed(fresh))
+    started = time.perf_counter()
+    lab = build_lab_index(embedder_spec, "recursive", 1000, overlap)
+    seconds = time.perf_counter() - started
+    return {
+        "chunks": len(lab.chunk_by_id),
+        "embedded": lab.embedded,
+        "build_s": seconds,
+        "baseline_64_texts_s": baseline,
+        "baseline_texts_per_s": len(fresh) / baseline,
+    }
+
+
+def main(argv: list[str]) -> int:
+    """Run the UI benchmarks and print each figure with its baseline and ratio."""
+    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench ui")
+    parser.add_argument("--results", default=None, help="a full results file (default: see above)")
+    parser.add_argument("--embedder", default="local:minilm")
+    parser.add_argument("--skip-lab", action="store_true", help="only the Matrix figure")
+    parser.add_argument("--overlap", type=int, default=64, help="overlap for the cold index")
+    args = parser.parse_args(argv)
+    import logging
+
+    # AppTest outside a server logs a line per cache call; the figures are what matter here.
+    for name in ("streamlit", "streamlit.runtime"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+    with tempfile.TemporaryDirectory(prefix="ragaudit-bench-ui-") as tmp:
+        home = Path(tmp)
+        m = bench_matrix(home, args.results)
+        ratio = m["matrix_s"] / m["baseline_trivial_page_s"]
+        print(f"results file: {m['file']} ({m['megabytes']} MB, {m['source']})")
+        print(
+            f"matrix first render: {m['matrix_s']:.2f} s (target <= {TARGET_MATRIX_S} s: "
+            f"{'met' if m['matrix_s'] <= TARGET_MATRIX_S else 'MISSED'}); "
+            f"baseline one-line page {m['baseline_trivial_page_s'] * 1000:.0f} ms (x{ratio:.1f}); "
+            f"json.loads of the file {m['baseline_json_parse_s'] * 1000:.0f} ms "
+            f"(x{m['matrix_s'] / m['baseline_json_parse_s']:.1f})"
+        )
+        if args.skip_lab:
+            return 0
+        # The Lab's call cache lives under RAGAUDIT_HOME: warm toggles use the real one;
+        # the cold build gets an empty home of its own.
+        lab = bench_lab(args.embedder)
+        for name in ("k", "hybrid"):
+            work = lab[f"{name}_fragment_ms"]
+            print(
+                f"lab toggle of {name} (warm): fragment work {work:.0f} ms (target <= "
+                f"{TARGET_TOGGLE_MS:.0f} ms: {'met' if work <= TARGET_TOGGLE_MS else 'MISSED'}); "
+                f"whole-page AppTest rerun {lab[f'{name}_page_ms']:.0f} ms; baseline unchanged rerun "
+                f"{lab['baseline_unchanged_rerun_ms']:.0f} ms "
+                f"(x{lab[f'{name}_page_ms'] / lab['baseline_unchanged_rerun_ms']:.1f})"
+            )
+        os.environ["RAGAUDIT_HOME"] = str(home / "cold")
+        cold = bench_new_embeddings(args.embedder, args.overlap)
+        expected = cold["embedded"] / cold["baseline_texts_per_s"]
+        print(
+            f"lab overlap change needing new embeddings ({args.embedder}, recursive 1000/{args.overlap}): "
+            f"{cold['build_s']:.1f} s for {cold['embedded']} of {cold['chunks']} chunks embedded; "
+            f"baseline {cold['baseline_texts_per_s']:.1f} texts/s on 64 fresh texts, so embedding alone "
+            f"predicts {expected:.1f} s (x{cold['build_s'] / expected:.2f})"
+        )
+    return 0
