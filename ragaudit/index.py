@@ -90,6 +90,26 @@ def _nodes(chunks: Sequence[Any], vectors: dict[str, list[float]]) -> list[Any]:
     ]
 
 
+def embed_texts(
+    embedder: Any, texts: Sequence[str], *, on_batch: Callable[[int], None] | None = None
+) -> tuple[dict[str, list[float]], dict[str, str]]:
+    """Passage vectors for the distinct `texts`, in batches; a failed batch is recorded
+    per text (text -> error), never raised. Asking once per distinct text keeps the
+    cache's "replayed" count meaning "stored by an earlier run"."""
+    distinct = list(dict.fromkeys(texts))
+    vectors: dict[str, list[float]] = {}
+    errors: dict[str, str] = {}
+    for start in range(0, len(distinct), EMBED_BATCH):
+        batch = distinct[start : start + EMBED_BATCH]
+        try:
+            vectors.update(zip(batch, embedder.embed(batch, role="passage"), strict=True))
+        except ModelCallFailed as error:
+            errors.update(dict.fromkeys(batch, str(error)))
+        if on_batch:
+            on_batch(len(batch))
+    return vectors, errors
+
+
 def build_index(
     client: Any,
     embedder: Any,
@@ -97,14 +117,17 @@ def build_index(
     chunks: Sequence[Any],
     embed_model: Any,
     *,
+    vectors: dict[str, list[float]] | None = None,
+    errors: dict[str, str] | None = None,
     on_batch: Callable[[int], None] | None = None,
 ) -> ChunkIndex:
     """Open the (embedder, chunking) collection, adding only the chunks it lacks.
 
-    Embeddings come from `embedder.embed(role="passage")` in batches of distinct texts (the
-    model cache makes a rerun replay them); a failed batch is recorded, not raised, and the
-    returned index is then incomplete. `embed_model` is the llama-index embedding over the
-    same embedder (used only if llama-index ever needs to embed a query itself).
+    Missing chunks are embedded with `embed_texts` unless `vectors` (text -> vector, e.g.
+    shared across chunkings) is given; a chunk whose text has no vector is recorded as
+    failed (with its entry in `errors`) and the index is then incomplete. `embed_model` is
+    the llama-index embedding over the same embedder (llama-index never needs it: every
+    node and query arrives with its vector).
     """
     from llama_index.core import VectorStoreIndex
     from llama_index.vector_stores.chroma import ChromaVectorStore
@@ -126,18 +149,19 @@ def build_index(
     store = ChromaVectorStore(chroma_collection=collection)
     index = VectorStoreIndex.from_vector_store(store, embed_model=embed_model)
     result = ChunkIndex(name, collection, index, wanted)
+    if vectors is None:
+        vectors, errors = embed_texts(embedder, [c.text for c in missing], on_batch=on_batch)
+    errors = errors or {}
     for start in range(0, len(missing), EMBED_BATCH):
-        batch = missing[start : start + EMBED_BATCH]
-        texts = list(dict.fromkeys(chunk.text for chunk in batch))
-        try:
-            vectors = dict(zip(texts, embedder.embed(texts, role="passage"), strict=True))
-        except ModelCallFailed as error:
-            result.failed_chunk_ids.extend(chunk.chunk_id for chunk in batch)
-            result.errors.append(str(error))
-        else:
+        batch = [c for c in missing[start : start + EMBED_BATCH] if c.text in vectors]
+        for chunk in missing[start : start + EMBED_BATCH]:
+            if chunk.text not in vectors:
+                result.failed_chunk_ids.append(chunk.chunk_id)
+                error = errors.get(chunk.text, "no vector for this chunk")
+                if error not in result.errors:
+                    result.errors.append(error)
+        if batch:
             # nodes that carry .embedding are stored as is, never re-embedded
             index.insert_nodes(_nodes(batch, vectors))
             result.added += len(batch)
-        if on_batch:
-            on_batch(len(batch))
     return result

@@ -135,34 +135,35 @@ class MatrixStage:
 
     def _run_plan(self, plan: EmbedderPlan) -> list[dict]:
         from ragaudit.backends.llamaindex import as_llamaindex_embedding
-        from ragaudit.index import build_index
+        from ragaudit.index import build_index, embed_texts
         from ragaudit.retrieval import Retriever
 
         embedder = plan.embedder
         spec = embedder.spec
         instances = self._instances(plan)
         embed_model = as_llamaindex_embedding(embedder)
-        total_chunks = sum(len(chunks) for chunks in self.chunkings.values())
-        self.progress.stage(f"index {spec}", total_chunks)
+        # Every distinct chunk text once across chunkings, before any index is opened.
+        texts = list(dict.fromkeys(c.text for chunks in self.chunkings.values() for c in chunks))
+        self.progress.stage(f"embed passages {spec}", len(texts))
+        vectors, errors = embed_texts(embedder, texts, on_batch=self.progress.advance)
+        self.progress.stage(f"index {spec}", len(self.chunkings))
         indexes = {}
         for name, chunks in self.chunkings.items():
-            indexes[name] = build_index(
-                self.client, embedder, name, chunks, embed_model, on_batch=self.progress.advance
+            index = build_index(
+                self.client, embedder, name, chunks, embed_model, vectors=vectors, errors=errors
             )
-            present = len(chunks) - len(indexes[name].failed_chunk_ids)
-            self.progress.advance(
-                len(chunks) - indexes[name].added - len(indexes[name].failed_chunk_ids)
-            )
+            indexes[name] = index
             self.index_stats.append(
                 {
                     "embedder": spec,
                     "chunking": name,
-                    "collection": indexes[name].name,
+                    "collection": index.name,
                     "chunks": len(chunks),
-                    "added": indexes[name].added,
-                    "present": present,
+                    "added": index.added,
+                    "failed": len(index.failed_chunk_ids),
                 }
             )
+            self.progress.advance(1)
         query_vectors, query_errors = self._embed_queries(embedder, instances)
         self.progress.stage(f"retrieve {spec}", len(instances) * len(self.chunkings))
         records: list[dict] = []
