@@ -32,6 +32,36 @@ def write_results(results: dict, path: Path) -> Path:
     return path
 
 
+REQUIRED_FIELDS = ("schema_version", "kind", "created_at", "settings", "structure", "cases")
+
+
+def read_audit_results(path: Path) -> dict:
+    """Load and check an audit results file; RagauditError names the file and the problem."""
+    from ragaudit.audit.runner import SCHEMA_VERSION
+    from ragaudit.errors import RagauditError
+
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise RagauditError(f"{path}: no audit results file here") from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise RagauditError(f"{path}: cannot read audit results ({error})") from error
+    except json.JSONDecodeError as error:
+        raise RagauditError(f"{path}: not valid JSON (line {error.lineno}: {error.msg})") from error
+    if not isinstance(data, dict) or data.get("kind") != "audit":
+        raise RagauditError(f"{path}: not an audit results file (no \"kind\": \"audit\")")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise RagauditError(
+            f"{path}: audit schema_version {data.get('schema_version')!r}, this ragaudit reads "
+            f"{SCHEMA_VERSION}; rerun `ragaudit audit`"
+        )
+    missing = [field for field in REQUIRED_FIELDS if field not in data]
+    if missing:
+        raise RagauditError(f"{path}: missing field(s) {', '.join(missing)}")
+    return data
+
+
 def ratio(count: int, n: int) -> str:
     """`76% 19/25` (or `n/a 0/0`)."""
     if n == 0:
