@@ -178,7 +178,8 @@ def main(argv: list[str]) -> int:
             print(
                 f"lab toggle of {name} (warm): fragment work {work:.0f} ms (target <= "
                 f"{TARGET_TOGGLE_MS:.0f} ms: {'met' if work <= TARGET_TOGGLE_MS else 'MISSED'}); "
-                f"whole-page AppTest rerun {lab[f'{name}_page_ms']:.0f} ms; baseline unchanged rerun "
+                f"whole-page AppTest rerun {lab[f'{name}_page_ms']:.0f} ms; baseline "
+                "unchanged rerun "
                 f"{lab['baseline_unchanged_rerun_ms']:.0f} ms "
                 f"(x{lab[f'{name}_page_ms'] / lab['baseline_unchanged_rerun_ms']:.1f})"
             )
@@ -186,9 +187,11 @@ def main(argv: list[str]) -> int:
         cold = bench_new_embeddings(args.embedder, args.overlap)
         expected = cold["embedded"] / cold["baseline_texts_per_s"]
         print(
-            f"lab overlap change needing new embeddings ({args.embedder}, recursive 1000/{args.overlap}): "
+            f"lab overlap change needing new embeddings ({args.embedder}, recursive "
+            f"1000/{args.overlap}): "
             f"{cold['build_s']:.1f} s for {cold['embedded']} of {cold['chunks']} chunks embedded; "
-            f"baseline {cold['baseline_texts_per_s']:.1f} texts/s on 64 fresh texts, so embedding alone "
+            f"baseline {cold['baseline_texts_per_s']:.1f} texts/s on 64 fresh texts, so "
+            "embedding alone "
             f"predicts {expected:.1f} s (x{cold['build_s'] / expected:.2f})"
         )
     return 0

@@ -71,7 +71,8 @@ def _read_minimal(path: Path) -> dict:
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise RagauditError(
-            f"{path}: schema_version {version!r}, this ragaudit reads {SCHEMA_VERSION}; rerun `ragaudit run`"
+            f"{path}: schema_version {version!r}, this ragaudit reads {SCHEMA_VERSION}; "
+            "rerun `ragaudit run`"
         )
     missing = [f for f in TOP_LEVEL_FIELDS if f not in data]
     if missing:

@@ -200,7 +200,8 @@ def highlighted_html(text: str, boxes: list[ChunkBox], spans: list[dict]) -> str
     css = (
         "<style>.ra-doc{white-space:pre-wrap;font-family:monospace;font-size:13px;line-height:1.6;"
         "border:1px solid #ddd;padding:8px;border-radius:4px}"
-        ".ra-edge{color:#fff;background:#444;font-size:10px;padding:0 2px;border-radius:2px;margin:0 1px}"
+        ".ra-edge{color:#fff;background:#444;font-size:10px;padding:0 2px;"
+        "border-radius:2px;margin:0 1px}"
         ".ra-start{background:#1a73e8}</style>"
     )
     return css + '<div class="ra-doc">' + "".join(out) + "</div>"

@@ -100,7 +100,8 @@ def render() -> None:
     cell = cell_index(results).get((probe, config, embedder), {})
     measures = cell.get("measures", {})
     st.markdown(
-        f"**{probe} × {config}** under `{embedder}`: gold in context {fmt_measure(measures.get('gold_in_context'))}"
+        f"**{probe} × {config}** under `{embedder}`: gold in context "
+        f"{fmt_measure(measures.get('gold_in_context'))}"
         f" · span preserved {fmt_measure(measures.get('span_preserved'))}"
         f" · answer correct {fmt_measure(measures.get('correct'))}"
     )
@@ -137,11 +138,13 @@ def _render_record(results: dict, record: dict, config: dict) -> None:
     st.markdown(f"**Question.** {record['question']}")
     gold = record.get("gold_answer")
     st.markdown(
-        f"**Gold answer.** {', '.join(gold) if isinstance(gold, list) else gold if gold else 'none: unanswerable'}"
+        "**Gold answer.** "
+        f"{', '.join(gold) if isinstance(gold, list) else gold if gold else 'none: unanswerable'}"
     )
     for span in record.get("gold_spans") or []:
         st.markdown(
-            f"**Gold sentence** (`{span['doc_id']}` chars {span['start']}–{span['end']}): {span['text']}"
+            f"**Gold sentence** (`{span['doc_id']}` chars {span['start']}–{span['end']}): "
+            f"{span['text']}"
         )
     for span in record.get("trap_spans") or []:
         st.markdown(f"**Trap** (`{span['doc_id']}`): {span['text']}")
@@ -248,17 +251,20 @@ def _render_generation(record: dict) -> None:
         return
     if generation.get("status") == "failed_call":
         st.error(
-            f"The model call failed after retries: {generation.get('error')} (counted as failed_call)"
+            f"The model call failed after retries: {generation.get('error')} (counted as "
+            "failed_call)"
         )
     reply = generation.get("reply")
     st.code(reply if reply else "(empty reply)", language=None, wrap_lines=True)
     replay = "replayed from cache" if generation.get("replayed") else "computed"
     st.caption(
-        f"{generation.get('generator')} · {replay} · citations: {', '.join(generation.get('citations') or []) or 'none'}"
+        f"{generation.get('generator')} · {replay} · citations: "
+        f"{', '.join(generation.get('citations') or []) or 'none'}"
     )
     if grade:
         st.markdown(
-            f"**Verdict** `{grade['verdict']}` (correct: {grade.get('correct')}) · branch `{grade.get('branch')}`"
+            f"**Verdict** `{grade['verdict']}` (correct: {grade.get('correct')}) · branch "
+            f"`{grade.get('branch')}`"
         )
     if check:
         st.markdown(f"**Citation check** `{check.get('outcome')}`: {check.get('detail') or ''}")

@@ -53,7 +53,8 @@ def render() -> None:
 
     st.title("Lab")
     st.caption(
-        "Retrieval only, live over the committed corpus: nothing here is written to the results file."
+        "Retrieval only, live over the committed corpus: nothing here is written to the "
+        "results file."
     )
     try:
         from ragaudit.ui.lab_engine import load_lab_corpus
@@ -132,7 +133,8 @@ def live_panel(probe: str, instance_id: str | None, embedder: str) -> None:
         _summary(found, lab, k, hybrid, elapsed_ms)
         if lab.errors:
             st.warning(
-                f"{len(lab.errors)} embedding batch(es) failed; this index is incomplete: {lab.errors[0]}"
+                f"{len(lab.errors)} embedding batch(es) failed; this index is incomplete: "
+                f"{lab.errors[0]}"
             )
         shown = instance_id or (instances[0].instance_id if instances else None)
         if shown is None:
@@ -152,7 +154,8 @@ def _summary(found: dict[str, dict], lab, k: int, hybrid: bool, elapsed_ms: floa
     n = len(with_gold)
     if n:
         st.markdown(
-            f"**Gold in context: {arrived / n:.0%} {arrived}/{n}** · span preserved {preserved / n:.0%} "
+            f"**Gold in context: {arrived / n:.0%} {arrived}/{n}** · span preserved "
+            f"{preserved / n:.0%} "
             f"{preserved}/{n} · `{lab.chunking}`, k={k}{', hybrid' if hybrid else ''}"
         )
     else:

@@ -49,7 +49,8 @@ def _header(results: dict) -> None:
     generator = (results.get("generator") or {}).get("spec", "none")
     st.caption(
         f"Results written {results.get('created_at')} · preset {run.get('preset', '?')} · "
-        f"corpus seed {results['corpus'].get('seed')}, n={results['corpus'].get('n')} · generator {generator}"
+        f"corpus seed {results['corpus'].get('seed')}, n={results['corpus'].get('n')} · "
+        f"generator {generator}"
     )
 
 
@@ -78,7 +79,8 @@ def render() -> None:
     role = next((e for e in results["embedders"] if e["spec"] == embedder), {})
     if "control" not in role.get("probes", []):
         st.warning(
-            f"Uncertified: no controls were run under {embedder}, so nothing here certifies the instrument "
+            f"Uncertified: no controls were run under {embedder}, so nothing here certifies "
+            "the instrument "
             "that produced these cells."
         )
 

@@ -137,12 +137,14 @@ def _render_conditions(results: dict) -> None:
     st.markdown(
         f"Elapsed: {elapsed} s"
         if elapsed is not None
-        else f"Elapsed: withheld ({conditions.get('elapsed_seconds_reason') or 'no reason recorded'})"
+        else "Elapsed: withheld "
+        f"({conditions.get('elapsed_seconds_reason') or 'no reason recorded'})"
     )
     seen = conditions.get("contention_seen") or {}
     st.markdown(
         f"Contention detection configured: {conditions.get('contention_detection_configured')} "
-        f"(pattern from ${conditions.get('contention_pattern_env')}) · seen before: {seen.get('before')} · "
+        f"(pattern from ${conditions.get('contention_pattern_env')}) · seen before: "
+        f"{seen.get('before')} · "
         f"after: {seen.get('after')}"
     )
     failed = conditions.get("failed_calls") or []

@@ -122,7 +122,8 @@ def _render_detectability(
     detect = cell.get("detectability") or {}
     severity = cell.get("severity") or {}
     st.markdown(
-        f"**{probe} × {config}**: severity `{severity.get('class')}` via branch `{severity.get('branch')}` · "
+        f"**{probe} × {config}**: severity `{severity.get('class')}` via branch "
+        f"`{severity.get('branch')}` · "
         f"failures {detect.get('failures')} · successes {detect.get('successes')} · "
         f"measurable: {detect.get('measurable')}"
         + (f" ({detect['reason']})" if detect.get("reason") else "")
@@ -130,14 +131,18 @@ def _render_detectability(
     threshold = detect.get("threshold")
     if threshold:
         st.markdown(
-            f"Recorded threshold {threshold.get('cut')}: catches {threshold.get('catches')}/{threshold.get('failures')}"
-            f" failures with {threshold.get('false_positives')}/{threshold.get('successes')} false positives"
-            f" · separable: {threshold.get('separable')} · {threshold.get('label', 'in-sample diagnostic')}"
+            f"Recorded threshold {threshold.get('cut')}: catches "
+            f"{threshold.get('catches')}/{threshold.get('failures')}"
+            " failures with "
+            f"{threshold.get('false_positives')}/{threshold.get('successes')} false positives"
+            f" · separable: {threshold.get('separable')} · "
+            f"{threshold.get('label', 'in-sample diagnostic')}"
         )
     perm = detect.get("permutation")
     if perm:
         st.markdown(
-            f"Permutation test: p = {perm.get('p_value')} ({perm.get('reshuffles')} reshuffles, seed {perm.get('seed')})"
+            f"Permutation test: p = {perm.get('p_value')} ({perm.get('reshuffles')} "
+            f"reshuffles, seed {perm.get('seed')})"
         )
     if detect.get("sweep"):
         st.plotly_chart(
@@ -158,7 +163,8 @@ def _render_detectability(
             config={"displayModeBar": False},
         )
         st.caption(
-            "Each dot is one graded instance at its recorded retrieval score; the dashed line is the "
+            "Each dot is one graded instance at its recorded retrieval score; the dashed "
+            "line is the "
             "recorded cut, fitted on these same instances (no holdout)."
         )
     else:
