@@ -216,6 +216,22 @@ def test_the_floors_backfill_range_decides_the_case(workspace):
     assert main(["drift", str(workspace / "prod.yaml"), str(workspace / "eval.yaml")]) == 1
 
 
+def test_hybrid_fuses_bm25_and_keeps_the_dense_score_for_thresholds(workspace):
+    _, dense, _ = audit(workspace, DOCUMENT, name="dense")
+    _, hybrid, _ = audit(workspace, DOCUMENT + "hybrid: true\n", name="hybrid")
+    top = [c for case in hybrid["cases"] for c in case["top_k"]]
+    assert all(c["bm25_score"] is not None for c in top)
+    assert all(c["bm25_score"] is None for case in dense["cases"] for c in case["top_k"])
+    # the fused order differs from the dense one, the dense cosine is still what is recorded
+    dense_order = [[c["chunk_id"] for c in case["top_k"]] for case in dense["cases"]]
+    hybrid_order = [[c["chunk_id"] for c in case["top_k"]] for case in hybrid["cases"]]
+    assert dense_order != hybrid_order
+    for dense_case, hybrid_case in zip(dense["cases"], hybrid["cases"], strict=True):
+        scores = {c["chunk_id"]: c["score"] for c in dense_case["top_k"]}
+        shared = [c for c in hybrid_case["top_k"] if c["chunk_id"] in scores]
+        assert shared and all(abs(c["score"] - scores[c["chunk_id"]]) < 1e-3 for c in shared)
+
+
 def test_results_file_default_path_schema_and_dilution(workspace, capsys):
     settings = workspace / "d.yaml"
     settings.write_text(DOCUMENT + "per_source_cap: 2\nsplit_subsections: true\n", encoding="utf-8")

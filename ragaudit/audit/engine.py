@@ -15,11 +15,11 @@ from typing import Any
 from ragaudit import paths
 from ragaudit.audit.chunks import AuditChunk
 from ragaudit.audit.policy import Candidate
+from ragaudit.configs import RRF_K  # the same fusion constant as the matrix's config M
 from ragaudit.errors import ModelCallFailed
 
 EMBED_BATCH = 64
 ADD_BATCH = 1000
-RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al. 2009), as in the matrix's M
 
 _TOKEN = re.compile(r"\w+")
 

@@ -50,7 +50,7 @@ def read_audit_results(path: Path) -> dict:
     except json.JSONDecodeError as error:
         raise RagauditError(f"{path}: not valid JSON (line {error.lineno}: {error.msg})") from error
     if not isinstance(data, dict) or data.get("kind") != "audit":
-        raise RagauditError(f"{path}: not an audit results file (no \"kind\": \"audit\")")
+        raise RagauditError(f'{path}: not an audit results file (no "kind": "audit")')
     if data.get("schema_version") != SCHEMA_VERSION:
         raise RagauditError(
             f"{path}: audit schema_version {data.get('schema_version')!r}, this ragaudit reads "
