@@ -53,3 +53,27 @@ class Instance:
     accepted values, trap values, required items and their labels, ..."""
     meta: dict = field(default_factory=dict)
     """Probe-specific facts worth keeping (span length class, team number, ...)."""
+
+
+@dataclass(frozen=True)
+class BuiltInstance:
+    """What a probe builder returns for one instance: its documents and the instance."""
+
+    documents: tuple[Document, ...]
+    instance: Instance
+
+
+@dataclass(frozen=True)
+class ProbeBuilder:
+    """A registered probe: its name, layer and how to build instance number `index`.
+
+    `build(rng, index, seed)` must draw all randomness from `rng` (seeded per instance
+    from (seed, probe, index)) so that instance i is the same whatever n is. `seed` is
+    passed for the collision-free identifiers in `ragaudit.probes.codes`.
+    """
+
+    name: str
+    layer: Layer
+    description: str
+    build: object
+    """Callable[[random.Random, int, int], BuiltInstance]."""

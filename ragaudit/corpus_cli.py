@@ -1,0 +1,126 @@
+"""`ragaudit corpus`: write the planted-fault corpus, check it, or print its statistics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ragaudit import paths
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The corpus command's options."""
+    parser.add_argument("--out", type=Path, default=None, help="corpus folder (default: corpus/)")
+    parser.add_argument("--seed", type=int, default=None, help="generation seed (default 20261129)")
+    parser.add_argument("--n", type=int, default=None, help="instances per probe (default 25)")
+    parser.add_argument(
+        "--probes", default=None, help="comma-separated probe names (default: all eleven)"
+    )
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument(
+        "--stats", action="store_true", help="print the instrument statistics instead of writing"
+    )
+    action.add_argument(
+        "--check", action="store_true", help="list files that differ from the manifest"
+    )
+    parser.add_argument("--json", action="store_true", help="with --stats: print JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write (default), --check or --stats."""
+    from ragaudit.corpus import (
+        DEFAULT_N,
+        DEFAULT_SEED,
+        build_corpus,
+        check_corpus,
+        load_corpus,
+        write_corpus,
+    )
+
+    folder = args.out or paths.corpus_dir()
+    probes = [p.strip() for p in args.probes.split(",") if p.strip()] if args.probes else None
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    n = DEFAULT_N if args.n is None else args.n
+    if args.check:
+        problems = check_corpus(folder)
+        for problem in problems:
+            print(problem)
+        if problems:
+            print(f"{len(problems)} file(s) in {folder} differ from its manifest")
+            return 1
+        print(f"{folder}: every file matches its manifest")
+        return 0
+    if args.stats:
+        from ragaudit.corpus_stats import instrument_stats
+
+        explicit = args.seed is not None or args.n is not None or probes
+        corpus = build_corpus(seed, n, probes) if explicit else load_corpus(folder)
+        stats = instrument_stats(corpus)
+        if args.json:
+            print(json.dumps(stats, indent=1, allow_nan=False))
+        else:
+            print("\n".join(format_stats(stats)))
+        return 0
+    corpus = build_corpus(seed, n, probes)
+    written = write_corpus(corpus, folder)
+    print(
+        f"wrote {len(corpus.instances)} instances over {len(corpus.probes)} probes and "
+        f"{len(corpus.documents)} documents ({corpus.filler_count} filler) to {written}"
+    )
+    return 0
+
+
+def _frac(count: int, n: int) -> str:
+    return f"{count}/{n}"
+
+
+def format_stats(stats: dict) -> list[str]:
+    """The statistics as lines a person reads (every count with its denominator)."""
+    lines = [
+        f"corpus: seed {stats['seed']}, n {stats['n']}: {stats['instances']} instances, "
+        f"{stats['documents']} documents ({stats['filler_documents']} filler)",
+        "chunks: " + ", ".join(f"{k} {v}" for k, v in stats["chunk_counts"].items()),
+    ]
+    boundary = stats["boundary"]
+    n = boundary["n"]
+    if n:
+        lines.append(f"boundary spans (n={n}):")
+        for name, row in boundary["chunkings"].items():
+            by_class = ", ".join(
+                f"{k} {_frac(v['count'], v['n'])}" for k, v in row["header_by_length_class"].items()
+            )
+            lines.append(
+                f"  {name:<20} cut {_frac(row['span_cut'], n)}, "
+                f"whole {_frac(row['span_preserved'], n)}, "
+                f"header in answer chunk {_frac(row['header_in_answer_chunk'], n)} ({by_class})"
+            )
+    tables = stats["table_split"]
+    if any(v["n"] for v in tables.values()):
+        lines.append(
+            "table_split header and answer row in one chunk: "
+            + ", ".join(f"{k} {_frac(v['together'], v['n'])}" for k, v in tables.items())
+        )
+    dup = stats["near_duplicates"]
+    lines.append(f"closest instance pair per probe (token Jaccard, threshold {dup['threshold']}):")
+    for probe, row in dup["within"].items():
+        if row["pair"]:
+            lines.append(f"  {probe:<20} {row['jaccard']:.2f}  {row['pair'][0]} ~ {row['pair'][1]}")
+        else:
+            lines.append(f"  {probe:<20} n/a   {row.get('reason', '')}")
+    across = dup["across"]
+    if across:
+        lines.append(
+            f"  {'across probes':<20} {across['jaccard']:.2f}  "
+            f"{across['pair'][0]} ~ {across['pair'][1]}"
+        )
+    sel = stats["anchor_selectivity"]
+    if sel["questions"]:
+        lines.append(
+            f"anchor selectivity at recursive-1000-0 ({sel['chunks']} chunks): chunks holding each "
+            f"question's most selective term: min {sel['min']}, median {sel['median']}, "
+            f"max {sel['max']}; "
+            f"{_frac(sel['single_chunk'], sel['questions'])} questions narrow to a single chunk "
+            f"({len(sel['single_chunk_probes'])} probes: {', '.join(sel['single_chunk_probes'])})"
+        )
+    return lines

@@ -1,0 +1,66 @@
+"""duplicate_crowding: the target document plus 6 near-identical copies of a competing notice.
+
+As in the seed, the copies are near-identical to each other (a reposted notice, differing
+only in where it was posted) and restate a different sentence about the same subject and
+section, one that carries no value: they crowd the ranking without answering.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.codes import section_code
+from ragaudit.probes.common import instance_id, metadata, short_document
+from ragaudit.probes.facts import draw_fact, header
+from ragaudit.probes.filler import AREAS, filler_paragraph
+from ragaudit.probes.text import DocWriter, Planted
+from ragaudit.registry import Registry
+
+NAME = "duplicate_crowding"
+COPIES = 6
+
+
+def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
+    """One target document and six reposted copies of a same-subject notice."""
+    iid = instance_id(NAME, index)
+    code = section_code(seed, NAME, index, rng)
+    fact = draw_fact(rng)
+    where = f"in section {code}"
+    title = header(rng, code, fact)
+    target, (gold,) = short_document(
+        rng, f"{iid}-t", title, [Planted(fact.statement(where), "gold")], metadata(NAME, iid, title)
+    )
+    notice_title = header(rng, code, fact)
+    body = filler_paragraph(rng, 2, 3)
+    position = rng.randint(0, len(body))
+    note = fact.note(where)
+    docs, copies = [target], []
+    for k, area in enumerate(rng.sample(AREAS, COPIES), start=1):
+        writer = DocWriter(f"{iid}-c{k}")
+        writer.paragraph([notice_title])
+        writer.paragraph([f"Posted at the {area}."])
+        (span,) = writer.paragraph([*body[:position], Planted(note, "copy"), *body[position:]])
+        docs.append(writer.build(metadata(NAME, iid, notice_title, copy=k)))
+        copies.append(span)
+    instance = Instance(
+        probe=NAME,
+        layer="architectural",
+        instance_id=iid,
+        question=fact.question(where),
+        gold_answer=f"{fact.value} {fact.attribute.unit}",
+        gold_spans=(gold,),
+        trap_spans=tuple(copies),
+        answer_doc_ids=(target.doc_id,),
+        anchor=f"section {code}",
+        grading=fact.grading(),
+        meta={"copies": COPIES, "copy_sentence": note, "value": fact.value},
+    )
+    return BuiltInstance(tuple(docs), instance)
+
+
+def register(registry: Registry[ProbeBuilder]) -> None:
+    """Add the duplicate_crowding probe to `registry`."""
+    registry.add(
+        NAME, ProbeBuilder(NAME, "architectural", "target plus 6 near-identical copies", build)
+    )
