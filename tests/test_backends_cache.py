@@ -146,3 +146,17 @@ def test_a_reader_process_sees_commits_while_a_run_writes(tmp_path):
     assert reads > 1
     assert monotonic == 1
     assert last == total
+
+
+def test_read_only_view_for_the_inspector(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    writer = CallCache(path)
+    writer.put("local:x", "generate", "k", b"v")
+    reader = CallCache(path, readonly=True)
+    assert reader.get("k") == b"v"
+    writer.put("local:x", "generate", "k2", b"v2")
+    assert reader.stored_calls() == 2
+    with pytest.raises(RagauditError, match="read-only"):
+        reader.put("local:x", "generate", "k3", b"v3")
+    with pytest.raises(RagauditError, match="no model-call cache"):
+        CallCache(tmp_path / "missing.sqlite", readonly=True)

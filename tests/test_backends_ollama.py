@@ -79,6 +79,18 @@ def test_persistent_500s_are_counted_failed_and_raised(cache, fake_server):
     assert "HTTP 500" in failure["error"]
 
 
+def test_a_failure_mid_run_keeps_every_text_in_a_count(cache, fake_server):
+    # /api/tags and the first /api/embed batch are served, then the server breaks.
+    server = fake_server("fail_after", failures=2)
+    embedder = load_embedder("ollama:mxbai-embed-large", cache=cache, host=server.url, retry=FAST)
+    texts = [f"text number {i}" for i in range(40)]  # batches of 32 + 8
+    with pytest.raises(ModelCallFailed, match="8 text"):
+        embedder.embed(texts)
+    assert cache.stats() == {"replayed": 0, "computed": 32, "failed": 8}
+    # the finished batch was committed: a rerun replays it and asks only for the rest
+    assert cache.stored_calls() == 32
+
+
 def test_a_missing_model_fails_at_once_without_retries(cache, fake_server):
     server = fake_server()
     embedder = load_embedder("ollama:not-pulled", cache=cache, host=server.url, retry=FAST)

@@ -114,10 +114,13 @@ class CachedEmbedder:
         pending.sort(key=lambda item: -len(item[1]))
         for start in range(0, len(pending), self.engine.batch_size):
             batch = pending[start : start + self.engine.batch_size]
-            stored.update(self._compute(batch, role))
+            unattempted = len(pending) - start - len(batch)
+            stored.update(self._compute(batch, role, unattempted))
         return [np.frombuffer(stored[key], dtype=np.float32).tolist() for key in keys]
 
-    def _compute(self, batch: list[tuple[str, str]], role: Role) -> dict[str, bytes]:
+    def _compute(
+        self, batch: list[tuple[str, str]], role: Role, unattempted: int
+    ) -> dict[str, bytes]:
         texts = [text for _, text in batch]
         try:
             vectors = _unit_rows(self.engine.embed_batch(texts, role))
@@ -125,9 +128,12 @@ class CachedEmbedder:
                 raise ValueError(f"asked for {len(texts)} vectors, got {vectors.shape[0]}")
         except Exception as error:  # every engine failure is counted, then raised
             message = _describe(error)
-            self.cache.record_failure(self.spec, "embed", message, n=len(texts))
+            # Texts queued behind the failed batch fail with this call too: counting them
+            # keeps every text the caller asked for in some count.
+            failed = len(texts) + unattempted
+            self.cache.record_failure(self.spec, "embed", message, n=failed)
             raise ModelCallFailed(
-                f"{self.spec}: embedding {len(texts)} text(s) failed: {message}"
+                f"{self.spec}: embedding {failed} text(s) failed: {message}"
             ) from error
         items = [(key, vector.tobytes()) for (key, _), vector in zip(batch, vectors, strict=True)]
         self.cache.put_many(self.spec, "embed", items)
