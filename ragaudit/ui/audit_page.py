@@ -60,10 +60,11 @@ def rank_grid(results: dict) -> list[dict]:
     sources = list(dict.fromkeys(s["source"] for case in results["cases"] for s in case["sources"]))
     rows = []
     for case in results["cases"]:
-        row = {"case": case["case_id"], "question": case["question"], "verdict": case["status"]}
+        row = {"case": case["case_id"], "verdict": case["status"]}
         mine = {s["source"]: s for s in case["sources"]}
         for source in sources:
             row[source] = rank_cell(case, mine[source]) if source in mine else ""
+        row["question"] = case["question"]  # last: long text would hide the rank columns
         rows.append(row)
     return rows
 
@@ -180,6 +181,7 @@ def _rank_chart(st, results: dict, k: int) -> None:
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=source, marker={"size": 11}))
     fig.add_vline(x=k + 0.5, line_dash="dash", annotation_text=f"k={k}")
     fig.update_layout(
+        title="Where each expected source ranks, per phrasing",
         xaxis_title="rank of the source's best chunk",
         height=120 + 28 * len(results["cases"]),
         margin={"l": 10, "r": 10, "t": 30, "b": 10},

@@ -19,6 +19,7 @@ def heatmap_figure(
     cells: dict[tuple[str, str], dict | None],
     measure: str,
     layers: dict[str, str],
+    reasons: dict[tuple[str, str], str | None] | None = None,
 ):
     """Probe rows × config columns; `cells[(probe, config)]` is the measure dict or None.
 
@@ -42,6 +43,11 @@ def heatmap_figure(
                 f"{probe} ({layers.get(probe, '')}) × {config}<br>{text}<br>{fmt_interval(m)}"
                 if m
                 else f"{probe} × {config}: not run"
+                + (
+                    f" ({reasons[(probe, config)]})"
+                    if reasons and reasons.get((probe, config))
+                    else ""
+                )
             )
             custom.append([probe, config, "run" if m else "not run"])
         z.append(row)

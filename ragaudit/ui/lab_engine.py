@@ -38,17 +38,21 @@ def corpus_documents() -> dict[str, str]:
     return {doc.doc_id: doc.text for doc in load_lab_corpus().documents}
 
 
-def load_lab_corpus() -> Any:
-    """The planted-fault corpus, loaded once per server process."""
+def load_lab_corpus(n: int | None = None) -> Any:
+    """The planted-fault corpus (its first `n` instances per probe, as a run subsets it),
+    loaded once per server process."""
     import streamlit as st
 
     @st.cache_resource(show_spinner="Loading the corpus…")
-    def _load() -> Any:
+    def _load(corpus_dir: str) -> Any:
         from ragaudit.corpus import load_corpus
 
-        return load_corpus()
+        return load_corpus(corpus_dir)
 
-    return _load()
+    from ragaudit import paths
+
+    corpus = _load(str(paths.corpus_dir()))
+    return corpus.subset(n) if n is not None and n < corpus.n else corpus
 
 
 def _client() -> Any:
@@ -59,7 +63,9 @@ def _client() -> Any:
     return chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
 
 
-def build_lab_index(embedder_spec: str, splitter: str, size: int, overlap: int) -> LabIndex:
+def build_lab_index(
+    embedder_spec: str, splitter: str, size: int, overlap: int, n: int | None = None
+) -> LabIndex:
     """Chunk the corpus, embed through the call cache, and index in memory."""
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.llamaindex import as_llamaindex_embedding
@@ -71,7 +77,7 @@ def build_lab_index(embedder_spec: str, splitter: str, size: int, overlap: int) 
 
     started = time.perf_counter()
     chunking = Chunking(splitter, size, overlap)  # type: ignore[arg-type]
-    chunks = chunk_corpus(load_lab_corpus().documents, chunking)
+    chunks = chunk_corpus(load_lab_corpus(n).documents, chunking)
     embedder = load_embedder(embedder_spec, CallCache())
     with _lock:  # one build at a time: two sessions asking for the same index share it
         index = build_index(
@@ -89,17 +95,19 @@ def build_lab_index(embedder_spec: str, splitter: str, size: int, overlap: int) 
     )
 
 
-def probe_instances(probe: str) -> list[Any]:
+def probe_instances(probe: str, n: int | None = None) -> list[Any]:
     """The corpus instances of one probe, in corpus order."""
-    return [i for i in load_lab_corpus().instances if i.probe == probe]
+    return [i for i in load_lab_corpus(n).instances if i.probe == probe]
 
 
-def probe_rankings(lab: LabIndex, probe: str, hybrid: bool) -> dict[str, list[Any]]:
+def probe_rankings(
+    lab: LabIndex, probe: str, hybrid: bool, n: int | None = None
+) -> dict[str, list[Any]]:
     """instance_id -> ranking to the pool depth (list of retrieval.Hit) for every instance."""
     from ragaudit.retrieval import POOL_DEPTH
 
     rankings = {}
-    for instance in probe_instances(probe):
+    for instance in probe_instances(probe, n):
         rankings[instance.instance_id] = lab.retriever.ranking(
             instance.question, hybrid, POOL_DEPTH
         )

@@ -19,7 +19,7 @@ LOCAL_EMBEDDERS = ["local:minilm", "local:e5-small"]
 ALL_INSTANCES = "all instances"
 
 
-def lab_index(embedder: str, splitter: str, size: int, overlap: int):
+def lab_index(embedder: str, splitter: str, size: int, overlap: int, n: int | None):
     """The shared live index for one setting (built once per server process)."""
     import streamlit as st
 
@@ -28,23 +28,32 @@ def lab_index(embedder: str, splitter: str, size: int, overlap: int):
     @st.cache_resource(
         show_spinner="Chunking and embedding the corpus for this setting…", max_entries=8
     )
-    def _cached(embedder: str, splitter: str, size: int, overlap: int):
-        return build_lab_index(embedder, splitter, size, overlap)
+    def _cached(embedder: str, splitter: str, size: int, overlap: int, n: int | None, where: str):
+        return build_lab_index(embedder, splitter, size, overlap, n)
 
-    return _cached(embedder, splitter, size, overlap)
+    return _cached(embedder, splitter, size, overlap, n, _where())
 
 
-def lab_rankings(embedder: str, splitter: str, size: int, overlap: int, probe: str, hybrid: bool):
+def _where() -> str:
+    # Part of the cache keys: a different corpus or call cache is a different index.
+    from ragaudit import paths
+
+    return f"{paths.corpus_dir()}|{paths.cache_path()}"
+
+
+def lab_rankings(
+    embedder: str, splitter: str, size: int, overlap: int, n: int | None, probe: str, hybrid: bool
+):
     """Rankings to the pool depth for every instance of `probe` (shared, built once)."""
     import streamlit as st
 
     from ragaudit.ui.lab_engine import probe_rankings
 
     @st.cache_resource(show_spinner="Ranking…", max_entries=64)
-    def _cached(embedder: str, splitter: str, size: int, overlap: int, probe: str, hybrid: bool):
-        return probe_rankings(lab_index(embedder, splitter, size, overlap), probe, hybrid)
+    def _cached(embedder, splitter, size, overlap, n, probe, hybrid, where):
+        return probe_rankings(lab_index(embedder, splitter, size, overlap, n), probe, hybrid, n)
 
-    return _cached(embedder, splitter, size, overlap, probe, hybrid)
+    return _cached(embedder, splitter, size, overlap, n, probe, hybrid, _where())
 
 
 def render() -> None:
@@ -59,7 +68,8 @@ def render() -> None:
     try:
         from ragaudit.ui.lab_engine import load_lab_corpus
 
-        corpus = load_lab_corpus()
+        n = _run_n()
+        corpus = load_lab_corpus(n)
     except Exception as error:  # noqa: BLE001 - no corpus (or no corpus module): say so, no traceback
         st.error(f"The Lab needs the planted-fault corpus and could not load it: {error}")
         return
@@ -85,7 +95,9 @@ def render() -> None:
         ("lab_embedder", "embedder"),
     ):
         links.publish(key, param)
-    live_panel(probe, None if instance_id == ALL_INSTANCES else instance_id, embedder)
+    if n is not None:
+        st.caption(f"The first {n} instances of each probe, as in the loaded results file.")
+    live_panel(probe, None if instance_id == ALL_INSTANCES else instance_id, embedder, n)
 
 
 def _controls() -> tuple[int, str, int, int, bool]:
@@ -105,7 +117,13 @@ def _controls() -> tuple[int, str, int, int, bool]:
     return int(k), str(splitter), int(size), int(overlap), bool(hybrid)
 
 
-def live_panel(probe: str, instance_id: str | None, embedder: str) -> None:
+def _run_n() -> int | None:
+    """The loaded results' instances per probe, so the Lab indexes the corpus the run did."""
+    loaded = current_results()
+    return (loaded.results or {}).get("corpus", {}).get("n") if loaded.results else None
+
+
+def live_panel(probe: str, instance_id: str | None, embedder: str, n: int | None) -> None:
     """The fragment: controls, the probe's retrieval rate and the retrieved chunks."""
     import streamlit as st
 
@@ -119,12 +137,12 @@ def live_panel(probe: str, instance_id: str | None, embedder: str) -> None:
             return
         started = time.perf_counter()
         try:
-            lab = lab_index(embedder, splitter, size, overlap)
-            rankings = lab_rankings(embedder, splitter, size, overlap, probe, hybrid)
+            lab = lab_index(embedder, splitter, size, overlap, n)
+            rankings = lab_rankings(embedder, splitter, size, overlap, n, probe, hybrid)
         except Exception as error:  # noqa: BLE001 - a model that cannot load: one line, no traceback
             st.error(f"Could not build the index for {embedder}: {error}")
             return
-        instances = probe_instances(probe)
+        instances = probe_instances(probe, n)
         found = {
             i.instance_id: diagnose_at_k(lab, i, rankings[i.instance_id], k) for i in instances
         }

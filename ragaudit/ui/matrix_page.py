@@ -77,11 +77,16 @@ def render() -> None:
     links.publish("matrix_measure", "measure")
 
     role = next((e for e in results["embedders"] if e["spec"] == embedder), {})
-    if "control" not in role.get("probes", []):
+    certification = (results.get("control_certification") or {}).get(embedder)
+    if certification is not None and not certification.get("certified"):
+        st.warning(
+            f"Uncertified: the controls do not certify {embedder} "
+            f"({certification.get('reason') or 'no reason recorded'})."
+        )
+    elif certification is None and "control" not in role.get("probes", []):
         st.warning(
             f"Uncertified: no controls were run under {embedder}, so nothing here certifies "
-            "the instrument "
-            "that produced these cells."
+            "the instrument that produced these cells."
         )
 
     index = cell_index(results)
@@ -92,11 +97,15 @@ def render() -> None:
         or any(key[0] == p and key[2] == embedder for key in index)
     ]
     configs = config_names(results)
-    cells = {}
+    cells: dict[tuple[str, str], dict | None] = {}
+    reasons: dict[tuple[str, str], str | None] = {}
     for probe in probes:
         for config in configs:
             cell = index.get((probe, config, embedder))
-            cells[(probe, config)] = (cell or {}).get("measures", {}).get(measure)
+            measures = (cell or {}).get("measures", {})
+            cells[(probe, config)] = measures.get(measure)
+            if cell is not None and measures.get(measure) is None:
+                reasons[(probe, config)] = measures.get(f"{measure}_reason")
     if not probes:
         st.write(f"No cells were recorded for {embedder}.")
         return
@@ -105,7 +114,7 @@ def render() -> None:
         f"{MEASURE_LABELS[measure]}: rate and count/n per cell; hover for the 95% Wilson interval. "
         "Click a cell to open its instances."
     )
-    fig = heatmap_figure(probes, configs, cells, measure, probe_layers(results))
+    fig = heatmap_figure(probes, configs, cells, measure, probe_layers(results), reasons)
     event = st.plotly_chart(
         fig,
         key=CHART_KEY,

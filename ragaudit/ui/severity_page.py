@@ -17,12 +17,22 @@ CITATION_OUTCOMES = (
 )
 
 
-def recorded_score(record: dict) -> float | None:
-    """The retrieval score detectability sweeps: the one the analysis recorded, else top-1."""
-    if record.get("detectability_score") is not None:
-        return record["detectability_score"]
+def recorded_score(record: dict, score_name: str | None) -> float | None:
+    """The record's retrieval score that detectability swept (`detectability.score`):
+    a record field of that name, or the top-ranked chunk's score for ``top1_score``."""
+    if score_name and score_name != "top1_score" and score_name in record:
+        return record[score_name]
     hits = sorted(record.get("retrieved") or [], key=lambda h: h["rank"])
     return hits[0]["score"] if hits else None
+
+
+def failed(record: dict, basis: str) -> bool | None:
+    """Whether the record counts as a failure on the cell's failure basis (None: not graded)."""
+    if basis == "correct":
+        grade = record.get("grade")
+        return None if grade is None else not grade.get("correct")
+    value = record.get(basis)
+    return None if value is None else not value
 
 
 def render() -> None:
@@ -148,24 +158,29 @@ def _render_detectability(
         st.plotly_chart(
             sweep_figure(detect["sweep"]), key="severity_sweep", config={"displayModeBar": False}
         )
+    basis = cell.get("failure_basis") or ("correct" if cell.get("generated") else "gold_in_context")
+    score_name = detect.get("score")
     passing, failing = [], []
     for record in cell_records(results, probe, config, embedder):
-        grade, score = record.get("grade"), recorded_score(record)
-        if grade is None or score is None:
+        is_failure, score = failed(record, basis), recorded_score(record, score_name)
+        if is_failure is None or score is None:
             continue
-        (passing if grade.get("correct") else failing).append(score)
+        (failing if is_failure else passing).append(score)
     if passing or failing:
         st.plotly_chart(
             detectability_figure(
-                passing, failing, (threshold or {}).get("cut"), "recorded retrieval score"
+                passing,
+                failing,
+                (threshold or {}).get("cut"),
+                f"recorded retrieval score ({score_name or 'top1_score'})",
             ),
             key="severity_scores",
             config={"displayModeBar": False},
         )
         st.caption(
-            "Each dot is one graded instance at its recorded retrieval score; the dashed "
-            "line is the "
-            "recorded cut, fitted on these same instances (no holdout)."
+            f"Each dot is one instance (failure judged on {basis}) at its recorded retrieval "
+            "score; the dashed line is the recorded cut, fitted on these same instances "
+            "(no holdout)."
         )
     else:
-        st.caption("No graded instances in this cell: nothing to plot.")
+        st.caption("No scored instances in this cell: nothing to plot.")
