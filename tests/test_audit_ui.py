@@ -50,7 +50,7 @@ def test_rank_grid_is_the_files_ranks(audit_file):
     )
     # the rank chart draws one trace per expected source, and the k line
     spec = chart_specs(at)[0]
-    assert {t["name"] for t in spec["data"]} == set(grid.columns[3:])
+    assert {t["name"] for t in spec["data"]} == set(grid.columns[2:-1])
 
 
 def test_flags_spread_and_structure_are_shown(audit_file):
