@@ -125,7 +125,6 @@ ADJ = (
     "stocked",
     "reachable",
     "visible",
-    "current",
 )
 
 TEMPLATES = (

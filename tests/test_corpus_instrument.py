@@ -1,0 +1,232 @@
+"""The instrument measures what it claims (the seed's "tests are not decoration"), checked
+model-free on the committed corpus (which test_corpus_files proves equals a fresh build)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ragaudit.chunking import Chunking, chunk_corpus
+from ragaudit.corpus import load_corpus
+from ragaudit.corpus_stats import (
+    NEAR_DUPLICATE,
+    STOPWORDS,
+    anchor_selectivity,
+    near_duplicates,
+    span_whole,
+    together,
+)
+
+MATRIX = ("fixed-1000-0", "recursive-1000-0", "recursive-1000-200", "recursive-512-128")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus()
+
+
+@pytest.fixture(scope="module")
+def chunks(corpus):
+    names = (*MATRIX, "recursive-4000-0")
+    return {name: chunk_corpus(corpus.documents, Chunking.from_name(name)) for name in names}
+
+
+def _doc_chunks(chunks, doc_id):
+    return [c for c in chunks if c.doc_id == doc_id]
+
+
+def test_committed_corpus_has_the_default_shape(corpus, chunks):
+    assert (corpus.seed, corpus.n) == (20261129, 25)
+    assert len(corpus.instances) == 275
+    assert all(len(corpus.instances_of(p)) == 25 for p in corpus.probes)
+    assert 750 <= len(chunks["recursive-1000-0"]) <= 800
+    assert corpus.filler_count > 0
+
+
+def test_boundary_spans_straddle_fixed_1000_and_survive_recursive(corpus, chunks):
+    instances = corpus.instances_of("boundary")
+    fixed = chunks["fixed-1000-0"]
+    cut = [
+        i
+        for i in instances
+        if not span_whole(i.gold_spans[0], _doc_chunks(fixed, i.gold_spans[0].doc_id))
+    ]
+    assert len(cut) == 25, "fixed 1000 must cut every planted span"
+    for i in instances:
+        gold = i.gold_spans[0]
+        assert gold.start < 1000 < gold.end
+    for name in ("recursive-1000-0", "recursive-1000-200", "recursive-512-128"):
+        whole = [
+            i
+            for i in instances
+            if span_whole(i.gold_spans[0], _doc_chunks(chunks[name], i.gold_spans[0].doc_id))
+        ]
+        assert len(whole) == 25, f"{name} must keep every planted span whole"
+
+
+def test_boundary_geometry_follows_the_seed(corpus, chunks):
+    classes = [i.meta["length_class"] for i in corpus.instances_of("boundary")]
+    assert [classes.count(c) for c in ("71-80", "141", "261", "421")] == [7, 6, 6, 6]
+    recursive = chunks["recursive-1000-0"]
+    for instance in corpus.instances_of("boundary"):
+        gold = instance.gold_spans[0]
+        header = next(s for s in instance.extra_spans if s.role == "header")
+        doc = corpus.document(gold.doc_id)
+        assert header.start == 0 and 35 <= len(header.text) <= 41
+        assert doc.text[gold.start - 2 : gold.start] == ". ", "the answer begins a fresh sentence"
+        assert not re.search(r"[.!?]", gold.text[:-1]), "no terminator inside the answer"
+        length = len(gold.text)
+        low, high = {"71-80": (71, 80)}.get(instance.meta["length_class"], (length, length))
+        assert low <= length <= high and instance.meta["span_length"] == length
+        # At zero overlap the header never shares a chunk with the answer.
+        assert not together(gold, header, _doc_chunks(recursive, gold.doc_id))
+
+
+def test_no_near_duplicate_instances_within_a_probe(corpus):
+    report = near_duplicates(corpus)
+    for probe, closest in report["within"].items():
+        assert closest["jaccard"] is not None, probe
+        assert closest["jaccard"] < NEAR_DUPLICATE, (probe, closest)
+    assert report["across"]["jaccard"] < NEAR_DUPLICATE
+
+
+def test_near_duplicate_measure_flags_real_duplicates(corpus):
+    # The measure must be able to fail: two copies of one instance's documents score 1.0.
+    from dataclasses import replace
+
+    from ragaudit.corpus import Corpus
+
+    first, second = corpus.instances_of("control")[:2]
+    clone_doc = replace(corpus.document(first.answer_doc_ids[0]), doc_id="clone")
+    clone = replace(second, instance_id="control-clone", answer_doc_ids=("clone",))
+    doctored = Corpus(
+        (*corpus.documents, clone_doc),
+        (*corpus.instances, clone),
+        corpus.seed,
+        corpus.n,
+        corpus.probes,
+        corpus.filler_count,
+    )
+    closest = near_duplicates(doctored)["within"]["control"]
+    assert closest["jaccard"] == 1.0 and set(closest["pair"]) == {
+        first.instance_id,
+        "control-clone",
+    }
+
+
+def test_anchor_selectivity_is_reported_and_sharp(corpus, chunks):
+    report = anchor_selectivity(corpus, chunks["recursive-1000-0"])
+    assert report["questions"] == 275
+    assert all(q["chunks"] for q in report["per_question"].values()), "every key occurs somewhere"
+    assert report["min"] == 1 and report["max"] <= 7
+    assert 0 < report["single_chunk"] <= 275
+    # duplicate_crowding's key sits in the target and its six copies: 7 chunks
+    crowding = [
+        report["per_question"][i.instance_id]["chunks"]
+        for i in corpus.instances_of("duplicate_crowding")
+    ]
+    assert max(crowding) == 7
+
+
+def test_table_header_and_row_apart_in_the_matrix_and_together_at_4000(corpus, chunks):
+    for name in (*MATRIX, "recursive-4000-0"):
+        together_count = 0
+        for instance in corpus.instances_of("table_split"):
+            row = next(s for s in instance.gold_spans if s.role == "table_row")
+            head = next(s for s in instance.extra_spans if s.role == "table_header")
+            together_count += together(row, head, _doc_chunks(chunks[name], row.doc_id))
+        assert together_count == (25 if name == "recursive-4000-0" else 0), name
+
+
+def test_table_value_is_unique_in_its_table(corpus):
+    for instance in corpus.instances_of("table_split"):
+        row = instance.gold_spans[0]
+        value = instance.grading["accept"][0]
+        table = corpus.document(row.doc_id).text
+        assert len(re.findall(rf"(?<![\w]){value}(?![\w])", table)) == 1
+        assert instance.anchor in row.text
+
+
+def test_summarisation_items_sit_in_five_distinct_documents(corpus):
+    for instance in corpus.instances_of("summarisation"):
+        docs = {s.doc_id for s in instance.gold_spans}
+        assert len(docs) == 5 and len(instance.gold_spans) == 5
+        for span in instance.gold_spans:
+            others = [i for i in instance.grading["items"] if i not in span.text]
+            assert len(others) == 4, "one item per document"
+
+
+def test_negation_sentences_differ_only_by_store_code_and_not(corpus):
+    for instance in corpus.instances_of("negation"):
+        negated, affirmative = instance.gold_spans[0].text, instance.trap_spans[0].text
+        asked, other = instance.meta["negated_store"], instance.meta["affirmative_store"]
+        assert asked != other and instance.grading["store"] == asked
+        assert negated.replace(asked, "STORE").replace(" not ", " ") == affirmative.replace(
+            other, "STORE"
+        )
+        assert " not " in negated and " not " not in affirmative
+        assert instance.gold_spans[0].doc_id != instance.trap_spans[0].doc_id
+
+
+def _swap(text: str, old: int, new: int) -> str:
+    return re.sub(rf"\b{old}\b", str(new), text)
+
+
+def test_distractor_trap_changes_only_site_and_value(corpus):
+    for instance in corpus.instances_of("distractor"):
+        gold, trap = instance.gold_spans[0].text, instance.trap_spans[0].text
+        meta = instance.meta
+        normalised = _swap(
+            trap.replace(meta["trap_site"], meta["site"]), meta["trap_value"], meta["value"]
+        )
+        assert normalised == gold and trap != gold
+
+
+def test_superseded_policies_differ_only_in_value_and_date(corpus):
+    for instance in corpus.instances_of("superseded"):
+        meta = instance.meta
+        gold, trap = instance.gold_spans[0].text, instance.trap_spans[0].text
+        assert _swap(trap, meta["superseded_value"], meta["value"]) == gold
+        current, old = corpus.document(meta["current_doc"]), corpus.document(meta["superseded_doc"])
+        assert current.metadata["date"] > old.metadata["date"]
+        assert current.metadata["supersedes"] == old.doc_id
+        # nothing but the date says which is current: no wording like "superseded" or "old"
+        for doc in (current, old):
+            assert not re.search(
+                r"supersed|obsolete|outdated|replaced by|no longer|previous|current|in force",
+                doc.text,
+                re.I,
+            )
+
+
+def test_multihop_mapping_shares_only_team_and_number_with_the_question(corpus):
+    for instance in corpus.instances_of("multihop"):
+        mapping = next(s for s in instance.gold_spans if s.role == "mapping")
+        answer = next(s for s in instance.gold_spans if s.role == "answer")
+        assert mapping.doc_id != answer.doc_id
+
+        def content(text):
+            return set(re.findall(r"[a-z0-9]+", text.lower())) - STOPWORDS
+
+        shared = content(mapping.text) & content(instance.question)
+        assert shared == {"team", str(instance.meta["team"])}
+        assert str(instance.meta["team"]) not in answer.text
+
+
+def test_duplicate_crowding_has_six_near_identical_copies_without_the_value(corpus):
+    for instance in corpus.instances_of("duplicate_crowding"):
+        copies = [s for s in instance.trap_spans if s.role == "copy"]
+        assert len(copies) == 6 and len({s.doc_id for s in copies}) == 6
+        assert len({s.text for s in copies}) == 1
+        assert str(instance.meta["value"]) not in copies[0].text
+        bodies = {corpus.document(s.doc_id).text.split("\n\n", 2)[2] for s in copies}
+        assert len(bodies) == 1, "copies differ only in where they were posted"
+
+
+def test_filler_carries_no_digits_and_no_planted_fact(corpus):
+    for doc in corpus.filler:
+        assert not re.search(r"\d", doc.text)
+    planted_words = re.compile(r"\b(section|exception|team|zone|store|permitted)\b", re.I)
+    for doc in corpus.filler:
+        assert not planted_words.search(doc.text), doc.doc_id
