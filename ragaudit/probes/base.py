@@ -18,7 +18,8 @@ class Span:
     text: str
     role: str = "gold"
     """What the span is to the probe: gold, trap, header, table_header, table_row,
-    mapping, answer, item, copy, ... (diagnostics look spans up by role)."""
+    mapping, answer, item, copy, related (diagnostics look spans up by role; the table
+    per probe is in docs/grading-spec.md)."""
 
 
 @dataclass(frozen=True)
