@@ -154,3 +154,30 @@ def test_dilution_lists_longest_chunks_with_marker_counts():
         and "may fill every slot" in (report["per_source_cap_reason"])
     )
     assert count_markers(SHORT_CHARS, MARKER) == 3
+
+
+def test_dilution_only_run_embeds_nothing(tmp_path, ragaudit_home, capsys):
+    from ragaudit.cli import main
+
+    corpus = tmp_path / "corpus"
+    (corpus / "statutes").mkdir(parents=True)
+    for name, text in {"estate": SPLITTABLE, "income": REPEATS, "stamp": SHORT_CHARS}.items():
+        (corpus / "statutes" / f"{name}.md").write_text(text, encoding="utf-8")
+    out = tmp_path / "dilution.json"
+    assert main(["audit", str(corpus), "--dilution", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    results = __import__("json").loads(out.read_text(encoding="utf-8"))
+    assert results["cases"] == [] and results["models"] == [] and results["index"] is None
+    assert results["conditions"]["calls"] == {"replayed": 0, "computed": 0, "failed": 0}
+    longest = results["dilution"]["longest_chunks"]
+    assert len(REPEATS) > len(SPLITTABLE) > len(SHORT_CHARS)  # longest first
+    assert [(c["source"], c["markers"]) for c in longest] == [
+        ("statutes/income", 6),
+        ("statutes/estate", 6),
+        ("statutes/stamp", 3),
+    ]
+    assert "excluded by first_marker_repeats: 1" in printed
+    assert "excluded by too_few_subsections_or_too_short: 1" in printed
+    # without --dilution a case file is required
+    assert main(["audit", str(corpus)]) == 2
+    assert "give a case file, or --dilution" in capsys.readouterr().err

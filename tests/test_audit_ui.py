@@ -122,3 +122,15 @@ def test_missing_and_wrong_files(tmp_path):
     matrix.write_text(json.dumps({"schema_version": 1, "instances": []}), encoding="utf-8")
     page = texts(open_audit(matrix))
     assert f"Cannot show the audit: {matrix}: not an audit results file" in page
+
+
+def test_dilution_only_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path / "home"))
+    out = tmp_path / "dilution.json"
+    assert main(["audit", str(EXAMPLE / "corpus"), "--dilution", "--out", str(out)]) == 0
+    at = open_audit(out)
+    assert not at.exception
+    page = texts(at)
+    assert "No phrasings in this audit: no case file: dilution report only" in page
+    dilution = json.loads(out.read_text())["dilution"]
+    assert list(at.dataframe[0].value["chars"]) == [c["chars"] for c in dilution["longest_chunks"]]

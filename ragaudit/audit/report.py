@@ -97,6 +97,10 @@ def render_table(results: dict) -> list[str]:
     for skipped in corpus["skipped"]:
         lines.append(f"  [skipped] {skipped['path']}: {skipped['reason']}")
     index = results["index"]
+    if index is None:
+        lines.append(f"index: none ({results.get('index_reason')})")
+        lines.extend(_dilution_lines(results.get("dilution")))
+        return lines
     split = index.get("split")
     split_text = (
         f"; {split['split']} documents split into {split['children']} subsections" if split else ""

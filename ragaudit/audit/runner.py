@@ -24,7 +24,7 @@ class AuditInputs:
     """What the command line names."""
 
     corpus: Path
-    cases: Path
+    cases: Path | None
     settings: Path | None
     dilution: bool = False
     rank_depth: int = DEFAULT_RANK_DEPTH
@@ -35,15 +35,16 @@ class AuditOutcome:
     """Either a fatal structural report (nothing was embedded) or the results document."""
 
     structure: StructureReport
-    cases_path: Path
+    cases_path: Path | None
     results: dict | None
 
 
 def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcome:
-    """Check, index, rank and evaluate every case; see docs/audit-results.md for the output."""
+    """Check, index, rank and evaluate every case; see docs/audit-results.md for the output.
+    Without a case file (dilution only) nothing is embedded."""
     started = time.perf_counter()
     settings = load_settings(inputs.settings) if inputs.settings else AuditSettings(name="default")
-    cases = load_cases(inputs.cases)
+    cases = load_cases(inputs.cases) if inputs.cases is not None else []
     structure = check_structure(cases)
     if structure.fatal:
         return AuditOutcome(structure, inputs.cases, None)
@@ -52,21 +53,29 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
 
     from ragaudit.audit.chunks import build_chunks
     from ragaudit.backends.cache import CallCache
-    from ragaudit.backends.specs import describe_model, load_embedder
 
     cache = CallCache()
-    embedder = load_embedder(settings.embedder, cache)
+    models: list[dict] = []
+    records: list[dict] = []
+    failures: list[EmbedFailure] = []
+    index_section: dict | None = None
     chunks, decisions = build_chunks(corpus.documents, settings)
-    index = build_index(embedder, chunks)
-    depth = max(inputs.rank_depth, settings.candidate_pool)
-    query_vectors, query_failures = embed_texts(
-        embedder, [(c.case_id, c.question) for c in cases], "query"
-    )
-    failures = index.failures + query_failures
-    records = [
-        _case_record(case, index, settings, query_vectors.get(case.case_id), depth, failures)
-        for case in cases
-    ]
+    if cases:
+        from ragaudit.backends.specs import describe_model, load_embedder
+
+        embedder = load_embedder(settings.embedder, cache)
+        models.append(describe_model(embedder))
+        index = build_index(embedder, chunks)
+        depth = max(inputs.rank_depth, settings.candidate_pool)
+        query_vectors, query_failures = embed_texts(
+            embedder, [(c.case_id, c.question) for c in cases], "query"
+        )
+        failures = index.failures + query_failures
+        records = [
+            _case_record(case, index, settings, query_vectors.get(case.case_id), depth, failures)
+            for case in cases
+        ]
+        index_section = _index_section(index, settings, decisions)
     dilution = None
     if inputs.dilution:
         from ragaudit.audit.dilution import dilution_report
@@ -79,14 +88,15 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
         "complete": True,
         "argv": list(argv or []),
         "corpus": _corpus_section(corpus),
-        "cases_file": str(inputs.cases),
+        "cases_file": str(inputs.cases) if inputs.cases is not None else None,
         "settings": {
             "path": str(inputs.settings) if inputs.settings else None,
             "values": settings.model_dump(mode="json"),
         },
-        "models": [describe_model(embedder)],
+        "models": models,
         "structure": _structure_section(structure),
-        "index": _index_section(index, settings, decisions),
+        "index": index_section,
+        "index_reason": None if cases else "no case file: dilution report only, nothing embedded",
         "cases": records,
         "intents": intent_summaries(cases, records),
         "summary": _summary(records, failures),
@@ -99,10 +109,10 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
             "elapsed_seconds": round(time.perf_counter() - started, 2),
         },
     }
-    if decisions:
+    if decisions and index_section is not None:
         from ragaudit.audit.subsections import summarise
 
-        results["index"]["split"] = summarise(decisions)
+        index_section["split"] = summarise(decisions)
     return AuditOutcome(structure, inputs.cases, results)
 
 

@@ -119,6 +119,11 @@ def render() -> None:
     cols[2].metric("chunks not embedded", summary["passage_embedding_failures"])
     cols[3].metric("files skipped", results["corpus"]["skipped_count"])
     _structure(st, results)
+    if not results["cases"]:
+        st.info(f"No phrasings in this audit: {results.get('index_reason')}.")
+        _dilution(st, results)
+        _failures(st, results)
+        return
 
     st.subheader(f"Rank of each expected source, per phrasing (top-{k} after the slot policy)")
     grid = pd.DataFrame(rank_grid(results))
