@@ -15,7 +15,7 @@ splitter: document
 k: 6
 candidate_pool: 48
 per_source_cap: 2
-floor: {source_type: statute, slots: 2}
+floor: {source_type: statute, slots: 2, min_score: 0.4}
 backfill_range: 12
 min_score: 0.3
 """
@@ -47,9 +47,9 @@ def test_drift_names_every_differing_constant_and_the_looser_side(tmp_path, caps
     by_constant = {line.split(":")[0].strip(): line for line in lines if line.startswith("  ")}
     assert set(by_constant) == {
         "embedder", "splitter", "chunk_size", "k", "hybrid", "per_source_cap",
-        "floor.slots", "backfill_range", "min_score",
+        "floor.slots", "floor.min_score", "backfill_range", "min_score",
     }  # fmt: skip
-    assert lines[0] == "drift: prod.yaml vs eval.yaml: 9 of 18 retrieval constants differ"
+    assert lines[0] == "drift: prod.yaml vs eval.yaml: 10 of 19 retrieval constants differ"
     assert "prod.yaml 12, eval.yaml 48 -> eval.yaml is looser" in by_constant["backfill_range"]
     assert "prod.yaml 6, eval.yaml 8 -> eval.yaml is looser" in by_constant["k"]
     # no cap at all is looser than a cap of 2; the default is said to be one
@@ -63,7 +63,12 @@ def test_drift_names_every_differing_constant_and_the_looser_side(tmp_path, caps
     assert "prod.yaml 2, eval.yaml 1 -> prod.yaml is looser" in by_constant["floor.slots"]
     for constant in ("embedder", "splitter", "chunk_size", "hybrid"):
         assert "differs, neither side looser" in by_constant[constant]
-    assert "[fail] eval.yaml is looser than prod.yaml on 4 constant(s)" in "\n".join(lines)
+    # the floor's relevance gate dropped in the test script
+    assert (
+        "prod.yaml 0.4, eval.yaml none (default) -> eval.yaml is looser"
+        in (by_constant["floor.min_score"])
+    )
+    assert "[fail] eval.yaml is looser than prod.yaml on 5 constant(s)" in "\n".join(lines)
     assert "[fail] prod.yaml is looser than eval.yaml on 1 constant(s)" in "\n".join(lines)
 
 
@@ -80,7 +85,7 @@ def test_identical_settings_pass(tmp_path, capsys):
     prod = write(tmp_path, "prod.yaml", PROD)
     same = write(tmp_path, "copy.yaml", "# same constants, other order\n" + PROD[::-1][::-1])
     assert main(["drift", str(prod), str(same)]) == 0
-    assert "agree on all 18 retrieval constants" in capsys.readouterr().out
+    assert "agree on all 19 retrieval constants" in capsys.readouterr().out
 
 
 def test_examples_drift_as_documented(capsys):

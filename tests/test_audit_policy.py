@@ -76,3 +76,11 @@ def test_score_threshold_and_pool_bound_the_candidates():
     assert outcome.below_threshold == 6
     outcome = apply_policy(ranked, settings(floor=None, k=6, candidate_pool=6))
     assert len(outcome.selected) == 6
+
+
+def test_the_floors_relevance_gate_refuses_weak_backfill():
+    ranked = ranking({9: "statute", 11: "statute"})  # scores 0.81 and 0.79
+    gate = Floor(source_type="statute", slots=2, min_score=0.8)
+    outcome = apply_policy(ranked, settings(floor=gate, backfill_range=12))
+    assert outcome.backfilled_chunk_ids == ["c9"]
+    assert outcome.floor_unfilled == 1 and outcome.floor_type_in_backfill_range == 1

@@ -193,12 +193,17 @@ def test_a_phrasing_that_pushes_the_key_source_out_is_red_flagged(workspace, cap
     assert "summary: 75% 3/4 phrasings pass" in out
 
 
-def test_the_floors_backfill_range_decides_the_case(workspace):
+def test_the_floors_backfill_range_decides_the_case(workspace, capsys):
     # k=3 and one slot reserved for statutes: production reaches 5 deep, the test script 48.
     base = (
         "splitter: document\nk: 3\ncandidate_pool: 48\nfloor: {source_type: statutes, slots: 1}\n"
     )
     prod_status, prod, _ = audit(workspace, base + "backfill_range: 5\n", name="prod")
+    printed = capsys.readouterr().out
+    assert (
+        "floor: 0 statutes within the first 5 candidates; 0 backfilled, 1 of 1 reserved "
+        "slots left unfilled"
+    ) in printed
     test_status, test, _ = audit(workspace, base + "backfill_range: 48\n", name="eval")
     formal_prod, formal_test = (
         source(prod, "death-benefit/formal"),

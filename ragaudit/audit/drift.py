@@ -18,6 +18,7 @@ DIRECTIONS: dict[str, tuple[str | None, str]] = {
     "candidate_pool": ("higher", "more candidates before the slot policy"),
     "per_source_cap": ("higher", "one source may take more slots (none = no cap)"),
     "floor.slots": ("higher", "more slots reserved for the floor's source type"),
+    "floor.min_score": ("lower", "weaker matches may take a reserved slot (none = no gate)"),
     "backfill_range": ("higher", "the floor may reach further down the ranking"),
     "min_score": ("lower", "fewer candidates are dropped by the threshold (none = no threshold)"),
     "floor.source_type": (None, "the reserved slots go to a different source type"),
@@ -34,7 +35,8 @@ DIRECTIONS: dict[str, tuple[str | None, str]] = {
     "split_min_chars": (None, "different documents split"),
 }
 LABELS = {"name", "description"}
-UNBOUNDED = {"per_source_cap", "min_score", "backfill_range"}  # null = no limit at all
+# null means no limit at all for these: the looser side by construction
+UNBOUNDED = {"per_source_cap", "min_score", "backfill_range", "floor.min_score"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ def constants(settings: AuditSettings) -> dict[str, object]:
             out["floor"] = "set" if value else None
             out["floor.source_type"] = value["source_type"] if value else None
             out["floor.slots"] = value["slots"] if value else None
+            out["floor.min_score"] = value["min_score"] if value else None
         elif key == "backfill_range":
             out[key] = settings.effective_backfill_range
         else:
@@ -100,7 +103,7 @@ def compare(left_path: Path, right_path: Path) -> tuple[list[str], list[Differen
         right_value = right_values[constant]
         if left_value == right_value:
             continue
-        if constant in ("floor.source_type", "floor.slots") and (
+        if constant in ("floor.source_type", "floor.slots", "floor.min_score") and (
             left_values["floor"] != right_values["floor"]
         ):
             continue  # reported once, as `floor`

@@ -64,6 +64,9 @@ def apply_policy(ranked: list[Candidate], settings: AuditSettings) -> PolicyOutc
         return outcome
     reach = settings.effective_backfill_range
     in_reach = [c for c in eligible if c.rank <= reach and c.source_type == floor.source_type]
+    if floor.min_score is not None:
+        # the floor's own relevance gate: a weak match is not worth a reserved slot
+        in_reach = [c for c in in_reach if c.score >= floor.min_score]
     outcome.floor_slots = floor.slots
     outcome.floor_type_in_backfill_range = len(in_reach)
     have = sum(c.source_type == floor.source_type for c in outcome.selected)

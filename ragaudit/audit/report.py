@@ -131,6 +131,9 @@ def render_table(results: dict) -> list[str]:
             )
         if case["status"] == "failed_call":
             lines.append(f"{'':<28} error: {case['error']}")
+        floor_line = _floor_note(case, results["settings"]["values"])
+        if floor_line:
+            lines.append(f"{'':<28} {floor_line}")
     if any(s["via_backfill"] for c in results["cases"] for s in c["sources"]):
         lines.append("  * reached the top-k only through the floor's backfill")
     lines.append("")
@@ -160,6 +163,20 @@ def render_table(results: dict) -> list[str]:
     for failure in results["conditions"]["embedding_failures"]:
         lines.append(f"  [failed call] {failure['kind']} {failure['item']}: {failure['error']}")
     return lines
+
+
+def _floor_note(case: dict, settings: dict) -> str | None:
+    """The floor's story for one phrasing, when it had to act (seed 003: "no statutes at
+    all in the top twelve, so the floor had nothing to draw on")."""
+    policy, floor = case.get("policy"), settings.get("floor")
+    if not policy or not floor or not (policy["floor_unfilled"] or policy["floor_backfilled"]):
+        return None
+    reach = settings["backfill_range"] or settings["candidate_pool"]
+    return (
+        f"floor: {policy['floor_type_in_backfill_range']} {floor['source_type']} within the "
+        f"first {reach} candidates; {policy['floor_backfilled']} backfilled, "
+        f"{policy['floor_unfilled']} of {policy['floor_slots']} reserved slots left unfilled"
+    )
 
 
 def _dilution_lines(dilution: dict | None) -> list[str]:

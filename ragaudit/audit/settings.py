@@ -27,6 +27,8 @@ class Floor(BaseModel):
     """The source type that owns the reserved slots (a JSONL `source_type` or a folder)."""
     slots: int = Field(ge=1)
     """How many of the top-k slots are reserved."""
+    min_score: float | None = Field(default=None, ge=-1.0, le=1.0)
+    """A backfilled document must reach this dense similarity (null: no gate)."""
 
 
 class AuditSettings(BaseModel):
