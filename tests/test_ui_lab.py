@@ -100,3 +100,10 @@ def test_toggling_k_changes_the_retrieved_chunks(real_run):
     at.selectbox(key="lab_size").set_value(256).run()
     at.selectbox(key="lab_overlap").set_value(400).run()
     assert "Overlap 400 must be smaller than the chunk size 256" in texts(at)
+
+
+def test_lab_quotes_the_recorded_figure_when_the_setting_is_a_config(real_run):
+    at = open_app(page="pages/lab.py", probe="boundary")
+    at.selectbox(key="lab_overlap").set_value(200).run()  # recursive 1000/200, k=3: config B
+    m = _cell(real_run, "boundary", "B")
+    assert f"records {m['rate']:.0%} {m['count']}/{m['n']} for boundary at config B" in texts(at)

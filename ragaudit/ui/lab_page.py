@@ -95,7 +95,7 @@ def render() -> None:
         ("lab_embedder", "embedder"),
     ):
         links.publish(key, param)
-    if n is not None:
+    if n is not None and n < load_lab_corpus().n:
         st.caption(f"The first {n} instances of each probe, as in the loaded results file.")
     live_panel(probe, None if instance_id == ALL_INSTANCES else instance_id, embedder, n)
 
@@ -149,6 +149,7 @@ def live_panel(probe: str, instance_id: str | None, embedder: str, n: int | None
         elapsed_ms = (time.perf_counter() - started) * 1000
         st.session_state["lab_last_ms"] = elapsed_ms
         _summary(found, lab, k, hybrid, elapsed_ms)
+        _recorded(probe, embedder, (splitter, size, overlap, k, hybrid))
         if lab.errors:
             st.warning(
                 f"{len(lab.errors)} embedding batch(es) failed; this index is incomplete: "
@@ -184,6 +185,28 @@ def _summary(found: dict[str, dict], lab, k: int, hybrid: bool, elapsed_ms: floa
     )
 
 
+def _recorded(probe: str, embedder: str, setting: tuple) -> None:
+    """The loaded results' figure for this probe at a config with exactly this setting."""
+    import streamlit as st
+
+    from ragaudit.ui.data import cell_index, fmt_measure
+
+    results = current_results().results
+    if not results:
+        return
+    for config in results["configs"]:
+        key = (config["splitter"], config["chunk_size"], config["overlap"], config["k"])
+        if key + (bool(config.get("hybrid")),) != setting:
+            continue
+        cell = cell_index(results).get((probe, config["name"], embedder))
+        if cell:
+            measure = cell["measures"].get("gold_in_context")
+            st.caption(
+                f"The results file records {fmt_measure(measure)} for {probe} at config "
+                f"{config['name']} (the same setting) under {embedder}."
+            )
+
+
 def _retrieved(lab, instance, hits: list, diagnostics: dict) -> None:
     import streamlit as st
 
@@ -200,9 +223,9 @@ def _retrieved(lab, instance, hits: list, diagnostics: dict) -> None:
         chunk = lab.chunk_by_id[hit.chunk_id]
         tags = []
         if any(span_in(s, chunk) for s in instance.gold_spans):
-            tags.append("🟨 holds gold")
+            tags.append(":orange-background[holds gold]")
         if any(span_in(s, chunk) for s in instance.trap_spans):
-            tags.append("🟥 holds trap")
+            tags.append(":red-background[holds trap]")
         bm25 = "" if hit.bm25_score is None else f" · bm25 {hit.bm25_score:.2f}"
         dense = "" if hit.dense_score is None else f" · cosine {hit.dense_score:.4f}"
         lines.append(

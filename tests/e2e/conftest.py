@@ -41,10 +41,14 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def serve_app(home: Path, results: Path, log: Path) -> tuple[subprocess.Popen, str]:
+def serve_app(
+    home: Path, results: Path, log: Path, corpus: Path | None = None
+) -> tuple[subprocess.Popen, str]:
     """Start `streamlit run app.py` on a free loopback port; return it and its base URL."""
     port = _free_port()
     env = dict(os.environ, RAGAUDIT_HOME=str(home), RAGAUDIT_RESULTS=str(results))
+    if corpus is not None:
+        env["RAGAUDIT_CORPUS"] = str(corpus)
     command = [
         sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
         "--server.headless", "true", "--server.address", "127.0.0.1",

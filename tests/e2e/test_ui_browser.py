@@ -13,9 +13,13 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory):
+    from ragaudit.corpus import build_corpus, write_corpus
+
     home = tmp_path_factory.mktemp("e2e-home")
     results = write_results(home / "results" / "latest.json", n=5)
-    process, base = serve_app(home, results, home / "streamlit.log")
+    corpus = write_corpus(build_corpus(n=2), home / "corpus")  # small: the Lab embeds it live
+    process, base = serve_app(home, results, home / "streamlit.log", corpus=home / "corpus")
+    assert corpus
     yield base
     process.terminate()
     process.wait(timeout=20)
@@ -76,3 +80,34 @@ def test_heatmap_click_to_instance(page, app_url):
     text = page.locator(".ra-doc").first
     text.scroll_into_view_if_needed()
     text.screenshot(path=str(shot(page, "03-instance").with_name("05-document-text.png")))
+
+
+def _retrieved_ids(page) -> list[str]:
+    block = (
+        page.locator("[data-testid='stMarkdownContainer']").filter(has_text="Retrieved chunks").last
+    )
+    return re.findall(r"(\S+/\S+#\d+)", block.inner_text())
+
+
+def test_lab_k_toggle_changes_the_retrieved_chunks(page, app_url):
+    page.goto(f"{app_url}/lab?probe=boundary&instance=boundary-001")
+    wait_for_rerun(page, timeout=180_000)
+    page.get_by_text("Retrieved chunks").first.wait_for(timeout=180_000)
+    before = _retrieved_ids(page)
+    assert len(before) == 3
+    shot(page, "06-lab-k3")
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    slider.press("ArrowRight")
+    slider.press("ArrowRight")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stMarkdownContainer]')]"
+        ".some(e => e.innerText.includes('Retrieved chunks') && e.querySelectorAll('li').length == 5)",
+        timeout=60_000,
+    )
+    wait_for_rerun(page)
+    after = _retrieved_ids(page)
+    assert len(after) == 5 and after[:3] == before and after != before
+    summary = page.locator("[data-testid='stMarkdownContainer']").filter(has_text="Gold in context")
+    assert "k=5" in summary.first.inner_text()
+    shot(page, "07-lab-k5")
