@@ -45,6 +45,8 @@ class AuditIndex:
     collection_name: str
     failures: list[EmbedFailure] = field(default_factory=list)
     _bm25: Any = None
+    _order: list[str] = field(default_factory=list)
+    """Chunk ids in the order of the BM25 corpus."""
 
     def bm25(self) -> Any:
         """BM25 over the indexed chunks' embed texts (built on first use)."""
@@ -112,21 +114,17 @@ def build_index(embedder: Any, chunks: list[AuditChunk]) -> AuditIndex:
     indexed = {c.chunk_id: c for c in chunks if c.chunk_id in vectors}
     client = open_client()
     name = _collection_name(embedder, list(indexed.values()))
-    existing = {c.name for c in client.list_collections()}
-    if name in existing:
-        collection = client.get_collection(name, embedding_function=None)
-        if collection.count() != len(indexed):
-            client.delete_collection(name)
-            existing.discard(name)
-    if name not in existing:
-        # Our embeddings always; cosine space so distance = 1 - cosine similarity.
-        collection = client.create_collection(
-            name, metadata={"hnsw:space": "cosine"}, embedding_function=None
-        )
+    # Our embeddings always; cosine space so distance = 1 - cosine similarity. The name is
+    # a hash of the content, so upserting into an existing collection is idempotent (and
+    # two audits building the same index at once write the same rows).
+    collection = client.get_or_create_collection(
+        name, metadata={"hnsw:space": "cosine"}, embedding_function=None
+    )
+    if collection.count() != len(indexed):
         ids = list(indexed)
         for start in range(0, len(ids), ADD_BATCH):
             part = ids[start : start + ADD_BATCH]
-            collection.add(
+            collection.upsert(
                 ids=part,
                 embeddings=[vectors[i] for i in part],
                 metadatas=[{"doc_id": indexed[i].doc_id, "kind": indexed[i].kind} for i in part],
