@@ -278,6 +278,11 @@ def test_unknown_source_id_is_a_clear_error(workspace, capsys):
     assert (
         "expects unknown source id 'statutes/estate-61'; did you mean 'statutes/estate-16'?" in err
     )
+    # a source whose file was skipped says so, rather than "unknown"
+    cases.write_text(CASES.replace("statutes/estate-16]", "rulings/scan]", 1))
+    assert main(["audit", str(workspace / "corpus"), str(cases)]) == 2
+    err = capsys.readouterr().err
+    assert "expects source 'rulings/scan', whose file was skipped (binary (NUL bytes))" in err
 
 
 @pytest.fixture

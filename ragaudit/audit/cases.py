@@ -168,17 +168,30 @@ def check_structure(cases: list[Case]) -> StructureReport:
     )
 
 
-def check_sources(cases: list[Case], known: set[str], cases_path: Path) -> None:
-    """A case naming a source the corpus does not hold is a clear error, not a failed case."""
+def check_sources(
+    cases: list[Case],
+    known: set[str],
+    cases_path: Path | None,
+    skipped: dict[str, str] | None = None,
+) -> None:
+    """A case naming a source the corpus does not hold is a clear error, not a failed case.
+    `skipped` maps the would-be id of each skipped file to why it was skipped."""
     import difflib
 
     for case in cases:
         for source in case.expected_sources:
-            if source not in known:
-                close = difflib.get_close_matches(source, sorted(known), n=1, cutoff=0.6)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
-                where = f"line {case.line}: " if case.line is not None else ""
+            if source in known:
+                continue
+            where = f"case file {cases_path}: " + (
+                f"line {case.line}: " if case.line is not None else ""
+            )
+            if skipped and source in skipped:
                 raise RagauditError(
-                    f"case file {cases_path}: {where}case {case.case_id} expects unknown "
-                    f"source id {source!r}{hint}"
+                    f"{where}case {case.case_id} expects source {source!r}, whose file was "
+                    f"skipped ({skipped[source]})"
                 )
+            close = difflib.get_close_matches(source, sorted(known), n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise RagauditError(
+                f"{where}case {case.case_id} expects unknown source id {source!r}{hint}"
+            )

@@ -7,7 +7,7 @@ import hashlib
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ragaudit.audit.cases import Case, StructureReport, check_sources, check_structure, load_cases
 from ragaudit.audit.corpus_io import Corpus, load_corpus
@@ -49,7 +49,8 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
     if structure.fatal:
         return AuditOutcome(structure, inputs.cases, None)
     corpus = load_corpus(inputs.corpus)
-    check_sources(cases, corpus.ids(), inputs.cases)
+    skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
+    check_sources(cases, corpus.ids(), inputs.cases, skipped)
 
     from ragaudit.audit.chunks import build_chunks
     from ragaudit.backends.cache import CallCache
