@@ -17,6 +17,7 @@ from ragaudit.graders.text import (
     strip_citations,
 )
 
+TEXTS_UNAVAILABLE = "chunk texts were not available"
 OUTCOMES = (
     "caught",
     "satisfied",
@@ -96,7 +97,7 @@ def check_citations(generation: dict, retrieved_texts: dict[str, str]) -> dict:
         }
     if not retrieved_texts:
         # Without the chunk texts the check cannot run; say so rather than flag everything.
-        return {"outcome": "not_applicable", "detail": "chunk texts were not available"}
+        return {"outcome": "not_applicable", "detail": TEXTS_UNAVAILABLE}
     cited_texts = [retrieved_texts[c] for c in cited if c in retrieved_texts]
     missing = [v["value"] for v in values if not any(_contained(v, t) for t in cited_texts)]
     if missing:

@@ -109,6 +109,13 @@ def _header(results: dict) -> list[Block]:
             f"{corpus.get('documents')} documents, manifest sha256 {corpus.get('sha256')}.",
         ),
         ("p", f"Generator: {generator}. Embedders: {embedders}."),
+        (
+            "p",
+            f"Generation ran on configs {', '.join(run.get('gen_configs') or []) or 'none'}"
+            f" and probes {', '.join(run.get('gen_probes') or []) or 'all'}"
+            if run.get("generate", bool(results.get("generator")))
+            else "Generation was not run.",
+        ),
     ]
 
 

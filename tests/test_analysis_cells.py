@@ -179,3 +179,20 @@ def test_comparisons_get_mcnemar_and_wilson_and_the_file_is_strict_json(results)
         == summary["cells"]
     )
     assert sum(summary["severity_counts"].values()) == summary["cells"]
+
+
+def test_analyse_runs_the_citation_check_when_grading_had_no_chunk_texts():
+    from analysis_fixtures import make_results
+
+    from ragaudit.analysis import analyse
+    from ragaudit.grading import grade_records
+
+    results = make_results()
+    grade_records(results["instances"])  # as a caller that forgets chunks_by_id
+    record = next(
+        r for r in results["instances"] if r["generation"] and r["generation"]["citations"]
+    )
+    assert record["citation_check"]["outcome"] == "not_applicable"
+    analyse(results)
+    assert record["citation_check"]["outcome"] in ("satisfied", "caught")
+    assert results["citation_rollup"] == analysed_results()["citation_rollup"]

@@ -20,6 +20,7 @@ def analyse(results: dict) -> None:
     from ragaudit.analysis.stats import mcnemar_exact, wilson_interval
     from ragaudit.grading import grading_patterns
 
+    _recheck_citations(results)
     config_order = [c["name"] for c in results.get("configs") or []]
     cells = []
     for (probe, config, embedder), records in group_cells(
@@ -64,6 +65,22 @@ def analyse(results: dict) -> None:
             losses = len(comparison.get("losses") or [])
             comparison["mcnemar_p"] = mcnemar_exact(gains, losses)
     results["analysis"] = _summary(cells)
+
+
+def _recheck_citations(results: dict) -> None:
+    """Run the citation check where grading had no chunk texts but the results file has."""
+    from ragaudit.citation_check import TEXTS_UNAVAILABLE, check_citations
+
+    chunks = results.get("chunks") or {}
+    for record in results.get("instances") or []:
+        check = record.get("citation_check") or {}
+        if record.get("generation") and check.get("detail") == TEXTS_UNAVAILABLE and chunks:
+            texts = {
+                hit["chunk_id"]: chunks[hit["chunk_id"]]["text"]
+                for hit in record.get("retrieved") or []
+                if hit.get("chunk_id") in chunks and "text" in chunks[hit["chunk_id"]]
+            }
+            record["citation_check"] = check_citations(record["generation"], texts)
 
 
 def _certify_controls(cells: list[dict], results: dict) -> dict:
