@@ -43,6 +43,22 @@ def test_a_denial_split_by_the_store_name_reads_as_a_denial(reply):
     assert verdict["branch"].endswith(":negative")
 
 
+def test_the_corpus_own_split_phrasing_is_graded_as_a_denial():
+    spec = {
+        "kind": "polarity",
+        "expected": "not permitted",
+        "subject": "aerosol cans",
+        "store": "Q7XK",
+    }
+    for reply in (
+        "Aerosol cans are, in store Q7XK, not permitted [c1].",
+        "No, aerosol cans are not permitted in store Q7XK.",
+        "In store Q7XK aerosol cans are not, per policy, permitted.",
+    ):
+        assert grade(reply, spec)["verdict"] == "correct", reply
+    assert grade("Aerosol cans are permitted in store Q7XK.", spec)["verdict"] == "trap_taken"
+
+
 @pytest.mark.parametrize(
     "reply",
     [
