@@ -30,6 +30,8 @@ class LabIndex:
     build_seconds: float
     embedded: int
     """Chunks whose vectors were added to the index (from cache or computed)."""
+    computed: int = 0
+    """Embeddings the model computed for this index (the rest came from the call cache)."""
     errors: list[str] = field(default_factory=list)
 
 
@@ -78,7 +80,8 @@ def build_lab_index(
     started = time.perf_counter()
     chunking = Chunking(splitter, size, overlap)  # type: ignore[arg-type]
     chunks = chunk_corpus(load_lab_corpus(n).documents, chunking)
-    embedder = load_embedder(embedder_spec, CallCache())
+    cache = CallCache()
+    embedder = load_embedder(embedder_spec, cache)
     with _lock:  # one build at a time: two sessions asking for the same index share it
         index = build_index(
             _client(), embedder, chunking.name, chunks, as_llamaindex_embedding(embedder)
@@ -91,6 +94,7 @@ def build_lab_index(
         chunk_by_id={c.chunk_id: c for c in chunks},
         build_seconds=time.perf_counter() - started,
         embedded=index.added,
+        computed=cache.stats()["computed"],
         errors=list(index.errors),
     )
 

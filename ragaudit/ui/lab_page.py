@@ -181,7 +181,8 @@ def _summary(found: dict[str, dict], lab, k: int, hybrid: bool, elapsed_ms: floa
         st.markdown(f"This probe has no gold spans to retrieve ({len(found)} instances).")
     st.caption(
         f"{len(lab.chunk_by_id)} chunks; index built in {lab.build_seconds:.1f} s "
-        f"({lab.embedded} vectors added); this update took {elapsed_ms:.0f} ms"
+        f"({lab.embedded} vectors added, {lab.computed} embeddings computed, the rest from "
+        f"the call cache); this update took {elapsed_ms:.0f} ms"
     )
 
 
