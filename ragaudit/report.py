@@ -44,20 +44,24 @@ def fmt_p(p: float | None) -> str:
     return "n/a" if p is None else ("< 0.0001" if p < 0.0001 else f"{p:.4f}")
 
 
-def _configs(results: dict) -> list[str]:
+def config_names(results: dict) -> list[str]:
+    """Config names in the results file's order."""
     return [c["name"] for c in results.get("configs") or []]
 
 
-def _cell_index(results: dict) -> dict:
+def cell_index(results: dict) -> dict:
+    """Cells keyed by (probe, config, embedder)."""
     return {(c["probe"], c["config"], c["embedder"]): c for c in results.get("cells") or []}
 
 
-def _embedders(results: dict) -> list[str]:
+def embedder_specs(results: dict) -> list[str]:
+    """Embedder specs, declared ones first."""
     specs = [e["spec"] for e in results.get("embedders") or []]
     return specs + sorted({c["embedder"] for c in results.get("cells") or []} - set(specs))
 
 
-def _probes(results: dict, embedder: str, *, layer: str | None = None, skip: str | None = None):
+def probes_of(results: dict, embedder: str, *, layer: str | None = None, skip: str | None = None):
+    """(probe, layer) pairs with cells under `embedder`, optionally by layer."""
     seen: dict[str, str] = {}
     for cell in results.get("cells") or []:
         if cell["embedder"] == embedder:
@@ -69,15 +73,16 @@ def _probes(results: dict, embedder: str, *, layer: str | None = None, skip: str
     ]
 
 
-def _uncertified(results: dict, embedder: str) -> bool:
+def uncertified(results: dict, embedder: str) -> bool:
+    """True unless the embedder's controls ran and passed."""
     cert = (results.get("control_certification") or {}).get(embedder) or {}
     return not cert.get("certified", False)
 
 
 def probe_table(results: dict, embedder: str, measure: str, probes: list) -> Block:
     """Probe x config table of one measure in the seed's form; `not run` where not run."""
-    cells = _cell_index(results)
-    configs = _configs(results)
+    cells = cell_index(results)
+    configs = config_names(results)
     rows = []
     for probe, layer in probes:
         row = [probe, layer]
@@ -179,7 +184,7 @@ def _controls(results: dict) -> list[Block]:
             "uncertified embedder are marked so.",
         ),
     ]
-    for embedder in _embedders(results):
+    for embedder in embedder_specs(results):
         cert = (results.get("control_certification") or {}).get(embedder) or {}
         if cert.get("certified"):
             verdict = (
@@ -189,7 +194,7 @@ def _controls(results: dict) -> list[Block]:
             failing = ", ".join(cert.get("failing_cells") or [])
             verdict = f"not certified: {cert.get('reason')}" + (f" ({failing})" if failing else "")
         blocks += [("h", 3, f"Controls, {embedder}"), ("p", f"{embedder}: {verdict}.")]
-        controls = _probes(results, embedder, layer="control")
+        controls = probes_of(results, embedder, layer="control")
         if controls:
             blocks.append(probe_table(results, embedder, "gold_in_context", controls))
             if any(c.get("generated") for c in results["cells"] if c["embedder"] == embedder):
@@ -203,10 +208,10 @@ def _retrieval(results: dict) -> list[Block]:
         ("h", 2, "Retrieval: did the evidence reach the model"),
         ("p", "Share of instances whose gold span was whole inside a retrieved chunk."),
     ]
-    for embedder in _embedders(results):
-        probes = _probes(results, embedder, skip="control")
+    for embedder in embedder_specs(results):
+        probes = probes_of(results, embedder, skip="control")
         if probes:
-            mark = " (uncertified)" if _uncertified(results, embedder) else ""
+            mark = " (uncertified)" if uncertified(results, embedder) else ""
             blocks.append(("h", 3, f"{embedder}{mark}"))
             blocks.append(probe_table(results, embedder, "gold_in_context", probes))
     return blocks
@@ -217,11 +222,11 @@ def _generation(results: dict) -> list[Block]:
     generated = [c for c in results.get("cells") or [] if c.get("generated")]
     if not generated:
         return blocks + [("p", "Generation did not run in this results file.")]
-    for embedder in _embedders(results):
+    for embedder in embedder_specs(results):
         if not any(c["embedder"] == embedder for c in generated):
             continue
-        mark = " (uncertified)" if _uncertified(results, embedder) else ""
-        probes = [p for p in _probes(results, embedder)]
+        mark = " (uncertified)" if uncertified(results, embedder) else ""
+        probes = [p for p in probes_of(results, embedder)]
         blocks.append(("h", 3, f"Correct answers, {embedder}{mark}"))
         blocks.append(probe_table(results, embedder, "correct", probes))
     rows = []
@@ -278,157 +283,15 @@ def _quotes(results: dict) -> list[Block]:
     return blocks
 
 
-def _comparisons(results: dict) -> list[Block]:
-    confidence = (results.get("analysis") or {}).get("wilson_confidence")
-    rows = []
-    for c in results.get("comparisons") or []:
-        n = c.get("n") or 0
-        rows.append(
-            [
-                c.get("name"),
-                c.get("variable"),
-                c.get("probe"),
-                c.get("embedder"),
-                c.get("measure"),
-                _end(c.get("from_count", 0), n, c.get("from_wilson")),
-                _end(c.get("to_count", 0), n, c.get("to_wilson")),
-                str(len(c.get("gains") or [])),
-                str(len(c.get("losses") or [])),
-                fmt_p(c.get("mcnemar_p")),
-            ]
-        )
-    head = ["Comparison", "Variable", "Probe", "Embedder", "Measure", "From", "To"]
-    return [
-        ("h", 2, "Single-variable comparisons"),
-        (
-            "p",
-            "Each row pairs the same instances under two configurations that differ in one "
-            f"variable. Rates carry {percent(confidence)}% Wilson intervals; the exact "
-            "McNemar p is computed on "
-            "the discordant pairs (gains against losses).",
-        ),
-        ("table", [*head, "Gains", "Losses", "McNemar p"], rows),
-    ]
-
-
-def _end(count: int, n: int, wilson: list | None) -> str:
-    if not n or wilson is None:
-        return f"{count}/{n}"
-    return f"{percent(count / n)}% {count}/{n} [{percent(wilson[0])}–{percent(wilson[1])}%]"
-
-
-def _detectability(results: dict) -> list[Block]:
-    summary = (results.get("analysis") or {}).get("detectability") or {}
-    total = (results.get("analysis") or {}).get("cells")
-    rows = []
-    example = None
-    for cell in results.get("cells") or []:
-        det = cell["detectability"]
-        if not det.get("measurable"):
-            continue
-        th, perm = det["threshold"], det["permutation"]
-        example = example or perm
-        rows.append(
-            [
-                cell["probe"],
-                cell["config"],
-                cell["embedder"],
-                f"{det['failures']} / {det['successes']}",
-                f"{th['cut']:.3f}",
-                f"{th['catches']}/{th['failures']}",
-                f"{th['false_positives']}/{th['successes']}",
-                "yes" if th["separable"] else "no",
-                f"{perm['mean_fail']:.3f} / {perm['mean_pass']:.3f}",
-                fmt_p(perm["p_value"]),
-            ]
-        )
-    blocks: list[Block] = [
-        ("h", 2, "Detectability"),
-        (
-            "p",
-            f"Score: {summary.get('score')}. Of {total} cells, {summary.get('measurable')} "
-            f"had at least {_min_class(results)} failures and {_min_class(results)} successes "
-            f"and could be examined; {summary.get('not_measurable')} could not, which is a "
-            f"different result from finding no signal. Separable by a score threshold: "
-            f"{summary.get('separable')}/{summary.get('measurable')} examined cells. Mean "
-            f"score differs between failures and successes at p < {summary.get('alpha')}: "
-            f"{summary.get('significant')}/{summary.get('measurable')}.",
-        ),
-        (
-            "p",
-            "The threshold is an in-sample diagnostic: it is fitted on the same instances it "
-            "is scored against, with no holdout, so it is not a check a stack could deploy.",
-        ),
-    ]
-    if example:
-        blocks.append(
-            (
-                "p",
-                f"Permutation test: two-sided, difference of means, {example['reshuffles']} "
-                f"reshuffles, seed {example['seed']}.",
-            )
-        )
-    head = ["Probe", "Config", "Embedder", "Failures / successes", "Cut", "Catches"]
-    head += ["False positives", "Separable", "Mean score fail / pass", "p"]
-    return blocks + [("table", head, rows)]
-
-
-def _min_class(results: dict) -> object:
-    for cell in results.get("cells") or []:
-        return cell["detectability"].get("min_class_size")
-    return None
-
-
-def _citation(results: dict) -> list[Block]:
-    keys = ["failures", "caught", "no_citation", "satisfied", "no_checkable_value"]
-    keys += ["abstained", "not_applicable"]
-    rows = [
-        [config, *(str(counts.get(k, 0)) for k in keys)]
-        for config, counts in (results.get("citation_rollup") or {}).items()
-    ]
-    return [
-        ("h", 2, "The citation check"),
-        (
-            "p",
-            "Does a chunk the reply cites contain the value the reply asserts? The check "
-            "reads only the reply and the retrieved chunks, never the answer key. Counted "
-            "over failures per configuration; an abstention is never counted as a catch.",
-        ),
-        ("table", ["Config", *keys], rows),
-    ]
-
-
-def _severity(results: dict) -> list[Block]:
-    cells = _cell_index(results)
-    configs = _configs(results)
-    blocks: list[Block] = [("h", 2, "Severity")]
-    for embedder in _embedders(results):
-        rows = []
-        for probe, layer in _probes(results, embedder):
-            row = [probe, layer]
-            for config in configs:
-                cell = cells.get((probe, config, embedder))
-                row.append(NOT_RUN if cell is None else cell["severity"]["class"])
-            rows.append(row)
-        mark = " (uncertified)" if _uncertified(results, embedder) else ""
-        blocks += [("h", 3, f"{embedder}{mark}"), ("table", ["Probe", "Layer", *configs], rows)]
-    counts = (results.get("analysis") or {}).get("severity_counts") or {}
-    total = (results.get("analysis") or {}).get("cells")
-    per_class = ", ".join(f"{k} {v}/{total}" for k, v in counts.items())
-    blocks.append(("p", f"Cells per class: {per_class}."))
-    blocks.append(
-        (
-            "p",
-            "The classes are assigned mechanically: one entry per branch of the assigning "
-            "function, in the order the branches are tested. Each cell records its branch.",
-        )
-    )
-    items = [f"**{r['class']}** ({r['branch']}) {r['text']}" for r in results["severity_rules"]]
-    return blocks + [("ul", items)]
-
-
 def report_blocks(results: dict) -> list[Block]:
     """All sections, in reading order: conditions and controls first."""
+    from ragaudit.report_findings import (
+        citation_section,
+        comparisons_section,
+        detectability_section,
+        severity_section,
+    )
+
     blocks: list[Block] = []
     for section in (
         _header,
@@ -437,10 +300,10 @@ def report_blocks(results: dict) -> list[Block]:
         _retrieval,
         _generation,
         _quotes,
-        _comparisons,
-        _detectability,
-        _citation,
-        _severity,
+        comparisons_section,
+        detectability_section,
+        citation_section,
+        severity_section,
     ):
         blocks.extend(section(results))
     return blocks
