@@ -219,7 +219,7 @@ def test_duplicate_crowding_has_six_near_identical_copies_without_the_value(corp
         copies = [s for s in instance.trap_spans if s.role == "copy"]
         assert len(copies) == 6 and len({s.doc_id for s in copies}) == 6
         assert len({s.text for s in copies}) == 1
-        assert str(instance.meta["value"]) not in copies[0].text
+        assert not re.search(rf"\b{instance.meta['value']}\b", copies[0].text)
         bodies = {corpus.document(s.doc_id).text.split("\n\n", 2)[2] for s in copies}
         assert len(bodies) == 1, "copies differ only in where they were posted"
 
@@ -230,3 +230,20 @@ def test_filler_carries_no_digits_and_no_planted_fact(corpus):
     planted_words = re.compile(r"\b(section|exception|team|zone|store|permitted)\b", re.I)
     for doc in corpus.filler:
         assert not planted_words.search(doc.text), doc.doc_id
+
+
+def test_no_two_questions_differ_only_in_their_identifiers(corpus):
+    # The seed's sibling confound: questions equal once codes and numbers are masked make
+    # retrieval measure whether the embedder can tell one identifier from another.
+    def masked(question):
+        return re.sub(r"\S*\d\S*", "#", question.lower())
+
+    questions = [masked(i.question) for i in corpus.instances]
+    repeated = {q for q in questions if questions.count(q) > 1}
+    assert not repeated, sorted(repeated)[:3]
+
+
+def test_value_facts_never_share_a_subject_across_instances(corpus):
+    subjects = [i.meta["subject"] for i in corpus.instances if "subject" in i.meta]
+    assert len(subjects) >= 150
+    assert len(subjects) == len(set(subjects))

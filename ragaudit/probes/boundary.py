@@ -19,7 +19,7 @@ from ragaudit.errors import RagauditError
 from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata
-from ragaudit.probes.facts import draw_fact, header
+from ragaudit.probes.facts import allocate_fact, header
 from ragaudit.probes.filler import clauses, filler_paragraph, sentences_of_length
 from ragaudit.probes.text import DocWriter, Planted, fit_sentence
 from ragaudit.registry import Registry
@@ -42,12 +42,16 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     code = section_code(seed, NAME, index, rng)
     where = f"in section {code}"
     span_class = length_class(index)
-    title = answer = None
-    while title is None or answer is None:
-        fact = draw_fact(rng)
-        title = header(rng, code, fact, HEADER_LENGTHS)
+    fact = allocate_fact(seed, NAME, index, rng)
+    title = header(rng, code, fact, HEADER_LENGTHS)
+    if title is None:
+        raise RagauditError(f"{iid}: no header of {HEADER_LENGTHS} characters for {fact.subject}")
+    answer = None
+    while answer is None:
         target = rng.randint(71, 80) if span_class == "71-80" else int(span_class)
         core = fact.statement(where)[:-1]
+        if len(core) + 9 > target:
+            core = fact.statement(where, short=True)[:-1]
         if len(core) + 1 <= target:
             try:
                 answer = fit_sentence(rng, core, clauses(rng), target, tries=20)

@@ -7,7 +7,7 @@ import random
 from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
-from ragaudit.probes.facts import SITES, Fact, draw_fact, draw_value, header
+from ragaudit.probes.facts import SITES, Fact, allocate_fact, draw_value, header
 from ragaudit.probes.text import Planted
 from ragaudit.registry import Registry
 
@@ -18,7 +18,7 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """Two documents of one section: the asked site's value, and another site's value."""
     iid = instance_id(NAME, index)
     code = section_code(seed, NAME, index, rng)
-    fact = draw_fact(rng)
+    fact = allocate_fact(seed, NAME, index, rng)
     site, trap_site = rng.sample(SITES, 2)
     trap = Fact(fact.attribute, fact.subject, draw_value(rng, avoid=(fact.value,)))
     where, trap_where = (f"at the {s} of section {code}" for s in (site, trap_site))
@@ -46,7 +46,14 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
         answer_doc_ids=(spans["gold"].doc_id,),
         anchor=f"section {code}",
         grading=fact.grading(trap_values=(trap.value,)),
-        meta={"site": site, "trap_site": trap_site, "value": fact.value, "trap_value": trap.value},
+        meta={
+            "subject": fact.subject,
+            "attribute": fact.attribute.key,
+            "site": site,
+            "trap_site": trap_site,
+            "value": fact.value,
+            "trap_value": trap.value,
+        },
     )
     return BuiltInstance(tuple(docs), instance)
 

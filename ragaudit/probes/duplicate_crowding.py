@@ -12,7 +12,7 @@ import random
 from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
-from ragaudit.probes.facts import draw_fact, header
+from ragaudit.probes.facts import allocate_fact, header
 from ragaudit.probes.filler import AREAS, filler_paragraph
 from ragaudit.probes.text import DocWriter, Planted
 from ragaudit.registry import Registry
@@ -25,7 +25,7 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """One target document and six reposted copies of a same-subject notice."""
     iid = instance_id(NAME, index)
     code = section_code(seed, NAME, index, rng)
-    fact = draw_fact(rng)
+    fact = allocate_fact(seed, NAME, index, rng)
     where = f"in section {code}"
     title = header(rng, code, fact)
     target, (gold,) = short_document(
@@ -54,7 +54,13 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
         answer_doc_ids=(target.doc_id,),
         anchor=f"section {code}",
         grading=fact.grading(),
-        meta={"copies": COPIES, "copy_sentence": note, "value": fact.value},
+        meta={
+            "subject": fact.subject,
+            "attribute": fact.attribute.key,
+            "copies": COPIES,
+            "copy_sentence": note,
+            "value": fact.value,
+        },
     )
     return BuiltInstance(tuple(docs), instance)
 

@@ -8,8 +8,11 @@ never be mistaken for an answer.
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
+
+from ragaudit.probes.pools import SUBJECTS
 
 
 @dataclass(frozen=True)
@@ -27,24 +30,15 @@ class Attribute:
     """A short noun for headers, e.g. "inspections"."""
     note: str
     """A same-subject sentence that states no value (copies and unanswerable use it)."""
+    short: str = ""
+    """A shorter statement (boundary's shortest spans); empty means `statement`."""
 
 
 ATTRIBUTES: tuple[Attribute, ...] = (
     Attribute(
         "inspection_interval",
         "days",
-        (
-            "fire doors",
-            "dock levellers",
-            "sprinkler valves",
-            "roller shutters",
-            "stair handrails",
-            "mezzanine barriers",
-            "loading ramps",
-            "extraction hoods",
-            "pallet racking",
-            "smoke curtains",
-        ),
+        SUBJECTS["inspection_interval"],
         "{Where}, {subject} are inspected every {value} days",
         "How often are {subject} {where} inspected?",
         "inspections",
@@ -53,34 +47,17 @@ ATTRIBUTES: tuple[Attribute, ...] = (
     Attribute(
         "storage_temperature",
         "degrees Celsius",
-        (
-            "solvent drums",
-            "adhesive cartridges",
-            "resin tins",
-            "coolant barrels",
-            "lubricant canisters",
-            "sealant tubes",
-            "cleaning concentrates",
-            "varnish pails",
-        ),
+        SUBJECTS["storage_temperature"],
         "{Where}, {subject} must be stored below {value} degrees Celsius",
         "What is the maximum storage temperature for {subject} {where}?",
         "storage",
         "{Where}, {subject} are stored on the lowest shelf away from the door",
+        "{Where}, {subject} stay below {value} degrees Celsius",
     ),
     Attribute(
         "retention_period",
         "months",
-        (
-            "visitor logs",
-            "permit records",
-            "calibration certificates",
-            "shift handover notes",
-            "forklift checklists",
-            "waste transfer notes",
-            "training registers",
-            "key issue logs",
-        ),
+        SUBJECTS["retention_period"],
         "{Where}, {subject} are kept for {value} months",
         "How long are {subject} {where} kept?",
         "records",
@@ -89,34 +66,17 @@ ATTRIBUTES: tuple[Attribute, ...] = (
     Attribute(
         "minimum_clearance",
         "centimetres",
-        (
-            "electrical switchboards",
-            "gas meters",
-            "escape hatches",
-            "control cabinets",
-            "isolation valves",
-            "alarm panels",
-            "riser cupboards",
-            "distribution boards",
-        ),
+        SUBJECTS["minimum_clearance"],
         "{Where}, a clearance of at least {value} centimetres is kept around {subject}",
         "What minimum clearance must be kept around {subject} {where}?",
         "clearances",
         "{Where}, {subject} are marked with yellow floor paint",
+        "{Where}, {subject} need {value} centimetres of clearance",
     ),
     Attribute(
         "maximum_load",
         "kilograms",
-        (
-            "mezzanine shelves",
-            "platform trolleys",
-            "hand carts",
-            "step platforms",
-            "tote bins",
-            "wall brackets",
-            "cantilever arms",
-            "roll cages",
-        ),
+        SUBJECTS["maximum_load"],
         "{Where}, {subject} carry at most {value} kilograms",
         "What is the maximum load for {subject} {where}?",
         "load limits",
@@ -125,34 +85,17 @@ ATTRIBUTES: tuple[Attribute, ...] = (
     Attribute(
         "response_time",
         "minutes",
-        (
-            "spill alarms",
-            "door faults",
-            "leak reports",
-            "lift breakdowns",
-            "freezer alarms",
-            "power trips",
-            "intruder alerts",
-            "boiler faults",
-        ),
+        SUBJECTS["response_time"],
         "{Where}, {subject} must be answered within {value} minutes",
         "Within how many minutes must {subject} {where} be answered?",
         "call-outs",
         "{Where}, {subject} are announced over the radio channel",
+        "{Where}, {subject} are answered within {value} minutes",
     ),
     Attribute(
         "replacement_interval",
         "weeks",
-        (
-            "air filters",
-            "hydraulic seals",
-            "conveyor belts",
-            "battery packs",
-            "hose couplings",
-            "drive chains",
-            "filter bags",
-            "brush strips",
-        ),
+        SUBJECTS["replacement_interval"],
         "{Where}, {subject} are replaced every {value} weeks",
         "How often are {subject} {where} replaced?",
         "replacements",
@@ -188,9 +131,10 @@ class Fact:
     subject: str
     value: int
 
-    def statement(self, where: str) -> str:
-        """The sentence stating the fact, with its full stop."""
-        body = self.attribute.statement.format(
+    def statement(self, where: str, short: bool = False) -> str:
+        """The sentence stating the fact, with its full stop (`short`: the compact form)."""
+        template = (short and self.attribute.short) or self.attribute.statement
+        body = template.format(
             Where=where[0].upper() + where[1:], subject=self.subject, value=self.value
         )
         return body + "."
@@ -225,16 +169,53 @@ def draw_value(rng: random.Random, avoid: tuple[int, ...] = ()) -> int:
 
 
 def draw_fact(rng: random.Random) -> Fact:
-    """A random attribute, subject and value."""
+    """A random attribute, subject and value (may repeat across instances)."""
     attribute = rng.choice(ATTRIBUTES)
     return Fact(attribute, rng.choice(attribute.subjects), draw_value(rng))
+
+
+VALUE_PROBES = (
+    "control",
+    "boundary",
+    "distractor",
+    "superseded",
+    "duplicate_crowding",
+    "unanswerable",
+    "multihop",
+)
+"""Probes that plant a value fact; they share one allocation of (attribute, subject)."""
+
+
+@functools.lru_cache(maxsize=16)
+def _order(seed: int, kind: str, size: int) -> tuple[int, ...]:
+    return tuple(random.Random(f"{seed}/allocate/{kind}").sample(range(size), size))
+
+
+def allocate(seed: int, kind: str, key: int, size: int) -> int:
+    """Entry `key` of a seeded permutation of range(size): distinct for distinct keys below
+    `size`, repeating (in the same order) beyond it."""
+    return _order(seed, kind, size)[key % size]
+
+
+def allocate_fact(seed: int, probe: str, index: int, rng: random.Random) -> Fact:
+    """A fact whose (attribute, subject) no other value-probe instance uses, as long as the
+    corpus has no more instances than the pools have subjects (210: n=30 across 7 probes).
+
+    Keys interleave probes by index, so the first n instances of every probe are distinct
+    whatever n is; the value is drawn from the instance's own rng.
+    """
+    pairs = [(a, s) for a in ATTRIBUTES for s in a.subjects]
+    key = index * len(VALUE_PROBES) + VALUE_PROBES.index(probe)
+    attribute, subject = pairs[allocate(seed, "fact", key, len(pairs))]
+    return Fact(attribute, subject, draw_value(rng))
 
 
 def header(
     rng: random.Random, code: str, fact: Fact, lengths: tuple[int, int] | None = None
 ) -> str | None:
     """A header line naming the section and its subject; None if none fits `lengths`."""
-    nouns = (fact.attribute.noun, "rules", "notes", "schedule", "guidance", "checks")
+    nouns = (fact.attribute.noun, "rules", "notes", "schedule", "guidance", "checks", "log")
+    nouns += ("upkeep", "duties", "arrangements", "procedure", "standards", "care")
     options = [f"Section {code}: {fact.subject} {noun}" for noun in nouns]
     options += [f"Section {code}: {noun} for {fact.subject}" for noun in nouns]
     if lengths:

@@ -12,7 +12,7 @@ import random
 from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
 from ragaudit.probes.codes import team_number
 from ragaudit.probes.common import instance_id, metadata, short_document
-from ragaudit.probes.facts import draw_fact
+from ragaudit.probes.facts import allocate_fact
 from ragaudit.probes.filler import AREAS
 from ragaudit.probes.text import Planted
 from ragaudit.registry import Registry
@@ -89,7 +89,7 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     iid = instance_id(NAME, index)
     team = team_number(seed, index)
     zone = zone_name(seed, index)
-    fact = draw_fact(rng)
+    fact = allocate_fact(seed, NAME, index, rng)
     mapping = rng.choice(MAPPINGS).format(team=team, zone=zone)
     answer = fact.statement(f"in zone {zone}")
     roster_title = f"Roster notes for the {rng.choice(AREAS)}"

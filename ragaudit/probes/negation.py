@@ -13,35 +13,12 @@ import random
 from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
 from ragaudit.probes.codes import store_code
 from ragaudit.probes.common import instance_id, metadata, short_document
+from ragaudit.probes.facts import allocate
+from ragaudit.probes.pools import NEGATION_SUBJECTS
 from ragaudit.probes.text import Planted
 from ragaudit.registry import Registry
 
 NAME = "negation"
-SUBJECTS = (
-    "aerosol cans",
-    "open flames",
-    "lithium batteries",
-    "propane cylinders",
-    "bleach containers",
-    "chlorine tablets",
-    "petrol cans",
-    "paint thinners",
-    "fireworks",
-    "welding gas bottles",
-    "glass bottles",
-    "oxidising agents",
-    "ammonia solutions",
-    "acetone bottles",
-    "charcoal sacks",
-    "safety matches",
-    "kerosene drums",
-    "nitrate fertiliser",
-    "butane refills",
-    "pool chemicals",
-    "fuel additives",
-    "compressed air tanks",
-    "hand sanitiser crates",
-)
 SENTENCES = (
     "{Subject} are {polarity} in store {store}.",
     "Under the handling rules, {subject} are {polarity} in store {store}.",
@@ -59,7 +36,7 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """A negated sentence for the asked store, its affirmative twin for another store."""
     iid = instance_id(NAME, index)
     asked, other = store_code(seed, index, 0), store_code(seed, index, 1)
-    subject = rng.choice(SUBJECTS)
+    subject = NEGATION_SUBJECTS[allocate(seed, "negation", index, len(NEGATION_SUBJECTS))]
     template = rng.choice(SENTENCES)
 
     def sentence(store: str, polarity: str) -> str:

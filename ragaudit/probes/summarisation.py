@@ -12,6 +12,8 @@ import random
 from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
+from ragaudit.probes.facts import allocate
+from ragaudit.probes.pools import RULES
 from ragaudit.probes.text import Planted
 from ragaudit.registry import Registry
 
@@ -53,17 +55,15 @@ ITEMS = (
     "evacuation chairs",
 )
 SENTENCES = (
-    "Exception {k} under section {code} covers {item}, which the site crew may service "
-    "without a work permit.",
-    "Under section {code}, exception {k} applies to {item}: no work permit is needed to "
-    "service them.",
-    "Section {code} lists {item} as exception {k}, so servicing them needs no work permit.",
+    "Exception {k} to the {rule} in section {code} covers {item}.",
+    "Under section {code}, exception {k} to the {rule} applies to {item}.",
+    "Section {code} lists {item} as exception {k} to the {rule}.",
 )
 TITLES = (
-    "Section {code}: work permit exceptions",
-    "Section {code}: servicing without a permit",
-    "Section {code}: permit exemption notice",
-    "Section {code}: exceptions to the permit rule",
+    "Section {code}: exceptions to the {rule}",
+    "Section {code}: {rule} exceptions",
+    "Section {code}: notice on the {rule}",
+    "Section {code}: where the {rule} does not apply",
 )
 
 
@@ -71,12 +71,13 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """Five documents, each stating one labelled exception for the same section."""
     iid = instance_id(NAME, index)
     code = section_code(seed, NAME, index, rng)
+    rule = RULES[allocate(seed, "rule", index, len(RULES))]
     items = rng.sample(ITEMS, 5)
     labels = [f"exception {k}" for k in range(1, 6)]
     docs, spans = [], []
     for k, item in enumerate(items, start=1):
-        title = rng.choice(TITLES).format(code=code)
-        sentence = rng.choice(SENTENCES).format(k=k, code=code, item=item)
+        title = rng.choice(TITLES).format(code=code, rule=rule)
+        sentence = rng.choice(SENTENCES).format(k=k, code=code, item=item, rule=rule)
         doc, (span,) = short_document(
             rng, f"{iid}-{k}", title, [Planted(sentence, "item")], metadata(NAME, iid, title)
         )
@@ -86,13 +87,13 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
         probe=NAME,
         layer="architectural",
         instance_id=iid,
-        question=f"List every exception to the work permit rule that applies in section {code}.",
+        question=f"List every exception to the {rule} that applies in section {code}.",
         gold_answer=list(items),
         gold_spans=tuple(spans),
         answer_doc_ids=tuple(d.doc_id for d in docs),
         anchor=f"section {code}",
         grading={"kind": "list", "items": list(items), "labels": labels},
-        meta={"labels": dict(zip(labels, items, strict=True))},
+        meta={"rule": rule, "labels": dict(zip(labels, items, strict=True))},
     )
     return BuiltInstance(tuple(docs), instance)
 

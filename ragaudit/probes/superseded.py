@@ -13,7 +13,7 @@ import random
 from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
-from ragaudit.probes.facts import Fact, draw_fact, draw_value, header
+from ragaudit.probes.facts import Fact, allocate_fact, draw_value, header
 from ragaudit.probes.text import Planted
 from ragaudit.registry import Registry
 
@@ -29,7 +29,7 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """Two dated policies for the same section and subject with different values."""
     iid = instance_id(NAME, index)
     code = section_code(seed, NAME, index, rng)
-    current = draw_fact(rng)
+    current = allocate_fact(seed, NAME, index, rng)
     old = Fact(current.attribute, current.subject, draw_value(rng, avoid=(current.value,)))
     old_year = rng.randint(2019, 2023)
     old_date = _date(rng, old_year)
@@ -67,6 +67,8 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
         anchor=f"section {code}",
         grading=current.grading(trap_values=(old.value,)),
         meta={
+            "subject": current.subject,
+            "attribute": current.attribute.key,
             "current_doc": new_id,
             "superseded_doc": old_id,
             "current_date": new_date.isoformat(),

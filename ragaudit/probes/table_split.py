@@ -14,21 +14,15 @@ import random
 from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
 from ragaudit.probes.codes import asset_id, section_code
 from ragaudit.probes.common import instance_id, metadata
+from ragaudit.probes.facts import allocate
 from ragaudit.probes.filler import AREAS, ROLES, filler_paragraph
+from ragaudit.probes.pools import TABLE_KINDS
 from ragaudit.probes.text import DocWriter, Planted
 from ragaudit.registry import Registry
 
 NAME = "table_split"
 MIN_ROW_OFFSET = 1300
 MAX_DOC_CHARS = 3900
-EQUIPMENT = (
-    ("Lifting equipment register", "hoist"),
-    ("Racking and shelving register", "racking bay"),
-    ("Vehicle and trolley register", "pallet truck"),
-    ("Access equipment register", "scissor lift"),
-    ("Conveyor register", "conveyor run"),
-    ("Pressure systems register", "air receiver"),
-)
 COLUMNS = (
     # (header text, key, unit, value range, step)
     ("Rated load (kg)", "rated_load", "kilograms", (120, 990), 5),
@@ -52,10 +46,10 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """A register document: intro, a long table, the answer row near its end."""
     iid = instance_id(NAME, index)
     code = section_code(seed, NAME, index, rng)
-    register_name, kind = rng.choice(EQUIPMENT)
+    kind = TABLE_KINDS[allocate(seed, "table_kind", index, len(TABLE_KINDS))]
     asked_key = rng.choice(sorted(ASKED))
     header_row = " | ".join(["Asset", "Location", *(c[0] for c in COLUMNS), "Responsible"])
-    title = f"Section {code}: {register_name.lower()}"
+    title = f"Section {code}: {kind} register"
     for _ in range(100):
         rows, cells = [], []
         used: set[str] = set()

@@ -11,7 +11,7 @@ import random
 from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
-from ragaudit.probes.facts import draw_fact, header
+from ragaudit.probes.facts import allocate_fact, header
 from ragaudit.probes.text import Planted
 from ragaudit.registry import Registry
 
@@ -22,7 +22,7 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """A related document without the value, and a question asking for the value."""
     iid = instance_id(NAME, index)
     code = section_code(seed, NAME, index, rng)
-    fact = draw_fact(rng)
+    fact = allocate_fact(seed, NAME, index, rng)
     where = f"in section {code}"
     title = header(rng, code, fact)
     doc, (related,) = short_document(
