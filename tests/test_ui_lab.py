@@ -107,3 +107,17 @@ def test_lab_quotes_the_recorded_figure_when_the_setting_is_a_config(real_run):
     at.selectbox(key="lab_overlap").set_value(200).run()  # recursive 1000/200, k=3: config B
     m = _cell(real_run, "boundary", "B")
     assert f"records {m['rate']:.0%} {m['count']}/{m['n']} for boundary at config B" in texts(at)
+
+
+def test_detectability_dots_match_the_recorded_class_sizes(real_run):
+    (cell,) = [
+        c
+        for c in real_run["cells"]
+        if (c["probe"], c["config"], c["embedder"]) == ("boundary", "A", "local:minilm")
+    ]
+    at = open_app(page="pages/severity.py", probe="boundary", config="A")
+    (figure,) = [s for s in chart_specs(at) if "recorded retrieval score" in str(s["layout"])]
+    names = sorted(trace["name"] for trace in figure["data"])
+    detect = cell["detectability"]
+    assert names == [f"failing ({detect['failures']})", f"passing ({detect['successes']})"]
+    assert detect["failures"] == 2  # the fixed splitter cut both boundary spans

@@ -17,22 +17,24 @@ CITATION_OUTCOMES = (
 )
 
 
-def recorded_score(record: dict, score_name: str | None) -> float | None:
-    """The record's retrieval score that detectability swept (`detectability.score`):
-    a record field of that name, or the top-ranked chunk's score for ``top1_score``."""
-    if score_name and score_name != "top1_score" and score_name in record:
-        return record[score_name]
-    hits = sorted(record.get("retrieved") or [], key=lambda h: h["rank"])
-    return hits[0]["score"] if hits else None
+def scored_classes(
+    records: list[dict], generated: bool
+) -> tuple[list[float], list[float], str | None]:
+    """(passing scores, failing scores, failure basis) of one cell's records, using the
+    analysis stage's own failure definition and score (so the dots are the swept ones)."""
+    from ragaudit.analysis.cells import failure_flags
+    from ragaudit.analysis.detectability import top1_score
 
-
-def failed(record: dict, basis: str) -> bool | None:
-    """Whether the record counts as a failure on the cell's failure basis (None: not graded)."""
-    if basis == "correct":
-        grade = record.get("grade")
-        return None if grade is None else not grade.get("correct")
-    value = record.get(basis)
-    return None if value is None else not value
+    failed, basis = failure_flags(records, generated)
+    passing: list[float] = []
+    failing: list[float] = []
+    if failed is None:
+        return passing, failing, None
+    for record, is_failure in zip(records, failed, strict=True):
+        score = top1_score(record)
+        if score is not None:
+            (failing if is_failure else passing).append(score)
+    return passing, failing, basis
 
 
 def render() -> None:
@@ -158,14 +160,9 @@ def _render_detectability(
         st.plotly_chart(
             sweep_figure(detect["sweep"]), key="severity_sweep", config={"displayModeBar": False}
         )
-    basis = cell.get("failure_basis") or ("correct" if cell.get("generated") else "gold_in_context")
+    records = cell_records(results, probe, config, embedder)
+    passing, failing, basis = scored_classes(records, bool(cell.get("generated")))
     score_name = detect.get("score")
-    passing, failing = [], []
-    for record in cell_records(results, probe, config, embedder):
-        is_failure, score = failed(record, basis), recorded_score(record, score_name)
-        if is_failure is None or score is None:
-            continue
-        (failing if is_failure else passing).append(score)
     if passing or failing:
         st.plotly_chart(
             detectability_figure(
