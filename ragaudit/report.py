@@ -117,7 +117,7 @@ def _header(results: dict) -> list[Block]:
         (
             "p",
             f"Generation ran on configs {', '.join(run.get('gen_configs') or []) or 'none'}"
-            f" and probes {', '.join(run.get('gen_probes') or []) or 'all'}"
+            f", probes: {', '.join(run.get('gen_probes') or []) or 'every probe'}."
             if run.get("generate", bool(results.get("generator")))
             else "Generation was not run.",
         ),

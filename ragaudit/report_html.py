@@ -9,7 +9,7 @@ _CSS = """
 body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
        color: #1d1d1f; line-height: 1.5; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.25rem; font-size: 0.9rem; }
-th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; white-space: nowrap; }
 th { background: #f2f2f2; }
 td.not-run { color: #888; }
 blockquote { border-left: 4px solid #999; margin: 0.5rem 0 1rem; padding: 0.25rem 0.75rem;
