@@ -114,7 +114,8 @@ class Progress:
 
     def _close_stage(self) -> None:
         if self.name and self.name != "finished":
-            self._emit(force=True)
+            if self.done_units < self.total:  # a complete stage was already drawn
+                self._emit(force=True)
             if self.tty and self.stream is not None:
                 print(file=self.stream, flush=True)
             self.stages.append(

@@ -110,7 +110,7 @@ def _resolve_probes(names: list[str] | None, available: list[str], flag: str) ->
     return tuple(names)
 
 
-def _corpus_section(corpus, subset_n: int) -> dict:
+def _corpus_section(corpus, subset_n: int, manifest_sha: str | None) -> dict:
     import hashlib
 
     probes: dict[str, dict] = {}
@@ -119,7 +119,8 @@ def _corpus_section(corpus, subset_n: int) -> dict:
             instance.probe, {"name": instance.probe, "layer": instance.layer, "n": 0}
         )
         entry["n"] += 1
-    sha = getattr(corpus, "sha256", None)
+    # The manifest pins every corpus file; a subset is (manifest, n), deterministic.
+    sha = manifest_sha
     if not sha:
         digest = hashlib.sha256()
         for doc in corpus.documents:
@@ -186,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.specs import describe_model, load_embedder
     from ragaudit.configs import MATRIX, load_user_configs, merge_configs
-    from ragaudit.corpus import load_corpus
+    from ragaudit.corpus import load_corpus, manifest_sha256
     from ragaudit.index import open_client
     from ragaudit.matrix import EmbedderPlan, MatrixStage
     from ragaudit.progress import Progress
@@ -226,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
     stage = MatrixStage(corpus, configs, plans, open_client(), progress)
     retrieval = stage.run()
 
-    corpus_section = _corpus_section(corpus, min(n, corpus.n))
+    corpus_section = _corpus_section(corpus, min(n, corpus.n), manifest_sha256())
     corpus_section["anchor_selectivity"] = retrieval["anchor_selectivity"]
     generate = not args.no_generate
     results: dict = {
