@@ -84,6 +84,7 @@ def test_citations_resolve_to_real_chunk_ids():
     assert parse_citations("no marks here", labels) == []
 
 
+@pytest.mark.slow  # a real 0.5B model: ~13 s on a quiet machine, minutes under load
 def test_identical_prompts_are_generated_once_and_replayed_on_rerun(ragaudit_home):
     # B and C retrieve the same texts under different chunk ids: one prompt, two records.
     records = [
