@@ -51,11 +51,11 @@ def parse_citations(reply: str, labels: dict[str, str]) -> list[str]:
             if not token:
                 continue
             chunk_id = labels.get(token.lower()) or (token if token in known_ids else None)
-            if chunk_id is None and token.isdigit():
-                # Small models often drop the letter: [1] for [c1].
-                chunk_id = labels.get(citation_label(int(token) - 1)) if int(token) > 0 else None
-            if chunk_id is None and re.fullmatch(r"[cC]\d+", token):
-                chunk_id = token.lower()
+            # Small models drop or pad the label: [1], [chunk 1], [Chunk c1] for [c1].
+            loose = re.fullmatch(r"(?:chunk\s*)?c?\s*(\d+)", token, flags=re.IGNORECASE)
+            if chunk_id is None and loose and int(loose.group(1)) > 0:
+                label = citation_label(int(loose.group(1)) - 1)
+                chunk_id = labels.get(label, label)
             if chunk_id is not None and chunk_id not in cited:
                 cited.append(chunk_id)
     return cited

@@ -82,6 +82,8 @@ def test_citations_resolve_to_real_chunk_ids():
     assert parse_citations("38 days [1] [C2, c1]", labels) == ["r/a#0", "r/b#0"]
     assert parse_citations("see [r/b#0] and [c7]", labels) == ["r/b#0", "c7"]
     assert parse_citations("no marks here", labels) == []
+    assert parse_citations("[Chunk 2] and [chunk c1]", labels) == ["r/b#0", "r/a#0"]
+    assert parse_citations("a footnote [see above]", labels) == []
 
 
 @pytest.mark.slow  # a real 0.5B model: ~13 s on a quiet machine, minutes under load
