@@ -1,3 +1,4 @@
+from ragaudit.ui.entry import run_page
 from ragaudit.ui.matrix_page import render
 
-render()
+run_page(render)

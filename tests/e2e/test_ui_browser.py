@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import serve_app, shot, wait_for_rerun
+from ui_browser_helpers import serve_app, shot, wait_for_rerun
 from ui_fixtures import write_results
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -102,7 +102,8 @@ def test_lab_k_toggle_changes_the_retrieved_chunks(page, app_url):
     slider.press("ArrowRight")
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-testid=stMarkdownContainer]')]"
-        ".some(e => e.innerText.includes('Retrieved chunks') && e.querySelectorAll('li').length == 5)",
+        ".some(e => e.innerText.includes('Retrieved chunks')"
+        " && e.querySelectorAll('li').length == 5)",
         timeout=60_000,
     )
     wait_for_rerun(page)
@@ -111,3 +112,21 @@ def test_lab_k_toggle_changes_the_retrieved_chunks(page, app_url):
     summary = page.locator("[data-testid='stMarkdownContainer']").filter(has_text="Gold in context")
     assert "k=5" in summary.first.inner_text()
     shot(page, "07-lab-k5")
+
+
+def test_a_deep_link_as_a_servers_first_request_gets_the_app(page, tmp_path):
+    # Streamlit runs a pages/ file directly (no app.py) until app.py has run once; the
+    # page files hand over to app.py's navigation so a shared link works on a fresh server.
+    results = write_results(tmp_path / "results" / "latest.json", n=5)
+    process, base = serve_app(tmp_path, results, tmp_path / "streamlit.log")
+    try:
+        page.goto(f"{base}/instance?probe=boundary&config=A&instance=boundary-003")
+        wait_for_rerun(page)
+        page.get_by_role("heading", name="boundary-003 under A").wait_for()
+        nav = page.get_by_test_id("stSidebarNav").inner_text()
+        assert "Severity & detectability" in nav and "severity" not in nav
+        assert "instance=boundary-003" in page.url
+        shot(page, "08-deep-link-first")
+    finally:
+        process.terminate()
+        process.wait(timeout=20)

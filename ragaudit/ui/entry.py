@@ -1,0 +1,26 @@
+"""How a page file runs its render function, whichever way Streamlit reached it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+def run_page(render: Callable[[], None]) -> None:
+    """Run `render`, first handing over to app.py's navigation if Streamlit skipped it.
+
+    Streamlit treats a folder named `pages/` beside the entry script as legacy multipage
+    discovery until the entry script has called `st.navigation` once in the server's
+    life. So when a server's first request is a deep link (`/severity?probe=...`), it
+    runs this file directly, without app.py's navigation, titles and wide layout. Turning
+    the legacy mode off and rerunning lets app.py run and resolve the same page: both
+    modes derive a page's identity from its url_path, which app.py keeps equal to the
+    file name. (PagesManager.uses_pages_directory is Streamlit's own switch for this;
+    st.navigation sets it the same way.)
+    """
+    import streamlit as st
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+    render()

@@ -1,0 +1,78 @@
+"""Helpers for the real-browser suite: serve the app on loopback, wait for reruns, screenshots.
+
+Kept out of conftest.py so a test can import them by a name no other conftest shares.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve_app(
+    home: Path, results: Path, log: Path, corpus: Path | None = None
+) -> tuple[subprocess.Popen, str]:
+    """Start `streamlit run app.py` on a free loopback port; return it and its base URL."""
+    port = _free_port()
+    env = dict(os.environ, RAGAUDIT_HOME=str(home), RAGAUDIT_RESULTS=str(results))
+    if corpus is not None:
+        env["RAGAUDIT_CORPUS"] = str(corpus)
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
+        "--server.headless", "true", "--server.address", "127.0.0.1",
+        "--server.port", str(port), "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited early; see {log}")
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as reply:
+                if reply.read().decode().strip() == "ok":
+                    return process, base
+        except OSError:
+            time.sleep(0.3)
+    process.terminate()
+    raise RuntimeError(f"streamlit did not answer on {base} within 60 s; see {log}")
+
+
+def wait_for_rerun(page, timeout: float = 60_000) -> None:
+    """Wait the way Streamlit's own e2e suite does: script not running, no skeletons."""
+    page.wait_for_timeout(250)
+    page.wait_for_selector(
+        "[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout
+    )
+    page.wait_for_selector("[data-testid='stSkeleton']", state="detached", timeout=timeout)
+
+
+def shot(page, name: str) -> Path:
+    """Save a full-page screenshot under tests/e2e/artifacts/."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
