@@ -121,3 +121,22 @@ def test_retry_settings_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("RAGAUDIT_RETRIES", "many")
     with pytest.raises(Exception, match="RAGAUDIT_RETRIES='many'"):
         RetryPolicy.from_env()
+
+
+def test_replay_still_works_after_the_server_is_gone(ragaudit_home, fake_server):
+    server = fake_server()
+    first = CallCache()
+    embedder = load_embedder("ollama:mxbai-embed-large", cache=first, host=server.url, retry=FAST)
+    vectors = embedder.embed(["kept text"])
+    reply = load_generator("ollama:qwen2.5:7b", cache=first, host=server.url).generate(HELLO)
+    server.stop()
+    later = CallCache()  # a later run, the server gone
+    gone = f"http://127.0.0.1:{unused_port()}"
+    embedder = load_embedder("ollama:mxbai-embed-large", cache=later, host=gone, retry=FAST)
+    generator = load_generator("ollama:qwen2.5:7b", cache=later, host=gone, retry=FAST)
+    # the digest is honestly unavailable, and the reason says which one keyed the replay
+    assert embedder.digest == "unavailable"
+    assert MODELS["mxbai-embed-large:latest"] in embedder.digest_reason
+    assert embedder.embed(["kept text"]) == vectors
+    assert generator.generate(HELLO) == reply
+    assert later.stats() == {"replayed": 2, "computed": 0, "failed": 0}

@@ -98,7 +98,7 @@ class CallCache:
                 raise sqlite3.DatabaseError(
                     f"cache schema version {version}, expected {SCHEMA_VERSION}"
                 )
-        elif tables:
+        elif tables - {"digests"}:
             raise sqlite3.DatabaseError(f"unexpected tables {sorted(tables)}")
         if self.readonly:
             return
@@ -111,7 +111,13 @@ class CallCache:
                 "kind TEXT NOT NULL, value BLOB NOT NULL, created_at REAL NOT NULL)"
             )
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            conn.commit()
+        # The last digest seen per remote model: lets a run replay after the model (or
+        # server) is gone, while the results still say the digest was unavailable.
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS digests (backend TEXT NOT NULL, model TEXT NOT NULL, "
+            "digest TEXT NOT NULL, seen_at REAL NOT NULL, PRIMARY KEY (backend, model))"
+        )
+        conn.commit()
 
     def close(self) -> None:
         """Close the connection (stored calls are already committed)."""
@@ -161,6 +167,29 @@ class CallCache:
         """How many calls the file holds (all runs)."""
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+
+    def remember_digest(self, backend: str, model: str, digest: str) -> None:
+        """Record the digest a server reported for a model (skipped when read-only)."""
+        if self.readonly:
+            return
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO digests (backend, model, digest, seen_at) "
+                "VALUES (?, ?, ?, ?)",
+                (backend, model, digest, time.time()),
+            )
+            self._conn.commit()
+
+    def last_digest(self, backend: str, model: str) -> str | None:
+        """The digest last reported for a model, or None."""
+        with self._lock:
+            try:
+                row = self._conn.execute(
+                    "SELECT digest FROM digests WHERE backend=? AND model=?", (backend, model)
+                ).fetchone()
+            except sqlite3.OperationalError:  # read-only view of a cache without the table
+                return None
+        return None if row is None else row[0]
 
     # -- this run's counts ---------------------------------------------------------------
 

@@ -74,6 +74,7 @@ class CachedEmbedder:
         self.name = engine.name
         self.digest = engine.digest
         self.digest_reason = engine.digest_reason
+        self.key_digest, self.digest_reason = _key_digest(cache, engine)
         self._dimensions: int | None = engine.dimensions()
 
     @property
@@ -88,7 +89,7 @@ class CachedEmbedder:
         return call_key(
             self.engine.backend,
             self.name,
-            self.digest,
+            self.key_digest,
             "embed",
             {},
             {"role": role_key, "text": text},
@@ -151,6 +152,7 @@ class CachedGenerator:
         self.name = engine.name
         self.digest = engine.digest
         self.digest_reason = engine.digest_reason
+        self.key_digest, self.digest_reason = _key_digest(cache, engine)
 
     def call_key(self, messages: list[ChatMessage], params: dict | None = None) -> str:
         """The cache key this call would use (also a stable id for the prompt)."""
@@ -159,7 +161,7 @@ class CachedGenerator:
 
     def _key(self, messages: list[ChatMessage], effective: dict) -> str:
         return call_key(
-            self.engine.backend, self.name, self.digest, "generate", effective, messages
+            self.engine.backend, self.name, self.key_digest, "generate", effective, messages
         )
 
     def generate(self, messages: list[ChatMessage], params: dict | None = None) -> str:
@@ -189,6 +191,23 @@ class CachedGenerator:
         self.cache.put(self.spec, "generate", key, value)
         self.cache.count(self.spec, "computed")
         return CallResult(text=text, replayed=False)
+
+
+def _key_digest(cache: CallCache, engine) -> tuple[str, str | None]:
+    """The digest calls are keyed by, and the digest reason to report.
+
+    A known digest is remembered. An unavailable one (a remote model that is gone, a
+    server that is down) falls back on the last digest seen, so stored calls still
+    replay; the reported digest stays "unavailable" and the reason says what was used.
+    """
+    if engine.digest != "unavailable":
+        cache.remember_digest(engine.backend, engine.name, engine.digest)
+        return engine.digest, engine.digest_reason
+    last = cache.last_digest(engine.backend, engine.name)
+    if last is None:
+        return "unavailable", engine.digest_reason
+    reason = f"{engine.digest_reason}; calls are keyed by the last digest seen, {last}"
+    return last, reason
 
 
 def _checked_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
