@@ -237,6 +237,7 @@ def _build_node_parser_class() -> type:
 
         @classmethod
         def class_name(cls) -> str:
+            """The name llama-index serialises this parser under."""
             return "CharacterNodeParser"
 
         def _parse_nodes(self, nodes, show_progress: bool = False, **kwargs: Any) -> list:

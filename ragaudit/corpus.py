@@ -186,6 +186,7 @@ def _check_corpus(corpus: Corpus) -> None:
         gold = instance.gold_answer
         needles += gold if isinstance(gold, list) else []
         needles += [instance.grading.get("subject", "")]
+        needles += [str(instance.meta.get(k, "")) for k in ("subject", "rule", "zone")]
         for needle in filter(None, needles):
             if needle.lower() in filler_text:
                 raise AssertionError(f"filler mentions {needle!r} of {instance.instance_id}")

@@ -24,6 +24,8 @@ class Span:
 
 @dataclass(frozen=True)
 class Document:
+    """One corpus document: its id, exact text and metadata."""
+
     doc_id: str
     text: str
     metadata: dict = field(default_factory=dict)

@@ -40,6 +40,7 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     template = rng.choice(SENTENCES)
 
     def sentence(store: str, polarity: str) -> str:
+        """The planted sentence: identical for both stores but for the code and "not"."""
         return template.format(
             Subject=subject[0].upper() + subject[1:],
             subject=subject,
