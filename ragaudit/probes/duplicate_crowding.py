@@ -28,8 +28,14 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     fact = allocate_fact(seed, NAME, index, rng)
     where = f"in section {code}"
     title = header(rng, code, fact)
+    # Neutral ids: the target takes a random number among 1..7, the copies the rest.
+    numbers = rng.sample(range(1, COPIES + 2), COPIES + 1)
     target, (gold,) = short_document(
-        rng, f"{iid}-t", title, [Planted(fact.statement(where), "gold")], metadata(NAME, iid, title)
+        rng,
+        f"{iid}-{numbers[0]}",
+        title,
+        [Planted(fact.statement(where), "gold")],
+        metadata(NAME, iid, title),
     )
     notice_title = header(rng, code, fact)
     body = filler_paragraph(rng, 2, 3)
@@ -37,7 +43,7 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     note = fact.note(where)
     docs, copies = [target], []
     for k, area in enumerate(rng.sample(AREAS, COPIES), start=1):
-        writer = DocWriter(f"{iid}-c{k}")
+        writer = DocWriter(f"{iid}-{numbers[k]}")
         writer.paragraph([notice_title])
         writer.paragraph([f"Posted at the {area}."])
         (span,) = writer.paragraph([*body[:position], Planted(note, "copy"), *body[position:]])
@@ -58,11 +64,12 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
             "subject": fact.subject,
             "attribute": fact.attribute.key,
             "copies": COPIES,
+            "target_doc": target.doc_id,
             "copy_sentence": note,
             "value": fact.value,
         },
     )
-    return BuiltInstance(tuple(docs), instance)
+    return BuiltInstance(tuple(sorted(docs, key=lambda d: d.doc_id)), instance)
 
 
 def register(registry: Registry[ProbeBuilder]) -> None:
