@@ -226,6 +226,14 @@ def write_corpus(corpus: Corpus, path: Path | str | None = None) -> Path:
     """Write the corpus folder: into a temp folder first, then moved into place whole."""
     target = Path(path) if path is not None else paths.corpus_dir()
     parent = target.parent
+    # Replacing a folder wholesale is only safe when it is a corpus we wrote (or empty).
+    if target.exists() and not target.is_dir():
+        raise RagauditError(f"cannot write the corpus to {target}: it is a file")
+    if target.is_dir() and any(target.iterdir()) and not (target / MANIFEST).is_file():
+        raise RagauditError(
+            f"cannot write the corpus to {target}: the folder is not empty and holds no "
+            f"{MANIFEST}, so it is not a corpus folder (choose a new or empty folder)"
+        )
     try:
         parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
@@ -265,6 +273,7 @@ def _write_files(corpus: Corpus, folder: Path) -> None:
     _write_text(folder / "documents.jsonl", "\n".join(doc_lines) + "\n")
     lines = [_json_line(instance_record(i)) for i in corpus.instances]
     _write_text(folder / "questions.jsonl", "\n".join(lines) + "\n")
+    _write_text(folder / "README.md", _readme(corpus))
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     manifest = {
         "format_version": FORMAT_VERSION,
@@ -278,6 +287,28 @@ def _write_files(corpus: Corpus, folder: Path) -> None:
         "files": {name: _sha256(folder / name) for name in files},
     }
     _write_text(folder / MANIFEST, json.dumps(manifest, indent=1, allow_nan=False) + "\n")
+
+
+def _readme(corpus: Corpus) -> str:
+    probes = "\n".join(
+        f"- {name}: {len(corpus.instances_of(name))} instances" for name in corpus.probes
+    )
+    return f"""# The planted-fault corpus (generated: do not edit by hand)
+
+Written by `ragaudit corpus` with seed {corpus.seed} and n {corpus.n}; `ragaudit corpus --check`
+lists any file that differs from `manifest.json`, and a test regenerates the corpus and
+compares it byte for byte.
+
+- `documents/<doc_id>.txt`: each document's exact text ({len(corpus.documents)} documents,
+  {corpus.filler_count} of them filler)
+- `documents.jsonl`: one line per document: id, file, length, metadata (dates, supersedes)
+- `questions.jsonl`: one line per instance: question, gold answer, gold/trap/extra spans
+  (document id, character offsets, text, role), answer-bearing documents, anchor, grading
+  spec, probe facts (docs/grading-spec.md describes every field)
+- `manifest.json`: seed, n, probes and the sha256 of every other file
+
+{probes}
+"""
 
 
 def _read_manifest(folder: Path) -> dict:

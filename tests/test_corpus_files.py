@@ -63,7 +63,8 @@ def test_manifest_lists_every_file_with_its_sha256():
     manifest = json.loads((paths.corpus_dir() / "manifest.json").read_text())
     assert manifest["seed"] == 20261129 and manifest["n"] == 25
     assert check_corpus() == []
-    assert len(manifest["files"]) == manifest["documents"] + 2
+    assert len(manifest["files"]) == manifest["documents"] + 3
+    assert "README.md" in manifest["files"]
 
 
 def test_check_reports_changed_missing_and_unlisted_files(tmp_path):
@@ -154,3 +155,13 @@ def test_cli_writes_then_prints_stats(tmp_path, capsys):
     stats = json.loads(capsys.readouterr().out)
     assert stats["n"] == 2 and stats["instances"] == 22
     assert main(["corpus", "--check", "--out", str(folder)]) == 0
+
+
+def test_refuses_to_replace_a_folder_that_is_not_a_corpus(tmp_path, capsys):
+    precious = tmp_path / "notes"
+    precious.mkdir()
+    (precious / "keep.txt").write_text("mine")
+    assert main(["corpus", "--n", "1", "--out", str(precious)]) == 2
+    assert "not a corpus folder" in capsys.readouterr().err
+    assert [p.name for p in precious.iterdir()] == ["keep.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes"]
