@@ -15,12 +15,20 @@ def run_page(render: Callable[[], None]) -> None:
     the legacy mode off and rerunning lets app.py run and resolve the same page: both
     modes derive a page's identity from its url_path, which app.py keeps equal to the
     file name. (PagesManager.uses_pages_directory is Streamlit's own switch for this;
-    st.navigation sets it the same way.)
+    st.navigation sets it the same way.) Only a session's first run is rerun: later runs
+    carry widget events (a click) that a rerun would drop; AppTest, which re-enters
+    legacy mode on every run, takes that path.
     """
     import streamlit as st
     from streamlit.runtime.pages_manager import PagesManager
 
+    started = st.session_state.get(_STARTED, False)
+    st.session_state[_STARTED] = True
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
-        st.rerun()
+        if not started:
+            st.rerun()
     render()
+
+
+_STARTED = "_ragaudit_session_started"
