@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import time
 
 import pytest
 
+from ragaudit import paths
 from ragaudit.backends.cache import CallCache
 
 EMBEDDERS = ["local:minilm", "local:e5-small"]
@@ -44,7 +46,10 @@ def finish(out, env) -> dict:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     home = tmp_path_factory.mktemp("ragaudit-home")
-    env = {**os.environ, "RAGAUDIT_HOME": str(home)}
+    # A private copy of the committed corpus: the three runs must see identical inputs.
+    corpus = home / "corpus"
+    shutil.copytree(paths.corpus_dir(), corpus)
+    env = {**os.environ, "RAGAUDIT_HOME": str(home), "RAGAUDIT_CORPUS": str(corpus)}
     env.pop("RAGAUDIT_CONTENTION_PATTERN", None)
     out = home / "results" / "latest.json"
     cache_file = home / "cache.sqlite"
