@@ -10,7 +10,18 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-SPAN_COLOURS = {"gold": "#f9d648", "trap": "#f28b82", "header": "#8ab4f8"}
+SPAN_COLOURS = {
+    "gold": "#f9d648",
+    "answer": "#f9d648",
+    "item": "#f9d648",
+    "table_row": "#f9d648",
+    "mapping": "#fdb863",
+    "trap": "#f28b82",
+    "copy": "#f28b82",
+    "header": "#8ab4f8",
+    "table_header": "#8ab4f8",
+}
+"""Gold-like roles yellow/orange, traps red, headers blue; any other role purple."""
 
 
 @dataclass(frozen=True)

@@ -56,11 +56,14 @@ def _label(record: dict) -> str:
     return f"{record['instance_id']} · {arrived} · {verdict_of(record)}"
 
 
-def _holds(hit: dict, spans: list[dict]) -> bool:
-    return any(
-        s["doc_id"] == hit["doc_id"] and hit["start"] <= s["start"] and hit["end"] >= s["end"]
+def held_roles(hit: dict, spans: list[dict], fallback: str) -> list[str]:
+    """`holds <role>` for each distinct role of the spans lying whole inside the hit."""
+    roles = [
+        s.get("role") or fallback
         for s in spans
-    )
+        if s["doc_id"] == hit["doc_id"] and hit["start"] <= s["start"] and hit["end"] >= s["end"]
+    ]
+    return [f"holds {role}" for role in dict.fromkeys(roles)]
 
 
 def render() -> None:
@@ -210,9 +213,7 @@ def _render_retrieved(results: dict, record: dict) -> None:
     gold, trap = record.get("gold_spans") or [], record.get("trap_spans") or []
     chunks = results.get("chunks", {})
     for hit in hits:
-        tags = (["holds gold"] if _holds(hit, gold) else []) + (
-            ["holds trap"] if _holds(hit, trap) else []
-        )
+        tags = held_roles(hit, gold, "gold") + held_roles(hit, trap, "trap")
         bm25 = "" if hit.get("bm25_score") is None else f" · bm25 {hit['bm25_score']:.3f}"
         dense = "" if hit.get("dense_score") is None else f" · dense {hit['dense_score']:.4f}"
         label = f"rank {hit['rank']} · score {hit['score']:.4f}{dense}{bm25} · {hit['chunk_id']}"
