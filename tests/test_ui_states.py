@@ -92,3 +92,20 @@ def test_results_query_param_overrides_env_and_default(ragaudit_home, monkeypatc
     at = open_app(elsewhere)
     assert "No results" not in texts(at)
     assert all(t.endswith("/3") for t in chart_specs(at)[0]["data"][1]["text"] if t != "not run")
+
+
+def test_a_partial_file_before_analysis_still_opens_its_records(ragaudit_home):
+    # ragaudit run writes instance records first and adds cells at the end of the run.
+    partial = build_results(n=2, complete=False)
+    partial["cells"], partial["citation_rollup"] = [], {}
+    path = ragaudit_home / "results" / "latest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(partial))
+    at = open_app()
+    assert not at.exception and not at.get("plotly_chart")
+    assert f"No cells in this file yet: {len(partial['instances'])} instance records" in texts(at)
+    at.button(key="matrix_open_cell").click().run()
+    assert at.title[0].value == "Instance" and not at.exception
+    assert partial["instances"][0]["question"] in texts(at)
+    at.switch_page("pages/severity.py").run()
+    assert not at.exception and "No cells in this file yet" in texts(at)

@@ -143,6 +143,13 @@ def probe_names(results: dict) -> list[str]:
     return names
 
 
+def probes_for(results: dict, embedder: str) -> list[str]:
+    """Probes with any cell or instance record under `embedder`, in corpus order."""
+    present = {c["probe"] for c in results["cells"] if c["embedder"] == embedder}
+    present |= {r["probe"] for r in results["instances"] if r["embedder"] == embedder}
+    return [p for p in probe_names(results) if p in present]
+
+
 def probe_layers(results: dict) -> dict[str, str]:
     layers = {p["name"]: p.get("layer", "") for p in results["corpus"].get("probes", [])}
     for record in results["instances"]:

@@ -13,7 +13,7 @@ from ragaudit.ui.data import (
     embedder_specs,
     fmt_measure,
     instance_records,
-    probe_names,
+    probes_for,
 )
 from ragaudit.ui.docview import (
     chunk_boxes,
@@ -78,11 +78,7 @@ def render() -> None:
     cols = st.columns(3)
     with cols[0]:
         embedder = st.selectbox("Embedder", embedders, key="instance_embedder")
-    probes = [
-        p
-        for p in probe_names(results)
-        if any(k[0] == p and k[2] == embedder for k in cell_index(results))
-    ]
+    probes = probes_for(results, embedder)
     links.bind("instance_probe", "probe", probes)
     links.bind("instance_config", "config", configs)
     with cols[1]:

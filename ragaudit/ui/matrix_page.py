@@ -13,7 +13,7 @@ from ragaudit.ui.data import (
     fmt_interval,
     fmt_measure,
     probe_layers,
-    probe_names,
+    probes_for,
 )
 
 CHART_KEY = "matrix_heatmap"
@@ -90,12 +90,7 @@ def render() -> None:
         )
 
     index = cell_index(results)
-    probes = [
-        p
-        for p in probe_names(results)
-        if p in set(role.get("probes", []))
-        or any(key[0] == p and key[2] == embedder for key in index)
-    ]
+    probes = probes_for(results, embedder)
     configs = config_names(results)
     cells: dict[tuple[str, str], dict | None] = {}
     reasons: dict[tuple[str, str], str | None] = {}
@@ -107,8 +102,21 @@ def render() -> None:
             if cell is not None and measures.get(measure) is None:
                 reasons[(probe, config)] = measures.get(f"{measure}_reason")
     if not probes:
-        st.write(f"No cells were recorded for {embedder}.")
+        st.write(f"No records for {embedder} in this file.")
         return
+    if results["cells"]:
+        _heatmap(results, probes, configs, cells, reasons, measure, embedder)
+    else:
+        st.info(
+            f"No cells in this file yet: {len(results['instances'])} instance records are "
+            "written, and the analysis stage adds the cells at the end of the run. Open the "
+            "records below."
+        )
+    _open_cell(probes, configs, embedder)
+
+
+def _heatmap(results, probes, configs, cells, reasons, measure: str, embedder: str) -> None:
+    import streamlit as st
 
     st.caption(
         f"{MEASURE_LABELS[measure]}: rate and count/n per cell; hover for the 95% Wilson interval. "
@@ -139,7 +147,11 @@ def render() -> None:
             rows.append(row)
         st.dataframe(rows, hide_index=True, width="stretch")
 
-    # A keyboard-reachable way into a cell, besides the click.
+
+def _open_cell(probes: list[str], configs: list[str], embedder: str) -> None:
+    """A keyboard-reachable way into a cell, besides the click."""
+    import streamlit as st
+
     col_probe, col_config, col_go = st.columns([2, 2, 1])
     with col_probe:
         probe = st.selectbox("Probe", probes, key="matrix_open_probe")

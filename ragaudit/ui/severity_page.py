@@ -5,8 +5,12 @@ from __future__ import annotations
 from ragaudit.ui import links
 from ragaudit.ui.charts import detectability_figure, sweep_figure
 from ragaudit.ui.common import results_or_stop
-from ragaudit.ui.data import cell_index, cell_records, config_names, embedder_specs, probe_names
+from ragaudit.ui.data import cell_index, cell_records, config_names, embedder_specs, probes_for
 
+_NO_CELLS = (
+    "No cells in this file yet: severity and detectability are computed by the analysis "
+    "stage at the end of a run."
+)
 CITATION_OUTCOMES = (
     "caught",
     "satisfied",
@@ -49,7 +53,9 @@ def render() -> None:
     links.publish("severity_embedder", "embedder")
     index = cell_index(results)
     configs = config_names(results)
-    probes = [p for p in probe_names(results) if any(k[0] == p and k[2] == embedder for k in index)]
+    probes = probes_for(results, embedder)
+    if not results["cells"]:
+        st.info(_NO_CELLS)
 
     st.subheader("Severity per cell (class · branch)")
     rows = []
