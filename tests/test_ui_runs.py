@@ -137,3 +137,32 @@ def test_one_run_at_a_time_and_stop_ends_it(ragaudit_home, tmp_path):
     assert runs.stop_run()
     assert sleeper.wait(timeout=10) != 0
     assert not runs.run_status().alive
+
+
+def test_a_running_run_shows_progress_and_eta_from_its_progress_file(results_file, tmp_path):
+    import subprocess
+    import sys
+
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
+    try:
+        runs._write_state(
+            {"pid": sleeper.pid, "argv": ["python", "-m", "ragaudit", "run", "--quick"],
+             "out": str(results_file), "log": str(tmp_path / "r.log"),
+             "started_at": time.time(), "returncode": None}
+        )  # fmt: skip
+        runs.progress_path().write_text(
+            json.dumps(
+                {"stage": "retrieve local:minilm", "done": 30, "total": 120, "eta_seconds": 95}
+            )
+        )
+        at = open_app(results_file, page="pages/runs.py")
+        (panel,) = at.status
+        assert panel.label == "Run in progress"
+        (bar,) = at.get("progress")
+        assert bar.proto.value == 25
+        assert "retrieve local:minilm: 30/120 · ETA 1 min 35 s" in bar.proto.text
+    finally:
+        runs.stop_run()
+        sleeper.wait(timeout=10)
