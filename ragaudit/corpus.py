@@ -34,6 +34,7 @@ from ragaudit.registry import Registry, unknown_name_message
 
 DEFAULT_SEED = 20261129
 DEFAULT_N = 25
+MAX_N = 700
 CHUNKS_PER_INSTANCE = 795 / 275
 """Chunk target at recursive 1000/0 per instance: 795 at n=25 over the 11 probes."""
 PROBES_IN_ORDER: tuple[str, ...] = (
@@ -117,6 +118,9 @@ class Corpus:
 def _check_n(n: object) -> None:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise RagauditError(f"n must be a whole number >= 1, got {n!r}")
+    if n > MAX_N:
+        # Team numbers (three digits, not multiples of five) run out first.
+        raise RagauditError(f"n must be at most {MAX_N} (identifiers stay unique), got {n}")
 
 
 def resolve_probes(probes: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
