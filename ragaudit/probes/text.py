@@ -83,9 +83,13 @@ class DocWriter:
 
 
 TAILS: tuple[str, ...] = (
-    "too",
+    "now",
     "here",
-    "again",
+    "daily",
+    "fully",
+    "safely",
+    "weekly",
+    "at once",
     "as usual",
     "in full",
     "each time",
@@ -104,7 +108,6 @@ TAILS: tuple[str, ...] = (
     "in writing",
     "by hand",
     "on the day",
-    "and no later",
     "at all times",
     "if needed",
     "for safety",
