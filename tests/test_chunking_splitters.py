@@ -175,3 +175,17 @@ def test_character_node_parser_matches_chunk_document():
         }
         # identifiers must not leak into what is embedded
         assert node.get_content(metadata_mode=MetadataMode.EMBED) == chunk.text
+
+
+def test_importing_chunking_and_corpus_loads_no_heavy_library():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, ragaudit.chunking, ragaudit.corpus, ragaudit.corpus_cli;"
+        "heavy = [m for m in ('llama_index', 'chromadb', 'onnxruntime', 'streamlit')"
+        " if any(k == m or k.startswith(m + '.') for k in sys.modules)];"
+        "print(','.join(heavy))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
