@@ -9,10 +9,12 @@ say so), so anything the UI shows can be checked against the file.
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 from pathlib import Path
+
+from ui_apptest import APP, chart_specs, open_app, texts  # noqa: F401 - re-exported
+from ui_fixture_cells import _cells, _comparisons
 
 SCHEMA_VERSION = 1
 
@@ -55,17 +57,6 @@ FILLER = (
 )
 
 
-def wilson(count: int, n: int, z: float = 1.96) -> list[float] | None:
-    """Wilson 95% score interval for count/n (the fixture's own copy)."""
-    if n == 0:
-        return None
-    p = count / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
-
-
 def chunking_name(splitter: str, size: int, overlap: int) -> str:
     return f"{splitter}-{size}-{overlap}"
 
@@ -105,33 +96,6 @@ def _document(rng: random.Random, probe: str, index: int) -> tuple[str, dict]:
 
 def _span(doc_id: str, s: tuple[int, int, str], role: str) -> dict:
     return {"doc_id": doc_id, "start": s[0], "end": s[1], "text": s[2], "role": role}
-
-
-def _count(records: list[dict], field: str) -> dict | None:
-    values = [r[field] for r in records if r.get(field) is not None]
-    if not values:
-        return None
-    count = sum(1 for v in values if v)
-    return {
-        "count": count,
-        "n": len(values),
-        "rate": count / len(values),
-        "wilson": wilson(count, len(values)),
-    }
-
-
-def _grade_count(
-    records: list[dict], verdicts: set[str] | None, correct: bool = False
-) -> dict | None:
-    graded = [r for r in records if r["grade"] is not None]
-    if not graded:
-        return None
-    if correct:
-        count = sum(1 for r in graded if r["grade"]["correct"])
-    else:
-        count = sum(1 for r in graded if r["grade"]["verdict"] in verdicts)
-    n = len(graded)
-    return {"count": count, "n": n, "rate": count / n, "wilson": wilson(count, n)}
 
 
 def build_results(n: int = 5, seed: int = 7, complete: bool = True, generate: bool = True) -> dict:
@@ -457,132 +421,6 @@ def _record(
     return record
 
 
-def _cells(instances: list[dict]) -> list[dict]:
-    groups: dict[tuple[str, str, str], list[dict]] = {}
-    for r in instances:
-        groups.setdefault((r["probe"], r["config"], r["embedder"]), []).append(r)
-    cells = []
-    for (probe, config, embedder), records in groups.items():
-        generated = any(r["grade"] is not None for r in records)
-        measures = {
-            "gold_in_context": _count(records, "gold_in_context"),
-            "span_preserved": _count(records, "span_preserved"),
-            "correct": _grade_count(records, None, correct=True),
-            "abstained": _grade_count(records, {"abstained"}),
-            "trap_taken": _grade_count(records, {"trap_taken"}),
-            "empty": _grade_count(records, {"empty"}),
-            "failed_call": _grade_count(records, {"failed_call"}),
-            "retrieval_failed_call": {
-                "count": 0,
-                "n": len(records),
-                "rate": 0.0,
-                "wilson": wilson(0, len(records)),
-            },
-        }
-        failures = sum(1 for r in records if r["grade"] and not r["grade"]["correct"])
-        successes = sum(1 for r in records if r["grade"] and r["grade"]["correct"])
-        if not generated:
-            severity = {"class": "undetermined", "branch": "not_generated"}
-            detect = {
-                "measurable": False,
-                "reason": "generation did not run",
-                "failures": 0,
-                "successes": 0,
-                "threshold": None,
-                "permutation": None,
-            }
-        else:
-            measurable = failures >= 2 and successes >= 2
-            severity = (
-                {"class": "none", "branch": "no_failures"}
-                if failures == 0
-                else (
-                    {"class": "medium", "branch": "separable"}
-                    if measurable
-                    else {"class": "undetermined", "branch": "too_small"}
-                )
-            )
-            detect = {
-                "measurable": measurable,
-                "reason": None if measurable else "fewer than 2 failures or successes",
-                "failures": failures,
-                "successes": successes,
-                "threshold": {
-                    "cut": 0.83,
-                    "catches": failures,
-                    "failures": failures,
-                    "false_positives": 1,
-                    "successes": successes,
-                    "separable": True,
-                    "label": "in-sample diagnostic",
-                }
-                if measurable
-                else None,
-                "permutation": {
-                    "p_value": 0.0312,
-                    "reshuffles": 20000,
-                    "seed": 17,
-                    "mean_fail": 0.78,
-                    "mean_pass": 0.84,
-                }
-                if measurable
-                else None,
-            }
-        cells.append(
-            {
-                "probe": probe,
-                "layer": records[0]["layer"],
-                "config": config,
-                "embedder": embedder,
-                "measures": measures,
-                "generated": generated,
-                "detectability": detect,
-                "severity": severity,
-                "citation_check": {
-                    "caught": 0,
-                    "satisfied": 1,
-                    "no_citation": 0,
-                    "no_checkable_value": 1,
-                    "abstained": 1,
-                    "failures": failures,
-                }
-                if generated
-                else None,
-            }
-        )
-    return cells
-
-
-def _comparisons(instances: list[dict]) -> list[dict]:
-    by_key = {(r["probe"], r["instance_id"], r["config"], r["embedder"]): r for r in instances}
-    out = []
-    for probe in sorted({r["probe"] for r in instances if r["embedder"] == PRIMARY}):
-        ids = sorted({r["instance_id"] for r in instances if r["probe"] == probe})
-        a = [by_key[(probe, i, "C", PRIMARY)]["gold_in_context"] for i in ids]
-        b = [by_key[(probe, i, "M", PRIMARY)]["gold_in_context"] for i in ids]
-        if None in a:
-            continue
-        out.append(
-            {
-                "name": "C->M",
-                "from": "C",
-                "to": "M",
-                "variable": "hybrid",
-                "probe": probe,
-                "embedder": PRIMARY,
-                "measure": "gold_in_context",
-                "from_count": sum(a),
-                "to_count": sum(b),
-                "n": len(ids),
-                "gains": [i for i, x, y in zip(ids, a, b, strict=True) if y and not x],
-                "losses": [i for i, x, y in zip(ids, a, b, strict=True) if x and not y],
-                "gain_kinds": {"preservation": 0, "ranking": 0},
-                "mcnemar_p": 1.0,
-            }
-        )
-    return out
-
-
 def write_results(path: Path, **kwargs) -> Path:
     """Build and write a results file atomically; returns the path."""
     path = Path(path)
@@ -597,44 +435,3 @@ def corpus_documents(n: int = 5, seed: int = 7) -> dict[str, str]:
     """The fixture's document texts by doc_id (for tests that need the whole document)."""
     rng = random.Random(seed)
     return {f"{p}-{i:03d}": _document(rng, p, i)[0] for p, _ in PROBES for i in range(n)}
-
-
-APP = Path(__file__).resolve().parent.parent / "app.py"
-
-
-def open_app(results_path: Path | None = None, page: str | None = None, **query: str):
-    """An AppTest of the inspector, optionally on `page` with URL query params, run once."""
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(APP), default_timeout=30)
-    if results_path is not None:
-        at.query_params["results"] = str(results_path)
-    for name, value in query.items():
-        at.query_params[name] = value
-    at.run()
-    if page is not None:
-        at.switch_page(page).run()
-    return at
-
-
-def texts(at) -> str:
-    """Every markdown, caption, info, warning, error and text element's text, joined."""
-    parts = []
-    for kind in (
-        "markdown",
-        "caption",
-        "info",
-        "warning",
-        "error",
-        "text",
-        "title",
-        "subheader",
-        "code",
-    ):
-        parts.extend(str(element.value) for element in getattr(at, kind))
-    return "\n".join(parts)
-
-
-def chart_specs(at) -> list[dict]:
-    """The plotly figure JSON of every chart on the page."""
-    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]

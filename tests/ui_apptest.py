@@ -1,0 +1,46 @@
+"""AppTest helpers for the inspector's tests: open the app on a page, read what it shows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+
+
+def open_app(results_path: Path | None = None, page: str | None = None, **query: str):
+    """An AppTest of the inspector, optionally on `page` with URL query params, run once."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=30)
+    if results_path is not None:
+        at.query_params["results"] = str(results_path)
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    return at
+
+
+def texts(at) -> str:
+    """Every markdown, caption, info, warning, error and text element's text, joined."""
+    parts = []
+    for kind in (
+        "markdown",
+        "caption",
+        "info",
+        "warning",
+        "error",
+        "text",
+        "title",
+        "subheader",
+        "code",
+    ):
+        parts.extend(str(element.value) for element in getattr(at, kind))
+    return "\n".join(parts)
+
+
+def chart_specs(at) -> list[dict]:
+    """The plotly figure JSON of every chart on the page."""
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
