@@ -102,3 +102,14 @@ def test_open_cell_button_is_a_keyboard_route_to_the_same_place(results_file):
     assert at.title[0].value == "Instance"
     assert at.selectbox(key="instance_probe").value == "distractor"
     assert at.selectbox(key="instance_config").value == "M"
+
+
+def test_failed_calls_are_a_measure_and_the_header_counts_them(results_file):
+    conditions = build_results(n=5)["conditions"]["calls"]
+    at = open_app(results_file)
+    assert (
+        f"replayed {conditions['replayed']}, computed {conditions['computed']}, "
+        f"failed {conditions['failed']}" in texts(at)
+    )
+    at.selectbox(key="matrix_measure").select("retrieval_failed_call").run()
+    assert _cell_label(_overlay(at), "boundary", "A") == "0%<br>0/5"

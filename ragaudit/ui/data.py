@@ -24,6 +24,8 @@ MEASURE_LABELS = {
     "abstained": "abstained",
     "trap_taken": "trap taken",
     "empty": "empty reply",
+    "failed_call": "generation call failed",
+    "retrieval_failed_call": "retrieval call failed",
 }
 
 

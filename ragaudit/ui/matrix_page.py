@@ -47,10 +47,12 @@ def _header(results: dict) -> None:
 
     run = results.get("run", {})
     generator = (results.get("generator") or {}).get("spec", "none")
+    calls = (results.get("conditions") or {}).get("calls") or {}
     st.caption(
         f"Results written {results.get('created_at')} · preset {run.get('preset', '?')} · "
         f"corpus seed {results['corpus'].get('seed')}, n={results['corpus'].get('n')} · "
-        f"generator {generator}"
+        f"generator {generator} · model calls: replayed {calls.get('replayed')}, computed "
+        f"{calls.get('computed')}, failed {calls.get('failed')}"
     )
 
 
