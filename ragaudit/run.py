@@ -293,7 +293,7 @@ def run(args: argparse.Namespace) -> int:
             gen_probes=list(gen_probes or available),
             progress=on_generated,
         )
-        grade_records(results["instances"])
+        grade_records(results["instances"], results["chunks"])
         failed_calls += _failed_generation_calls(results["instances"], args.generator)
         partial(force=True)
     try:
