@@ -129,3 +129,14 @@ def test_highlighting_marks_chunk_edges_inside_a_cut_span():
     # the edge between chunk 0 and 1 falls inside the highlighted gold span
     assert html.index("⟩0") > html.index("background:#f9d648")
     assert not span_cut(gold, [ChunkBox("c#0", 0, 0, 48, 1)])
+
+
+def test_selecting_a_row_of_the_cell_table_opens_that_instance(results_file):
+    at = open_app(results_file, page="pages/instance.py", probe="boundary", config="B")
+    at.session_state["instance_table"] = {"selection": {"rows": [3], "columns": []}}
+    at.run()
+    assert at.selectbox(key="instance_instance").value == "boundary-003"
+    assert at.query_params["instance"] == "boundary-003"
+    # the selection persists; choosing another instance in the selectbox still works
+    at.selectbox(key="instance_instance").select("boundary-001").run()
+    assert at.selectbox(key="instance_instance").value == "boundary-001"

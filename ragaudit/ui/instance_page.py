@@ -104,7 +104,7 @@ def render() -> None:
         f" · span preserved {fmt_measure(measures.get('span_preserved'))}"
         f" · answer correct {fmt_measure(measures.get('correct'))}"
     )
-    st.dataframe(
+    table = st.dataframe(
         [
             {
                 "instance": r["instance_id"],
@@ -119,14 +119,30 @@ def render() -> None:
         hide_index=True,
         width="stretch",
         height=min(36 * (len(records) + 1) + 4, 260),
+        key="instance_table",
+        on_select="rerun",
+        selection_mode="single-row",
     )
     by_id = {r["instance_id"]: r for r in records}
     links.bind("instance_instance", "instance", list(by_id))
+    _open_selected_row(table, records)
     instance_id = st.selectbox(
         "Instance", list(by_id), key="instance_instance", format_func=lambda i: _label(by_id[i])
     )
     links.publish("instance_instance", "instance")
     _render_record(results, by_id[instance_id], config_by_name(results)[config])
+
+
+def _open_selected_row(table, records: list[dict]) -> None:
+    """A newly selected table row opens that instance (the selection persists, so only a
+    change of selection moves the instance selectbox)."""
+    import streamlit as st
+
+    rows = list(((table or {}).get("selection") or {}).get("rows") or [])
+    chosen = records[rows[0]]["instance_id"] if rows and rows[0] < len(records) else None
+    if chosen is not None and chosen != st.session_state.get("_instance_table_last"):
+        st.session_state["instance_instance"] = chosen
+    st.session_state["_instance_table_last"] = chosen
 
 
 def _render_record(results: dict, record: dict, config: dict) -> None:
