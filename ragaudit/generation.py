@@ -55,7 +55,9 @@ def parse_citations(reply: str, labels: dict[str, str]) -> list[str]:
             loose = re.fullmatch(r"(?:chunk\s*)?c?\s*(\d+)", token, flags=re.IGNORECASE)
             if chunk_id is None and loose and int(loose.group(1)) > 0:
                 label = citation_label(int(loose.group(1)) - 1)
-                chunk_id = labels.get(label, label)
+                # A bare number that names no prompt chunk ([55]) is a value, not a citation.
+                bare = token.isdigit()
+                chunk_id = labels.get(label) or (None if bare else label)
             if chunk_id is not None and chunk_id not in cited:
                 cited.append(chunk_id)
     return cited

@@ -84,6 +84,7 @@ def test_citations_resolve_to_real_chunk_ids():
     assert parse_citations("no marks here", labels) == []
     assert parse_citations("[Chunk 2] and [chunk c1]", labels) == ["r/b#0", "r/a#0"]
     assert parse_citations("a footnote [see above]", labels) == []
+    assert parse_citations("[55]", labels) == []  # a bracketed value, not a chunk
 
 
 @pytest.mark.slow  # a real 0.5B model: ~13 s on a quiet machine, minutes under load

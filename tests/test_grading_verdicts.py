@@ -98,6 +98,7 @@ def test_a_superseded_value_cited_from_the_old_document_is_a_trap_the_check_pass
         ("The interval is 38 [c1].", "correct", "value_match:number:38 days"),
         ("Every 38-day period [c1].", "correct", "value_match:phrase:38 days"),
         ("It is 380 days.", "wrong", "no_accepted_value"),
+        ("[38]", "correct", "value_match:number:38 days"),  # a bracketed value is no citation
         (
             "The old policy said 28 days; the current one says 38 days.",
             "trap_taken",

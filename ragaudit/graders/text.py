@@ -31,7 +31,10 @@ DENIAL_OF_RECORD_PATTERNS: tuple[str, ...] = (
 
 _ABSTENTION_RE = [re.compile(p, re.IGNORECASE) for p in ABSTENTION_PATTERNS]
 _DENIAL_RE = [re.compile(p, re.IGNORECASE) for p in DENIAL_OF_RECORD_PATTERNS]
-_CITATION_MARK_RE = re.compile(r"\[[^\[\]\n]{1,200}\]")
+# Citation marks: [c2], [c1, c3], [chunk 2], a one-digit [2] (k is at most 9), or a full
+# chunk id ([recursive-1000-0/doc#3]). A bracketed value such as [55] is kept.
+_LABEL = r"\s*(?:(?:chunk\s*)?c\s*\d+|chunk\s*\d+|\d|[^\[\]\s,;]*[#/][^\[\]\s,;]*)\s*"
+_CITATION_MARK_RE = re.compile(r"\[" + _LABEL + r"(?:[,;]" + _LABEL + r")*\]", re.IGNORECASE)
 _NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w]|[.,]\d)")
 
 

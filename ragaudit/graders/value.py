@@ -11,7 +11,8 @@ def _first_hit(values: list[str], reply: str) -> tuple[int, str, str] | None:
         found = find_value(str(value), reply)
         if found is not None:
             hits.append((found[0], found[1], str(value)))
-    return min(hits) if hits else None
+    # Earliest first; at one position a whole-phrase match beats a bare-number one.
+    return min(hits, key=lambda hit: (hit[0], hit[1] != "phrase", hit[2])) if hits else None
 
 
 def grade_value(reply: str, spec: dict) -> dict:
