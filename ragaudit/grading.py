@@ -23,11 +23,11 @@ VERDICTS = (
 
 
 def grading_patterns() -> dict:
-    """The regexes behind abstention and denial-of-record verdicts, for the results file."""
+    """The regexes behind abstention and denial-of-record verdicts, for the results file.
+    Both lists are matched case-insensitively."""
     return {
         "abstention": list(ABSTENTION_PATTERNS),
         "denial_of_record": list(DENIAL_OF_RECORD_PATTERNS),
-        "flags": "case-insensitive",
     }
 
 

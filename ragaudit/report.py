@@ -283,6 +283,22 @@ def _quotes(results: dict) -> list[Block]:
     return blocks
 
 
+def _patterns(results: dict) -> list[Block]:
+    patterns = results.get("grading_patterns") or {}
+    blocks: list[Block] = [
+        ("h", 2, "Grading patterns"),
+        (
+            "p",
+            "Abstention and denial-of-record verdicts come from these regular expressions, "
+            "matched case-insensitively. A reply worded otherwise is missed, and a match is "
+            "not proof on its own: read the quoted replies.",
+        ),
+    ]
+    for name, regexes in patterns.items():
+        blocks += [("p", f"{name}:"), ("ul", [f"`{regex}`" for regex in regexes])]
+    return blocks
+
+
 def report_blocks(results: dict) -> list[Block]:
     """All sections, in reading order: conditions and controls first."""
     from ragaudit.report_findings import (
@@ -300,6 +316,7 @@ def report_blocks(results: dict) -> list[Block]:
         _retrieval,
         _generation,
         _quotes,
+        _patterns,
         comparisons_section,
         detectability_section,
         citation_section,

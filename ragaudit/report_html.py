@@ -44,8 +44,15 @@ def blocks_to_markdown(blocks: list[tuple]) -> str:
 
 
 def _inline(text: str) -> str:
-    escaped = html.escape(str(text))
-    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped)
+    # `code` first, so that ** inside a regex is not read as bold.
+    parts = re.split(r"`([^`]+)`", str(text))
+    out = []
+    for index, part in enumerate(parts):
+        if index % 2:
+            out.append(f"<code>{html.escape(part)}</code>")
+        else:
+            out.append(re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html.escape(part)))
+    return "".join(out)
 
 
 def blocks_to_html(blocks: list[tuple], *, title: str) -> str:
