@@ -211,6 +211,10 @@ def run(args: argparse.Namespace) -> int:
                 f"--gen-configs: unknown config {name!r}; valid: {', '.join(names)}"
             )
     out = Path(args.out) if args.out else paths.default_results_path()
+    if out.is_dir():
+        raise RagauditError(
+            f"--out {out}: is a folder; name the results file (e.g. {out}/latest.json)"
+        )
 
     corpus = load_corpus()
     if n < corpus.n:
