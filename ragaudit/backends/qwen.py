@@ -69,6 +69,21 @@ def gguf_path(size: str) -> Path:
     return assemble(weights.file_name, parts, weights.sha256, reinstall=weights.packages())
 
 
+def llm_threads() -> int:
+    """Threads for llama.cpp: RAGAUDIT_LLM_THREADS, else every core.
+
+    On a machine shared with other heavy work, fewer threads than cores can be much
+    faster: llama.cpp's threads wait for each other at every step, and one descheduled
+    thread stalls the rest.
+    """
+    raw = os.environ.get("RAGAUDIT_LLM_THREADS", "").strip()
+    if not raw:
+        return os.cpu_count() or 1
+    if not raw.isdigit() or int(raw) < 1:
+        raise RagauditError(f"RAGAUDIT_LLM_THREADS={raw!r} is not a positive whole number")
+    return int(raw)
+
+
 def server_params(model_path: Path, n_ctx: int, threads: int | None = None):
     """xllamacpp CommonParams for one quiet, deterministic, single-slot server."""
     import xllamacpp
@@ -79,7 +94,7 @@ def server_params(model_path: Path, n_ctx: int, threads: int | None = None):
     params.n_parallel = 1
     params.n_predict = DEFAULT_PARAMS["max_tokens"]
     params.verbosity = 0
-    threads = threads or os.cpu_count() or 1
+    threads = threads or llm_threads()
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
     params.sampling.temp = 0.0
