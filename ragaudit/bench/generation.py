@@ -57,12 +57,15 @@ def _records(distinct: int, duplicates: int, k: int, length: int, seed: int) -> 
     return records, chunks
 
 
-def _tokens(timings: dict | None) -> int:
+def _tokens(timings: dict | None) -> tuple[int, float]:
+    """(tokens evaluated + generated, seconds llama.cpp itself spent) for one call."""
     timings = timings or {}
-    return int(timings.get("prompt_n", 0)) + int(timings.get("predicted_n", 0))
+    tokens = int(timings.get("prompt_n", 0)) + int(timings.get("predicted_n", 0))
+    seconds = (float(timings.get("prompt_ms", 0)) + float(timings.get("predicted_ms", 0))) / 1000
+    return tokens, seconds
 
 
-def _raw_call(engine, messages: list[dict], params: dict) -> tuple[float, int]:
+def _raw_call(engine, messages: list[dict], params: dict) -> tuple[float, tuple[int, float]]:
     """Seconds and tokens (evaluated prompt + generated) for one call straight to xllamacpp."""
     body = engine.request_body(messages, engine.effective_params(dict(params)))
     started = time.perf_counter()
@@ -79,7 +82,7 @@ def _pipeline_call(spec: str, records: list[dict], chunks: dict, params: dict) -
     with tempfile.TemporaryDirectory() as folder:
         cache = CallCache(os.path.join(folder, "cache.sqlite"))
         generator = load_generator(spec, cache=cache)
-        tokens = []
+        tokens: list[tuple[int, float]] = []
         started = time.perf_counter()
         counts = generate_records(
             records,
@@ -94,7 +97,7 @@ def _pipeline_call(spec: str, records: list[dict], chunks: dict, params: dict) -
         replay = generate_records(records, chunks, generator, gen_configs=["B", "C"], params=params)
         replay["seconds"] = time.perf_counter() - started
         cache.close()
-    return elapsed, sum(tokens), counts, replay
+    return elapsed, (sum(t for t, _ in tokens), sum(m for _, m in tokens)), counts, replay
 
 
 def _prompt_sizes(spec: str, engine, params: dict) -> None:
@@ -139,8 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(engine, "_server"):
         print(f"{args.generator}: not an in-process llama.cpp generator; nothing to compare")
         return 2
-    raw = [0.0, 0]
-    pipe = [0.0, 0]
+    raw = [0.0, 0, 0.0]  # wall seconds, tokens, seconds inside llama.cpp
+    pipe = [0.0, 0, 0.0]
     merged = {"records": 0, "prompts": 0, "replayed": 0, "replay_seconds": 0.0}
     _raw_call(engine, build_messages("warm up", [{"chunk_id": "w", "text": "w"}]), params)
     for i in range(args.rounds * args.distinct):
@@ -157,17 +160,21 @@ def main(argv: list[str] | None = None) -> int:
         order = ("raw", "pipe") if i % 2 == 0 else ("pipe", "raw")
         for side in order:
             if side == "raw":
-                seconds, tokens = _raw_call(engine, x_messages, params)
-                raw[0], raw[1] = raw[0] + seconds, raw[1] + tokens
+                seconds, (tokens, inside) = _raw_call(engine, x_messages, params)
+                raw[0], raw[1], raw[2] = raw[0] + seconds, raw[1] + tokens, raw[2] + inside
             else:
-                seconds, tokens, counts, replay = _pipeline_call(
+                seconds, (tokens, inside), counts, replay = _pipeline_call(
                     args.generator, y_records, y_chunks, params
                 )
-                pipe[0], pipe[1] = pipe[0] + seconds, pipe[1] + tokens
+                pipe[0], pipe[1], pipe[2] = pipe[0] + seconds, pipe[1] + tokens, pipe[2] + inside
                 merged["records"] += counts["records"]
                 merged["prompts"] += counts["prompts"]
                 merged["replayed"] += replay["replayed"]
                 merged["replay_seconds"] += replay["seconds"]
+    if not raw[0] or not pipe[0]:
+        if args.prompt_sizes:
+            _prompt_sizes(args.generator, engine, params)
+        return 0
     raw_rate, pipe_rate = raw[1] / raw[0], pipe[1] / pipe[0]
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"generation bench: {args.generator}, max_tokens {args.max_tokens}, load {load}")
@@ -176,7 +183,15 @@ def main(argv: list[str] | None = None) -> int:
         f"  pipeline (generate_records): {pipe[1]} tokens in {pipe[0]:.1f} s "
         f"= {pipe_rate:.1f} tok/s"
     )
-    print(f"  ratio pipeline/raw: {pipe_rate / raw_rate:.2f} (target >= 0.90)")
+    print(f"  ratio pipeline/raw, tokens/s: {pipe_rate / raw_rate:.2f} (target >= 0.90)")
+    # The prompts differ between the sides (so llama.cpp's prompt cache cannot serve one
+    # from the other), and under load per-call speed swings widely; the share of wall time
+    # spent inside llama.cpp is immune to both, so it is the fairer ratio.
+    raw_share, pipe_share = raw[2] / raw[0], pipe[2] / pipe[0]
+    print(
+        f"  time inside llama.cpp: raw {raw_share:.3f}, pipeline {pipe_share:.3f} of wall time; "
+        f"ratio {pipe_share / raw_share:.3f} (target >= 0.90)"
+    )
     print(
         f"  identical prompts generated once: {merged['records']} records, "
         f"{merged['prompts']} prompts generated; rerun replayed {merged['replayed']} from cache"
