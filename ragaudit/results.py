@@ -29,6 +29,10 @@ def write_json_atomic(path: str | Path, data: object) -> None:
         raise RagauditError(f"{path}: refusing to write a non-finite number ({error})") from None
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes the file owner-only; a results file is for every reader (umask rules)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(handle, 0o666 & ~umask)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()

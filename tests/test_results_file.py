@@ -31,6 +31,7 @@ def test_write_then_load_round_trips_and_stamps_version_and_completeness(tmp_pat
     write_results(path, minimal_results())
     assert load_results(path, allow_partial=False)["complete"] is True
     assert [p.name for p in path.parent.iterdir()] == ["latest.json"]  # no temp file left
+    assert path.stat().st_mode & 0o044 == 0o044  # readable by the inspector, not owner-only
 
 
 def test_a_failed_write_leaves_the_previous_file_intact(tmp_path):
