@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from ui_fixtures import build_results, chart_specs, open_app, texts, write_results
 
@@ -140,3 +142,28 @@ def test_selecting_a_row_of_the_cell_table_opens_that_instance(results_file):
     # the selection persists; choosing another instance in the selectbox still works
     at.selectbox(key="instance_instance").select("boundary-001").run()
     assert at.selectbox(key="instance_instance").value == "boundary-001"
+
+
+def test_the_cut_verdict_is_the_recorded_one_even_when_the_corpus_on_disk_differs(
+    ragaudit_home, monkeypatch
+):
+    # The file keeps only retrieved chunks and the corpus on disk no longer matches:
+    # the page must not chunk a partial text and call the span cut.
+    results = build_results(n=5)
+    record = next(
+        r
+        for r in results["instances"]
+        if (r["probe"], r["config"], r["embedder"]) == ("boundary", "C", "local:minilm")
+        and r["span_preserved"]
+    )
+    kept = {h["chunk_id"] for r in results["instances"] for h in r["retrieved"]}
+    results["chunks"] = {cid: c for cid, c in results["chunks"].items() if cid in kept}
+    path = ragaudit_home / "results" / "latest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(results))
+    monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
+    at = open_app(path, page="pages/instance.py", probe="boundary", config="C",
+                  instance=record["instance_id"])  # fmt: skip
+    page = texts(at)
+    assert "no gold span is cut (span_preserved: true)" in page
+    assert "the gold span is cut" not in page

@@ -35,22 +35,32 @@ class ChunkBox:
     rank: int | None
 
 
-def document_text(results: dict, doc_id: str, spans: list[dict]) -> str | None:
+@dataclass(frozen=True)
+class DocText:
+    """A document's text and where it came from: "corpus" (the whole document, matching
+    the record's spans), "results" (pieced from the chunks the file holds, possibly only
+    the retrieved ones) or None (unavailable)."""
+
+    text: str | None
+    source: str | None
+
+
+def document_text(results: dict, doc_id: str, spans: list[dict]) -> DocText:
     """The document's text: the corpus copy if it agrees with the record's spans, else
-    rebuilt from the chunks the results file holds (None if those leave gaps)."""
+    pieced from the chunks the results file holds (None if those leave gaps)."""
     text = _corpus_text(doc_id)
     if text is not None and all(text[s["start"] : s["end"]] == s["text"] for s in spans):
-        return text
+        return DocText(text, "corpus")
     pieces = sorted(
         (c["start"], c["text"]) for c in results.get("chunks", {}).values() if c["doc_id"] == doc_id
     )
     rebuilt = ""
     for start, piece in pieces:
         if start > len(rebuilt):
-            return None  # a gap: the file does not hold the whole document
+            return DocText(None, None)  # a gap: the file does not hold the whole document
         if start + len(piece) > len(rebuilt):
             rebuilt = rebuilt[:start] + piece
-    return rebuilt or None
+    return DocText(rebuilt, "results") if rebuilt else DocText(None, None)
 
 
 def _corpus_text(doc_id: str) -> str | None:
@@ -67,8 +77,9 @@ def chunk_boxes(
 ) -> list[ChunkBox]:
     """This document's chunks under `chunking`, in offset order, with retrieved ranks.
 
-    With the document text, the chunking is recomputed (it is deterministic, and the
-    results file keeps only retrieved chunks); without it, the chunks the file holds.
+    With the corpus's copy of the document, the chunking is recomputed (it is
+    deterministic, and the results file keeps only retrieved chunks); otherwise only the
+    chunks the file holds are drawn (never a chunking of a partial text).
     """
     ranks = {hit["chunk_id"]: hit["rank"] for hit in retrieved}
     boxes: list[tuple[str, int, int]] = []

@@ -197,24 +197,50 @@ def _render_documents(results: dict, record: dict, config: dict) -> None:
         return
     for doc_id in doc_ids[:3]:
         spans = spans_of(record, doc_id)
-        text = document_text(results, doc_id, spans)
-        boxes = chunk_boxes(results, doc_id, chunking, record.get("retrieved") or [], text)
-        cut = [s for s in spans if s.get("role") == "gold" and span_cut(s, boxes)]
-        verdict = "the gold span is cut by a chunk boundary" if cut else "no gold span is cut"
-        st.markdown(f"**Document `{doc_id}` under `{chunking}`**: {len(boxes)} chunks; {verdict}.")
-        length = len(text) if text else max((b.end for b in boxes), default=1)
+        doc = document_text(results, doc_id, spans)
+        whole = doc.text if doc.source == "corpus" else None
+        boxes = chunk_boxes(results, doc_id, chunking, record.get("retrieved") or [], whole)
+        st.markdown(
+            f"**Document `{doc_id}` under `{chunking}`**: {len(boxes)} chunks drawn; "
+            f"{_cut_verdict(record, spans, boxes, doc.source)}."
+        )
+        if doc.source == "results":
+            st.caption(
+                "Drawn from the chunks the results file holds: the corpus on disk does not "
+                "match this run's documents, so chunks that were not retrieved may be missing."
+            )
+        length = len(doc.text) if doc.text else max((b.end for b in boxes), default=1)
         st.plotly_chart(
             timeline_figure(boxes, spans, length, f"{doc_id} · {chunking}"),
             key=f"instance_doc_{doc_id}",
             config={"displayModeBar": False},
         )
-        if text:
+        if doc.text:
             with st.expander(f"Text of {doc_id} with chunk edges", expanded=len(doc_ids) == 1):
-                st.markdown(highlighted_html(text, boxes, spans), unsafe_allow_html=True)
+                st.markdown(highlighted_html(doc.text, boxes, spans), unsafe_allow_html=True)
         else:
             st.caption(f"The text of {doc_id} is not in the results file and no corpus was found.")
     if len(doc_ids) > 3:
         st.caption(f"{len(doc_ids) - 3} more answer-bearing documents not drawn.")
+
+
+def _cut_verdict(record: dict, spans: list[dict], boxes: list, source: str | None) -> str:
+    """What the record's span_preserved says, checked against the drawing when the
+    drawing is of the whole document."""
+    doc_ids = {s["doc_id"] for s in spans}
+    gold = [s for s in record.get("gold_spans") or [] if s["doc_id"] in doc_ids]
+    recorded = record.get("span_preserved")
+    if not gold or recorded is None:
+        return "no gold span in this document"
+    verdict = (
+        "no gold span is cut (span_preserved: true)"
+        if recorded
+        else "the gold span is cut by a chunk boundary (span_preserved: false)"
+    )
+    drawn_cut = any(span_cut(s, boxes) for s in gold)
+    if source == "corpus" and drawn_cut == bool(recorded):
+        verdict += "; the drawing disagrees: the corpus on disk is not the one this run used"
+    return verdict
 
 
 def _render_retrieved(results: dict, record: dict) -> None:
