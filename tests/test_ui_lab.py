@@ -107,6 +107,7 @@ def test_lab_quotes_the_recorded_figure_when_the_setting_is_a_config(real_run):
     at.selectbox(key="lab_overlap").set_value(200).run()  # recursive 1000/200, k=3: config B
     m = _cell(real_run, "boundary", "B")
     assert f"records {m['rate']:.0%} {m['count']}/{m['n']} for boundary at config B" in texts(at)
+    assert "not the one that run used" not in texts(at)  # same corpus: the figures agree
 
 
 def test_detectability_dots_match_the_recorded_class_sizes(real_run):

@@ -205,7 +205,24 @@ def _recorded(probe: str, embedder: str, setting: tuple) -> None:
             st.caption(
                 f"The results file records {fmt_measure(measure)} for {probe} at config "
                 f"{config['name']} (the same setting) under {embedder}."
+                + ("" if _same_corpus(results) else _OTHER_CORPUS)
             )
+
+
+_OTHER_CORPUS = (
+    " The corpus on disk is not the one that run used (its manifest sha256 differs), so "
+    "the two figures need not agree."
+)
+
+
+def _same_corpus(results: dict) -> bool:
+    """The corpus on disk is the run's (its manifest digest is the one recorded)."""
+    try:
+        from ragaudit.corpus import manifest_sha256
+
+        return manifest_sha256() == results.get("corpus", {}).get("sha256")
+    except Exception:  # noqa: BLE001 - unreadable manifest: treat as not the same
+        return False
 
 
 def _retrieved(lab, instance, hits: list, diagnostics: dict) -> None:
