@@ -164,7 +164,6 @@ def _conditions(cache, failed_calls, pattern, before, after, elapsed) -> dict:
         "contention_seen": {"before": before, "after": after},
         "elapsed_seconds": None if reasons else round(elapsed, 1),
         "elapsed_seconds_reason": "; ".join(reasons) or None,
-        "timed_seconds": round(elapsed, 1),
     }
 
 
