@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +20,7 @@ from ragaudit.paths import REPO_ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 EXAMPLE = REPO_ROOT / "examples" / "audit"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+ARTIFACTS = Path(__file__).parent / "artifacts"
 
 
 def _free_port() -> int:
@@ -73,9 +74,9 @@ def _settled(page) -> None:
     page.wait_for_selector("[data-testid='stSkeleton']", state="detached")
 
 
-def test_audit_page_from_the_navigation(served):
-    from playwright.sync_api import sync_playwright
-
+def test_audit_page_from_the_navigation(served, page):
+    # pytest-playwright's page: one Playwright per session (a second sync_playwright()
+    # inside the same session fails with 'Sync API inside the asyncio loop').
     base, results, home = served
     flagged = next(
         (intent, row)
@@ -84,29 +85,26 @@ def test_audit_page_from_the_navigation(served):
         if row["red_flag"]
     )
     out_case = next(case for case, inside in flagged[1]["in_top_k"].items() if not inside)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_default_timeout(60_000)
-        page.goto(base)
-        _settled(page)
-        page.get_by_test_id("stSidebarNav").get_by_text("Audit", exact=True).click()
-        _settled(page)
-        page.get_by_text("Audit: your own retrieval").wait_for()
-        grid = page.get_by_test_id("stDataFrame").first
-        grid.wait_for()
-        summary = results["summary"]
-        assert page.get_by_text(f"{summary['passed']}/{summary['cases']}").count() >= 1
-        assert page.get_by_text(f"for {flagged[0]['intent']}.").count() == 1
-        # choose the phrasing that pushes the source out: the URL carries it
-        page.get_by_test_id("stSelectbox").filter(has_text="Phrasing").click()
-        page.get_by_role("option").filter(has_text=out_case).first.click()
-        _settled(page)
-        assert f"audit_case={out_case.replace('/', '%2F')}" in page.url
-        question = next(c["question"] for c in results["cases"] if c["case_id"] == out_case)
-        assert page.get_by_text(question).count() >= 1
-        page.get_by_text("Long-document dilution").scroll_into_view_if_needed()
-        page.screenshot(path=str(home / "audit-page.png"), full_page=True)
-        browser.close()
+    page.set_default_timeout(60_000)
+    page.goto(base)
+    _settled(page)
+    page.get_by_test_id("stSidebarNav").get_by_text("Audit", exact=True).click()
+    _settled(page)
+    page.get_by_text("Audit: your own retrieval").wait_for()
+    grid = page.get_by_test_id("stDataFrame").first
+    grid.wait_for()
+    summary = results["summary"]
+    assert page.get_by_text(f"{summary['passed']}/{summary['cases']}").count() >= 1
+    assert page.get_by_text(f"for {flagged[0]['intent']}.").count() == 1
+    # choose the phrasing that pushes the source out: the URL carries it
+    phrasing = page.get_by_test_id("stSelectbox").filter(has_text="Phrasing")
+    phrasing.scroll_into_view_if_needed()
+    phrasing.locator("input").click()
+    page.get_by_role("option").filter(has_text=out_case).first.click()
+    _settled(page)
+    assert f"audit_case={out_case.replace('/', '%2F')}" in page.url
+    question = next(c["question"] for c in results["cases"] if c["case_id"] == out_case)
+    assert page.get_by_text(question).count() >= 1
+    page.get_by_text("Long-document dilution").scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "09-audit-page.png"), full_page=True)
