@@ -148,17 +148,27 @@ def bench_generator(
     engine = generator.engine
     server = engine._server  # the raw runtime: the same loaded model, no ragaudit code
 
+    # Time outside llama.cpp's own compute (its reported prompt_ms + predicted_ms): what
+    # each side adds around the model, free of the noise in the model's own speed.
+    outside = {"raw": [], "wrapper": []}
+
+    def _outside(seconds: float, timings: dict) -> float:
+        return seconds - (timings["prompt_ms"] + timings["predicted_ms"]) / 1000
+
     def raw_call(messages: list[dict], params: dict) -> tuple[float, dict]:
-        body = engine.request_body(messages, engine.effective_params(params))
         began = time.perf_counter()
+        body = engine.request_body(messages, engine.effective_params(params))
         response = server.handle_chat_completions(body)
-        return time.perf_counter() - began, response["timings"]
+        seconds = time.perf_counter() - began
+        outside["raw"].append(_outside(seconds, response["timings"]))
+        return seconds, response["timings"]
 
     def wrapped_call(messages: list[dict], params: dict) -> tuple[float, dict]:
         began = time.perf_counter()
         result = generator.generate_detailed(messages, params)
         seconds = time.perf_counter() - began
         assert not result.replayed
+        outside["wrapper"].append(_outside(seconds, engine.last_timings))
         return seconds, engine.last_timings
 
     raw_call(_context_prompt(-1, 200), {"max_tokens": 2})  # warm-up
@@ -210,6 +220,10 @@ def bench_generator(
         "wrapper_generation_tokens_per_s": wrap_gen,
         "generation_ratio": wrap_gen / raw_gen,
         "replayed_calls_per_s": replays / replay_seconds,
+        "outside_model_ms_per_call": {
+            side: 1000 * float(np.mean(values[1:] if side == "raw" else values))
+            for side, values in outside.items()  # raw's first entry is the warm-up
+        },
     }
 
 
@@ -265,6 +279,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"{row['generation_ratio']:.2f} (tokens: wrapper "
                 f"{row['generated_tokens']['wrapper']}, raw {row['generated_tokens']['raw']}); "
                 f"warm-cache replay {row['replayed_calls_per_s']:.0f} calls/s",
+                flush=True,
+            )
+            overhead = row["outside_model_ms_per_call"]
+            print(
+                f"{args.generator}: time outside llama.cpp's compute per call: wrapper "
+                f"{overhead['wrapper']:.1f} ms, raw {overhead['raw']:.1f} ms",
                 flush=True,
             )
     if args.json:
