@@ -14,14 +14,50 @@ class Preset:
     n: int
     """Instances per probe (the corpus is subset to this many)."""
     description: str
+    generator: str
+    """The generator spec used unless --generator names another."""
+    gen_configs: tuple[str, ...]
+    """Configs whose retrieved context is sent to the generator."""
+    gen_probes: tuple[str, ...] | None
+    """Probes generated for; None means every probe."""
+    max_tokens: int
+    """Reply length cap: a reply is an answer and its citations, not an essay."""
 
 
-QUICK = Preset("quick", 5, "n=5 per probe: a first look in minutes")
-FULL = Preset("full", 25, "n=25 per probe: the seed's run size")
+ANSWER_PROBES = (
+    "control",
+    "distractor",
+    "negation",
+    "superseded",
+    "summarisation",
+    "table_split",
+    "unanswerable",
+)
+"""The probes the seed generated answers for: each has a value, a list or an abstention to grade."""
+
+# Prompt evaluation dominates on 2 CPU cores (~7 s for a k=3 prompt, ~15 s for k=8 on the
+# 0.5B model), so the quick preset generates on one k=3 and one k=8 config, for the answer
+# probes, on the small model: 70 prompts, within 15 minutes here.
+QUICK = Preset(
+    "quick",
+    5,
+    "n=5 per probe: a first look in minutes",
+    generator="local:qwen2.5-0.5b",
+    gen_configs=("B", "C"),
+    gen_probes=ANSWER_PROBES,
+    max_tokens=96,
+)
+FULL = Preset(
+    "full",
+    25,
+    "n=25 per probe: the seed's run size",
+    generator="local:qwen2.5-1.5b",
+    gen_configs=("A", "B", "C", "M"),
+    gen_probes=None,
+    max_tokens=160,
+)
 
 PRIMARY_EMBEDDER = "local:minilm"
 SECONDARY_EMBEDDER = "local:e5-small"
-DEFAULT_GENERATOR = "local:qwen2.5-1.5b"
 SECONDARY_PROBES = ("control", "paraphrase", "negation")
 """The secondary embedder runs at least these, so its controls certify it."""
-GEN_CONFIGS = ("A", "B", "C", "M")

@@ -44,16 +44,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="probes the other embedders run ('all' for every probe; default: "
         f"{' '.join(presets.SECONDARY_PROBES)})",
     )
-    parser.add_argument("--generator", default=presets.DEFAULT_GENERATOR, metavar="SPEC")
     parser.add_argument(
-        "--gen-configs", nargs="+", default=list(presets.GEN_CONFIGS), metavar="CONFIG"
+        "--generator",
+        default=None,
+        metavar="SPEC",
+        help=f"generator spec (quick: {presets.QUICK.generator}; full: {presets.FULL.generator})",
+    )
+    parser.add_argument(
+        "--gen-configs",
+        nargs="+",
+        default=None,
+        metavar="CONFIG",
+        help=f"configs to generate on (quick: {' '.join(presets.QUICK.gen_configs)}; "
+        f"full: {' '.join(presets.FULL.gen_configs)})",
     )
     parser.add_argument(
         "--gen-probes",
         nargs="+",
         default=None,
         metavar="PROBE",
-        help="probes to generate answers for (default: every probe)",
+        help="probes to generate answers for (quick: the seed's answer probes; full: every probe)",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help=f"reply length cap (quick: {presets.QUICK.max_tokens}; "
+        f"full: {presets.FULL.max_tokens})",
     )
     parser.add_argument("--no-generate", action="store_true", help="retrieval and diagnostics only")
     parser.add_argument(
@@ -198,6 +215,14 @@ def run(args: argparse.Namespace) -> int:
     before = contention_snapshot(pattern)
     preset = presets.QUICK if args.quick else presets.FULL
     n = args.n if args.n is not None else preset.n
+    # Flags left unset take the preset's values, so the results file records what ran.
+    args.generator = args.generator or preset.generator
+    args.gen_configs = args.gen_configs or list(preset.gen_configs)
+    if args.gen_probes is None and preset.gen_probes is not None:
+        args.gen_probes = list(preset.gen_probes)
+    args.max_tokens = args.max_tokens if args.max_tokens is not None else preset.max_tokens
+    if args.max_tokens < 1:
+        raise RagauditError(f"--max-tokens {args.max_tokens}: need at least 1")
     if n < 1:
         raise RagauditError(f"--n {n}: need at least 1 instance per probe")
     configs = list(MATRIX)
@@ -244,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
             "gen_configs": list(args.gen_configs) if generate else [],
             "gen_probes": list(gen_probes or available) if generate else [],
             "generate": generate,
+            "generation_params": {"max_tokens": args.max_tokens} if generate else None,
             "retrieval_pool_depth": POOL_DEPTH,
             "indexes": retrieval["indexes"],
             "chunk_counts": retrieval["chunk_counts"],
@@ -271,6 +297,8 @@ def run(args: argparse.Namespace) -> int:
         cache, retrieval["failed_calls"], pattern, before, [], time.monotonic() - started
     )
     partial = _PartialWriter(out, results)
+    analyse = _analysis_stage(results, progress)
+    analyse()  # retrieval cells now, so the inspector has a heatmap while generation runs
     partial(force=True)
     failed_calls = list(retrieval["failed_calls"])
     if generate:
@@ -295,17 +323,12 @@ def run(args: argparse.Namespace) -> int:
             gen_configs=list(args.gen_configs),
             gen_probes=list(gen_probes or available),
             progress=on_generated,
+            params={"max_tokens": args.max_tokens},
         )
         grade_records(results["instances"], results["chunks"])
         failed_calls += _failed_generation_calls(results["instances"], args.generator)
         partial(force=True)
-    try:
-        from ragaudit.analysis import analyse
-    except ImportError as error:  # the analysis stage is another module; say so, do not guess
-        results["cells_reason"] = f"analysis unavailable: {error}"
-        progress.message(f"ragaudit run: warning: {results['cells_reason']}")
-    else:
-        analyse(results)
+    analyse()
     progress.done()
     after = contention_snapshot(pattern)
     results["conditions"] = _conditions(
@@ -314,6 +337,21 @@ def run(args: argparse.Namespace) -> int:
     write_results(out, results, complete=True)
     _summary(results, out)
     return 0
+
+
+def _analysis_stage(results: dict, progress):
+    """A callable that fills cells, severity and the rest from the records so far."""
+
+    def analyse_now() -> None:
+        try:
+            from ragaudit.analysis import analyse
+        except ImportError as error:  # the analysis stage is another module; say so
+            results["cells_reason"] = f"analysis unavailable: {error}"
+            progress.message(f"ragaudit run: warning: {results['cells_reason']}")
+        else:
+            analyse(results)
+
+    return analyse_now
 
 
 def _summary(results: dict, out: Path) -> None:
