@@ -70,15 +70,16 @@ def gguf_path(size: str) -> Path:
 
 
 def llm_threads() -> int:
-    """Threads for llama.cpp: RAGAUDIT_LLM_THREADS, else one fewer than the cores (min 1).
+    """Threads for llama.cpp: RAGAUDIT_LLM_THREADS, else one per core.
 
-    llama.cpp's threads wait for each other at every step, so one thread descheduled by
-    other work (the inspector, a second run) stalls them all. Measured on a shared 2-core
-    machine: 1 thread generated 13 tok/s where 2 threads managed 2-8 tok/s.
+    Prompt evaluation is compute-bound and dominates a RAG call: on an otherwise quiet
+    2-core machine a ~2,500-token prompt took 30 s on 2 threads and 58 s on 1. On a box
+    shared with other heavy work, llama.cpp's threads wait for each other at every step,
+    so one descheduled thread stalls them all: set RAGAUDIT_LLM_THREADS=1 there.
     """
     raw = os.environ.get("RAGAUDIT_LLM_THREADS", "").strip()
     if not raw:
-        return max(1, (os.cpu_count() or 2) - 1)
+        return max(1, os.cpu_count() or 1)
     if not raw.isdigit() or int(raw) < 1:
         raise RagauditError(f"RAGAUDIT_LLM_THREADS={raw!r} is not a positive whole number")
     return int(raw)
