@@ -37,9 +37,13 @@ def threshold_sweep(fail_scores: list[float], pass_scores: list[float]) -> dict:
     candidates = [(a + b) / 2 for a, b in zip(values, values[1:], strict=False)]
     candidates.append(values[-1] + 1e-9)
     best = None
+    points = []
     for cut in candidates:
         catches = sum(1 for s in fail_scores if s < cut)
         false_positives = sum(1 for s in pass_scores if s < cut)
+        points.append(
+            {"cut": round(cut, 6), "catches": catches, "false_positives": false_positives}
+        )
         gain = catches / len(fail_scores) - false_positives / len(pass_scores)
         key = (gain, -false_positives)
         if best is None or key > best[0]:
@@ -57,6 +61,7 @@ def threshold_sweep(fail_scores: list[float], pass_scores: list[float]) -> dict:
         and fp_rate <= SEPARABLE_MAX_FALSE_POSITIVE_RATE,
         "criterion": SEPARABLE_CRITERION,
         "label": SWEEP_LABEL,
+        "points": points,
     }
 
 
@@ -102,6 +107,8 @@ def detectability(records: list[dict], failed: list[bool] | None) -> dict:
     result["measurable"] = True
     result["reason"] = None
     result["threshold"] = threshold_sweep(fail_scores, pass_scores)
+    # Every cut tried, so the inspector plots the sweep without recomputing it.
+    result["sweep"] = result["threshold"].pop("points")
     result["permutation"] = {
         "p_value": permutation_test(fail_scores, pass_scores),
         "reshuffles": PERMUTATION_RESHUFFLES,
