@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragaudit.diagnostics import DIAGNOSTIC_FIELDS
 from ragaudit.ui import links
 from ragaudit.ui.common import results_or_stop
 from ragaudit.ui.data import (
@@ -24,22 +25,8 @@ from ragaudit.ui.docview import (
     timeline_figure,
 )
 
-DIAGNOSTICS = (
-    "gold_in_context",
-    "span_preserved",
-    "gold_rank",
-    "gold_score",
-    "trap_rank",
-    "trap_score",
-    "margin",
-    "header_in_answer_chunk",
-    "table_together",
-    "hops",
-    "items_in_context",
-    "crowding_margin",
-    "affirmative_first",
-    "anchor_selectivity",
-)
+# The record's diagnostic fields, in the order the retrieval stage defines them.
+DIAGNOSTICS = DIAGNOSTIC_FIELDS
 
 
 def verdict_of(record: dict) -> str:
