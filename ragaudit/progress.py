@@ -90,7 +90,10 @@ class Progress:
     def line(self) -> str:
         """``[retrieval local:minilm] ########------  120/400  30%  00:12 elapsed  ETA 00:28``"""
         width = 24
-        fraction = self.done_units / self.total if self.total else 1.0
+        if not self.total:  # total not known yet (e.g. prompts before deduplication)
+            elapsed = time.monotonic() - self._stage_started
+            return f"[{self.name}] {self.done_units} done  {_clock(elapsed)} elapsed  ETA --:--"
+        fraction = self.done_units / self.total
         bar = "#" * int(fraction * width) + "-" * (width - int(fraction * width))
         elapsed = time.monotonic() - self._stage_started
         return (
