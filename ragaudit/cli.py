@@ -12,13 +12,22 @@ from ragaudit.errors import RagauditError
 from ragaudit.registry import unknown_name_message
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("ragaudit.demo", "run the quick planted-fault matrix (if needed) and open the inspector"),
+    "demo": (
+        "ragaudit.demo",
+        "run the quick planted-fault matrix (if needed) and open the inspector",
+    ),
     "corpus": ("ragaudit.corpus_cli", "write, check or describe the planted-fault corpus"),
-    "run": ("ragaudit.run", "run the configuration matrix (retrieval, generation, grading, analysis)"),
+    "run": (
+        "ragaudit.run",
+        "run the configuration matrix (retrieval, generation, grading, analysis)",
+    ),
     "report": ("ragaudit.report_cli", "render the report from a results file"),
     "app": ("ragaudit.app_cli", "open the Streamlit inspector"),
     "audit": ("ragaudit.audit.cli_audit", "audit your own corpus and queries"),
-    "drift": ("ragaudit.audit.cli_drift", "compare two retrieval settings files constant by constant"),
+    "drift": (
+        "ragaudit.audit.cli_drift",
+        "compare two retrieval settings files constant by constant",
+    ),
     "bench": ("ragaudit.bench", "print benchmark figures (backends, matrix, ui)"),
 }
 
@@ -53,7 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ragaudit {name}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"ragaudit {name}: interrupted; finished work is kept (rerun to resume)", file=sys.stderr)
+        print(
+            f"ragaudit {name}: interrupted; finished work is kept (rerun to resume)",
+            file=sys.stderr,
+        )
         return 130
 
 

@@ -13,9 +13,15 @@ from ragaudit import paths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--results", default=None, help="results file (default data/results/latest.json)")
-    parser.add_argument("--rerun", action="store_true", help="run the matrix again even if results exist")
-    parser.add_argument("--no-app", action="store_true", help="run the matrix only; do not open the inspector")
+    parser.add_argument(
+        "--results", default=None, help="results file (default data/results/latest.json)"
+    )
+    parser.add_argument(
+        "--rerun", action="store_true", help="run the matrix again even if results exist"
+    )
+    parser.add_argument(
+        "--no-app", action="store_true", help="run the matrix only; do not open the inspector"
+    )
     parser.add_argument("--port", type=int, default=8501)
 
 

@@ -91,18 +91,23 @@ def _nodes(chunks: Sequence[Any], vectors: dict[str, list[float]]) -> list[Any]:
 
 
 def embed_texts(
-    embedder: Any, texts: Sequence[str], *, on_batch: Callable[[int], None] | None = None
+    embedder: Any,
+    texts: Sequence[str],
+    *,
+    role: str = "passage",
+    on_batch: Callable[[int], None] | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, str]]:
-    """Passage vectors for the distinct `texts`, in batches; a failed batch is recorded
-    per text (text -> error), never raised. Asking once per distinct text keeps the
-    cache's "replayed" count meaning "stored by an earlier run"."""
+    """Vectors (passages, or queries with role="query") for the distinct `texts`, in
+    batches; a failed batch is recorded per text (text -> error), never raised. Asking
+    once per distinct text keeps the cache's "replayed" count meaning "stored by an
+    earlier run"."""
     distinct = list(dict.fromkeys(texts))
     vectors: dict[str, list[float]] = {}
     errors: dict[str, str] = {}
     for start in range(0, len(distinct), EMBED_BATCH):
         batch = distinct[start : start + EMBED_BATCH]
         try:
-            vectors.update(zip(batch, embedder.embed(batch, role="passage"), strict=True))
+            vectors.update(zip(batch, embedder.embed(batch, role=role), strict=True))
         except ModelCallFailed as error:
             errors.update(dict.fromkeys(batch, str(error)))
         if on_batch:

@@ -14,10 +14,8 @@ from typing import Any
 
 from ragaudit.configs import COMPARISONS, StackConfig
 from ragaudit.diagnostics import DIAGNOSTIC_FIELDS, ChunkingView, anchor_summary, diagnose
-from ragaudit.errors import ModelCallFailed
 from ragaudit.retrieval import POOL_DEPTH
 
-QUERY_BATCH = 64
 TABLE_SPLIT_WIDE = ("recursive", 4000, 0)
 
 
@@ -211,18 +209,14 @@ class MatrixStage:
         return records
 
     def _embed_queries(self, embedder: Any, instances: list[Any]) -> tuple[dict, dict]:
+        from ragaudit.index import embed_texts
+
         questions = list(dict.fromkeys(i.question for i in instances))
         self.progress.stage(f"queries {embedder.spec}", len(questions))
-        vectors: dict[str, list[float]] = {}
-        errors: dict[str, str] = {}
-        for start in range(0, len(questions), QUERY_BATCH):
-            batch = questions[start : start + QUERY_BATCH]
-            try:
-                vectors.update(zip(batch, embedder.embed(batch, role="query"), strict=True))
-            except ModelCallFailed as error:
-                errors.update(dict.fromkeys(batch, f"embedding call failed: {error}"))
-            self.progress.advance(len(batch))
-        return vectors, errors
+        vectors, errors = embed_texts(
+            embedder, questions, role="query", on_batch=self.progress.advance
+        )
+        return vectors, {q: f"embedding call failed: {e}" for q, e in errors.items()}
 
     def _fail(self, spec: str, error: str, keys: list[str]) -> None:
         self.failed_calls.append(

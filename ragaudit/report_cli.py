@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     """Render the report; print the tables and the paths written."""
     from ragaudit.paths import default_results_path
     from ragaudit.report import render_html, render_markdown, render_tables
-    from ragaudit.results import load_results
+    from ragaudit.results import load_results, write_text_atomic
 
     path = args.results or default_results_path()
     results = load_results(path)
@@ -55,19 +55,3 @@ def _require_analysis(results: dict, path: Path) -> None:
     if "severity_rules" not in results or not results.get("cells"):
         reason = results.get("cells_reason") or "it has no analysed cells"
         raise RagauditError(f"{path}: cannot render a report: {reason}")
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write `text` to a temp file beside `path`, then rename over it."""
-    import os
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

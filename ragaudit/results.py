@@ -18,15 +18,11 @@ def now_iso() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
-def write_json_atomic(path: str | Path, data: object) -> None:
-    """Write JSON to a temp file beside `path`, fsync, then os.replace: a reader sees the
-    old file or the new one, never half of one. NaN/inf are refused (allow_nan=False)."""
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write `text` to a temp file beside `path`, fsync, then os.replace: a reader sees the
+    old file or the new one, never half of one. Every atomic write in ragaudit goes here."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        text = json.dumps(data, ensure_ascii=False, allow_nan=False, indent=1)
-    except ValueError as error:
-        raise RagauditError(f"{path}: refusing to write a non-finite number ({error})") from None
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes the file owner-only; a results file is for every reader (umask rules)
@@ -41,6 +37,15 @@ def write_json_atomic(path: str | Path, data: object) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def write_json_atomic(path: str | Path, data: object, *, trailing_newline: bool = False) -> None:
+    """`write_text_atomic` of `data` as JSON; NaN/inf are refused (allow_nan=False)."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False, indent=1)
+    except ValueError as error:
+        raise RagauditError(f"{path}: refusing to write a non-finite number ({error})") from None
+    write_text_atomic(path, text + "\n" if trailing_newline else text)
 
 
 def write_results(path: str | Path, results: dict, *, complete: bool = True) -> None:

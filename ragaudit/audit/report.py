@@ -4,8 +4,6 @@ results document, never recomputed here."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from ragaudit import paths
@@ -18,18 +16,10 @@ def default_audit_path() -> Path:
 
 def write_results(results: dict, path: Path) -> Path:
     """Write atomically (temp file in the same folder + os.replace), NaN refused."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(results, indent=1, ensure_ascii=False, allow_nan=False)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text + "\n")
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return path
+    from ragaudit.results import write_json_atomic
+
+    write_json_atomic(path, results, trailing_newline=True)
+    return Path(path)
 
 
 REQUIRED_FIELDS = ("schema_version", "kind", "created_at", "settings", "structure", "cases")

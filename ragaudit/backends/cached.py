@@ -73,7 +73,6 @@ class CachedEmbedder:
         self.cache = cache
         self.name = engine.name
         self.digest = engine.digest
-        self.digest_reason = engine.digest_reason
         self.key_digest, self.digest_reason = _key_digest(cache, engine)
         self._dimensions: int | None = engine.dimensions()
 
@@ -151,7 +150,6 @@ class CachedGenerator:
         self.cache = cache
         self.name = engine.name
         self.digest = engine.digest
-        self.digest_reason = engine.digest_reason
         self.key_digest, self.digest_reason = _key_digest(cache, engine)
 
     def call_key(self, messages: list[ChatMessage], params: dict | None = None) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.errors import RagauditError
+from ragaudit.results import write_text_atomic
 
 _READ_BLOCK = 8 * 1024 * 1024
 
@@ -51,7 +52,7 @@ def _write_stamp(path: Path, sha: str) -> None:
     target = _stamp_path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write_text(target, json.dumps(stamp, allow_nan=False))
+        write_text_atomic(target, json.dumps(stamp, allow_nan=False))
     except OSError:
         pass  # a missing stamp only costs a rehash next time
 
@@ -82,13 +83,6 @@ def verify_file(path: Path, expected_sha256: str, reinstall: str) -> str:
         )
     _write_stamp(path, actual)
     return actual
-
-
-def _atomic_write_text(target: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.replace(tmp, target)
 
 
 def part_files(module_prefix: str, count: int) -> list[Path]:

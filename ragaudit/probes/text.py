@@ -43,32 +43,24 @@ class DocWriter:
 
     def paragraph(self, sentences: Sequence[str | Planted]) -> list[Span]:
         """Add a paragraph; return the spans of its planted sentences, in order."""
-        if self._parts:
-            self._append("\n\n")
-        planted = []
-        for i, sentence in enumerate(sentences):
-            if i:
-                self._append(" ")
-            text = sentence.text if isinstance(sentence, Planted) else sentence
-            start = self._append(text)
-            if isinstance(sentence, Planted):
-                span = Span(self.doc_id, start, start + len(text), text, sentence.role)
-                self.spans.append(span)
-                planted.append(span)
-        return planted
+        return self._block(sentences, joiner=" ")
 
     def lines(self, rows: Sequence[str | Planted]) -> list[Span]:
         """Add a block of lines (a table): one newline between rows, planted rows recorded."""
+        return self._block(rows, joiner="\n")
+
+    def _block(self, pieces: Sequence[str | Planted], joiner: str) -> list[Span]:
+        """A block after a blank line, its pieces joined by `joiner`; planted ones recorded."""
         if self._parts:
             self._append("\n\n")
         planted = []
-        for i, row in enumerate(rows):
+        for i, piece in enumerate(pieces):
             if i:
-                self._append("\n")
-            text = row.text if isinstance(row, Planted) else row
+                self._append(joiner)
+            text = piece.text if isinstance(piece, Planted) else piece
             start = self._append(text)
-            if isinstance(row, Planted):
-                span = Span(self.doc_id, start, start + len(text), text, row.role)
+            if isinstance(piece, Planted):
+                span = Span(self.doc_id, start, start + len(text), text, piece.role)
                 self.spans.append(span)
                 planted.append(span)
         return planted

@@ -105,10 +105,9 @@ def _read_state() -> dict | None:
 
 
 def _write_state(state: dict) -> None:
-    runs_dir().mkdir(parents=True, exist_ok=True)
-    tmp = _state_path().with_suffix(".tmp")
-    tmp.write_text(json.dumps(state, allow_nan=False))
-    os.replace(tmp, _state_path())
+    from ragaudit.results import write_json_atomic
+
+    write_json_atomic(_state_path(), state)
 
 
 def start_run(args: list[str], out: Path) -> int:

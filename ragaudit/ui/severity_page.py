@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragaudit.citation_check import OUTCOMES as CITATION_OUTCOMES
 from ragaudit.ui import links
 from ragaudit.ui.charts import detectability_figure, sweep_figure
 from ragaudit.ui.common import results_or_stop
@@ -11,14 +12,8 @@ _NO_CELLS = (
     "No cells in this file yet: severity and detectability are computed by the analysis "
     "stage at the end of a run."
 )
-CITATION_OUTCOMES = (
-    "caught",
-    "satisfied",
-    "no_citation",
-    "no_checkable_value",
-    "abstained",
-    "failures",
-)
+# The rollup's columns: the check's outcomes, then the failures they are counted over.
+CITATION_COLUMNS = (*CITATION_OUTCOMES, "failures")
 
 
 def scored_classes(
@@ -115,7 +110,7 @@ def render() -> None:
     if rollup:
         st.dataframe(
             [
-                {"config": c, **{o: rollup[c].get(o) for o in CITATION_OUTCOMES}}
+                {"config": c, **{o: rollup[c].get(o) for o in CITATION_COLUMNS}}
                 for c in configs
                 if c in rollup
             ],
