@@ -1,3 +1,3 @@
-from ragaudit.cli import main
+from ragaudit.cli.main import main
 
 raise SystemExit(main())

@@ -117,7 +117,7 @@ LAYERS = {
 
 def make_results(seed: int = 5) -> dict:
     """A results dict with instances, chunks and comparisons, before grading/analysis."""
-    from ragaudit.generation import citation_label, parse_citations
+    from ragaudit.pipeline.generate import citation_label, parse_citations
 
     rng = random.Random(seed)
     chunks: dict = {}
@@ -287,7 +287,7 @@ def make_results(seed: int = 5) -> dict:
 def analysed_results(seed: int = 5) -> dict:
     """make_results() graded and analysed by the real grading and analysis code."""
     from ragaudit.analysis import analyse
-    from ragaudit.grading import grade_records
+    from ragaudit.grading.grade import grade_records
 
     results = make_results(seed)
     grade_records(results["instances"], chunks_by_id=results["chunks"])

@@ -140,7 +140,7 @@ def test_failed_controls_uncertify_an_embedder():
     from analysis_fixtures import make_results
 
     from ragaudit.analysis import analyse
-    from ragaudit.grading import grade_records
+    from ragaudit.grading.grade import grade_records
 
     results = make_results()
     for record in results["instances"]:
@@ -185,7 +185,7 @@ def test_analyse_runs_the_citation_check_when_grading_had_no_chunk_texts():
     from analysis_fixtures import make_results
 
     from ragaudit.analysis import analyse
-    from ragaudit.grading import grade_records
+    from ragaudit.grading.grade import grade_records
 
     results = make_results()
     grade_records(results["instances"])  # as a caller that forgets chunks_by_id

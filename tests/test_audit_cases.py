@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ragaudit.audit.cases import check_sources, check_structure, load_cases, normalise_question
-from ragaudit.cli import main
+from ragaudit.cli.main import main
 from ragaudit.errors import RagauditError
 
 CASES = """\

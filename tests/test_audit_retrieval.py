@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from ragaudit.cli import main
+from ragaudit.cli.main import main
 
 LEAD = (
     "Estate Tax Act, Article 16. The following items shall not be included in the total "

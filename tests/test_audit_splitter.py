@@ -157,7 +157,7 @@ def test_dilution_lists_longest_chunks_with_marker_counts():
 
 
 def test_dilution_only_run_embeds_nothing(tmp_path, ragaudit_home, capsys):
-    from ragaudit.cli import main
+    from ragaudit.cli.main import main
 
     corpus = tmp_path / "corpus"
     (corpus / "statutes").mkdir(parents=True)

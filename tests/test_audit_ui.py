@@ -8,7 +8,7 @@ import json
 import pytest
 from ui_fixtures import chart_specs, open_app, texts
 
-from ragaudit.cli import main
+from ragaudit.cli.main import main
 from ragaudit.paths import REPO_ROOT
 
 EXAMPLE = REPO_ROOT / "examples" / "audit"

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from ragaudit.chunking import Chunking, chunk_corpus, chunk_document, chunk_spans
 from ragaudit.errors import RagauditError
 from ragaudit.probes.base import Document
+from ragaudit.stack.chunking import Chunking, chunk_corpus, chunk_document, chunk_spans
 
 WORDS = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega".split()
 
@@ -156,7 +156,7 @@ def test_chunk_corpus_keeps_document_order():
 def test_character_node_parser_matches_chunk_document():
     from llama_index.core.schema import MetadataMode
 
-    from ragaudit.chunking import CharacterNodeParser, llama_documents
+    from ragaudit.stack.chunking import CharacterNodeParser, llama_documents
 
     text = "\n\n".join(["Repeated paragraph text here. " * 8] * 4)
     doc = Document("doc-1", text)
@@ -182,7 +182,7 @@ def test_importing_chunking_and_corpus_loads_no_heavy_library():
     import sys
 
     code = (
-        "import sys, ragaudit.chunking, ragaudit.corpus, ragaudit.corpus_cli;"
+        "import sys, ragaudit.stack.chunking, ragaudit.corpus.build, ragaudit.cli.corpus;"
         "heavy = [m for m in ('llama_index', 'chromadb', 'onnxruntime', 'streamlit')"
         " if any(k == m or k.startswith(m + '.') for k in sys.modules)];"
         "print(','.join(heavy))"

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from ragaudit.configs import COMPARISONS, MATRIX, config_by_name, load_user_configs, merge_configs
 from ragaudit.errors import RagauditError
+from ragaudit.stack.configs import (
+    COMPARISONS,
+    MATRIX,
+    config_by_name,
+    load_user_configs,
+    merge_configs,
+)
 
 
 def test_matrix_is_the_seeds_seven_configs():

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ragaudit import paths
-from ragaudit.cli import main
-from ragaudit.corpus import (
+from ragaudit.cli.main import main
+from ragaudit.corpus.build import (
     build_corpus,
     check_corpus,
     load_corpus,
@@ -134,7 +134,7 @@ def test_failed_write_keeps_the_previous_corpus(tmp_path, monkeypatch):
     def explode(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("ragaudit.corpus._write_text", explode)
+    monkeypatch.setattr("ragaudit.corpus.build._write_text", explode)
     with pytest.raises(RagauditError, match="No space left on device"):
         write_corpus(build_corpus(n=2, probes=["control"]), folder)
     assert _files(folder) == before

@@ -7,9 +7,8 @@ import re
 
 import pytest
 
-from ragaudit.chunking import Chunking, chunk_corpus
-from ragaudit.corpus import load_corpus
-from ragaudit.corpus_stats import (
+from ragaudit.corpus.build import load_corpus
+from ragaudit.corpus.stats import (
     NEAR_DUPLICATE,
     STOPWORDS,
     anchor_selectivity,
@@ -17,6 +16,7 @@ from ragaudit.corpus_stats import (
     span_whole,
     together,
 )
+from ragaudit.stack.chunking import Chunking, chunk_corpus
 
 MATRIX = ("fixed-1000-0", "recursive-1000-0", "recursive-1000-200", "recursive-512-128")
 
@@ -95,7 +95,7 @@ def test_near_duplicate_measure_flags_real_duplicates(corpus):
     # The measure must be able to fail: two copies of one instance's documents score 1.0.
     from dataclasses import replace
 
-    from ragaudit.corpus import Corpus
+    from ragaudit.corpus.build import Corpus
 
     first, second = corpus.instances_of("control")[:2]
     clone_doc = replace(corpus.document(first.answer_doc_ids[0]), doc_id="clone")

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from ragaudit.corpus import PROBES_IN_ORDER, probe_registry
+from ragaudit.corpus.build import PROBES_IN_ORDER, probe_registry
 from ragaudit.probes.base import BuiltInstance
 
 SEED = 424242

@@ -12,14 +12,14 @@ from ragaudit.analysis import analyse
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.backends.specs import load_generator
-from ragaudit.generation import (
+from ragaudit.grading.grade import grade_records
+from ragaudit.pipeline.generate import (
     ABSTAIN_TOKEN,
     build_messages,
     generate_records,
     parse_citations,
 )
-from ragaudit.grading import grade_records
-from ragaudit.report import render_markdown
+from ragaudit.report.tables import render_markdown
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ollama_fake import start_fake_ollama  # noqa: E402

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from ragaudit.citation_check import asserted_values, check_citations
+from ragaudit.grading.citation_check import asserted_values, check_citations
 
 CHUNKS = {
     "r/a#0": "Section 4417-B: the Eastbrook site is inspected every 38 days.",

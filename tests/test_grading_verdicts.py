@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ragaudit.citation_check import check_citations
 from ragaudit.errors import RagauditError
-from ragaudit.grading import grade, grade_records, grading_patterns
+from ragaudit.grading.citation_check import check_citations
+from ragaudit.grading.grade import grade, grade_records, grading_patterns
 
 NOT_PERMITTED = {
     "kind": "polarity",

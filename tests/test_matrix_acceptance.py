@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from ragaudit.chunking import Chunking, chunk_corpus
-from ragaudit.configs import MATRIX
-from ragaudit.diagnostics import ChunkingView, spans_with_role, table_together
-from ragaudit.matrix import table_split_wide
+from ragaudit.pipeline.diagnostics import ChunkingView, spans_with_role, table_together
+from ragaudit.pipeline.retrieve import table_split_wide
+from ragaudit.stack.chunking import Chunking, chunk_corpus
+from ragaudit.stack.configs import MATRIX
 
 
 @pytest.fixture(scope="module")
 def corpus():
-    from ragaudit.corpus import load_corpus
+    from ragaudit.corpus.build import load_corpus
 
     return load_corpus()
 

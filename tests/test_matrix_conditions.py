@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from ragaudit.backends.cache import CallCache
+from ragaudit.cli.run import _conditions, contention_pattern, contention_snapshot
 from ragaudit.errors import RagauditError
-from ragaudit.progress import Progress
-from ragaudit.run import _conditions, contention_pattern, contention_snapshot
+from ragaudit.pipeline.progress import Progress
 
 
 def test_progress_prints_plain_lines_with_eta_and_writes_json(tmp_path):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ragaudit.chunking import Chunk
-from ragaudit.diagnostics import ChunkingView, diagnose, span_in
+from ragaudit.pipeline.diagnostics import ChunkingView, diagnose, span_in
 from ragaudit.probes.base import Instance, Span
-from ragaudit.retrieval import Hit
+from ragaudit.stack.chunking import Chunk
+from ragaudit.stack.retrieval import Hit
 
 
 def chunk(doc: str, index: int, start: int, end: int) -> Chunk:

@@ -7,8 +7,8 @@ import argparse
 
 import pytest
 
-from ragaudit import run as matrix_run
-from ragaudit.results import load_results
+from ragaudit.cli import run as matrix_run
+from ragaudit.results.io import load_results
 
 
 @pytest.mark.slow

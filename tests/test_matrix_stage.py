@@ -9,12 +9,12 @@ import pytest
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder
-from ragaudit.configs import MATRIX
-from ragaudit.diagnostics import DIAGNOSTIC_FIELDS
-from ragaudit.index import open_client
-from ragaudit.matrix import EmbedderPlan, MatrixStage
+from ragaudit.pipeline.diagnostics import DIAGNOSTIC_FIELDS
+from ragaudit.pipeline.progress import Progress
+from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
 from ragaudit.probes.base import Document, Instance, Span
-from ragaudit.progress import Progress
+from ragaudit.stack.configs import MATRIX
+from ragaudit.stack.index import open_client
 
 FILLER = "The plant keeps its records in the main office and reviews them each quarter"
 

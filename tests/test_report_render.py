@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ragaudit.cli import main as cli_main
-from ragaudit.report import render_html, render_markdown, render_tables
+from ragaudit.cli.main import main as cli_main
+from ragaudit.report.tables import render_html, render_markdown, render_tables
 
 sys.path.insert(0, str(Path(__file__).parent))
 from analysis_fixtures import analysed_results  # noqa: E402

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from ragaudit.errors import RagauditError
-from ragaudit.results import load_results, write_results
-from ragaudit.schema import SCHEMA_VERSION, TOP_LEVEL_FIELDS
+from ragaudit.results.io import load_results, write_results
+from ragaudit.results.schema import SCHEMA_VERSION, TOP_LEVEL_FIELDS
 
 
 def minimal_results(**extra) -> dict:

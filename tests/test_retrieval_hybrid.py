@@ -10,10 +10,10 @@ import pytest
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.backends.specs import load_embedder
-from ragaudit.chunking import Chunking, chunk_corpus
-from ragaudit.index import build_index, collection_name, open_client
 from ragaudit.probes.base import Document
-from ragaudit.retrieval import Retriever, tokenize
+from ragaudit.stack.chunking import Chunking, chunk_corpus
+from ragaudit.stack.index import build_index, collection_name, open_client
+from ragaudit.stack.retrieval import Retriever, tokenize
 
 TOPICS = [
     "Forklift batteries are charged overnight in the east bay and swapped every morning.",

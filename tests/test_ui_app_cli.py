@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from ragaudit import app_cli
+from ragaudit.cli import app as app_cli
 from ragaudit.errors import RagauditError
 
 

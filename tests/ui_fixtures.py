@@ -63,7 +63,7 @@ def chunking_name(splitter: str, size: int, overlap: int) -> str:
 
 def split(text: str, splitter: str, size: int, overlap: int) -> list[tuple[int, int]]:
     """Offsets of chunks, from ragaudit's own chunker (so the inspector redraws them alike)."""
-    from ragaudit.chunking import Chunking, chunk_spans
+    from ragaudit.stack.chunking import Chunking, chunk_spans
 
     return chunk_spans(text, Chunking(splitter, size, overlap))
 

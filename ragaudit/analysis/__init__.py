@@ -18,7 +18,7 @@ def analyse(results: dict) -> None:
     from ragaudit.analysis.detectability import detectability
     from ragaudit.analysis.severity import severity_rules
     from ragaudit.analysis.stats import mcnemar_exact, wilson_interval
-    from ragaudit.grading import grading_patterns
+    from ragaudit.grading.grade import grading_patterns
 
     _recheck_citations(results)
     config_order = [c["name"] for c in results.get("configs") or []]
@@ -69,7 +69,7 @@ def analyse(results: dict) -> None:
 
 def _recheck_citations(results: dict) -> None:
     """Run the citation check where grading had no chunk texts but the results file has."""
-    from ragaudit.citation_check import TEXTS_UNAVAILABLE, check_citations
+    from ragaudit.grading.citation_check import TEXTS_UNAVAILABLE, check_citations
 
     chunks = results.get("chunks") or {}
     for record in results.get("instances") or []:

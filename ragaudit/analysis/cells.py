@@ -4,7 +4,7 @@ count/n, rate and a Wilson interval, and each cell's notion of failure."""
 from __future__ import annotations
 
 from ragaudit.analysis.stats import wilson_interval
-from ragaudit.citation_check import OUTCOMES as CITATION_OUTCOMES
+from ragaudit.grading.citation_check import OUTCOMES as CITATION_OUTCOMES
 
 RETRIEVAL_MEASURES = ("gold_in_context", "span_preserved")
 VERDICT_MEASURES = (

@@ -47,7 +47,7 @@ def base_chunks(doc: Document, settings: AuditSettings, name: str) -> list[Audit
     if settings.splitter == "document":
         spans = [(0, len(doc.text))]
     else:
-        from ragaudit.chunking import Chunking, chunk_spans
+        from ragaudit.stack.chunking import Chunking, chunk_spans
 
         chunking = Chunking(settings.splitter, settings.chunk_size, settings.overlap)
         spans = chunk_spans(doc.text, chunking)

@@ -15,8 +15,8 @@ from typing import Any
 from ragaudit import paths
 from ragaudit.audit.chunks import AuditChunk
 from ragaudit.audit.policy import Candidate
-from ragaudit.configs import RRF_K  # the same fusion constant as the matrix's config M
 from ragaudit.errors import ModelCallFailed
+from ragaudit.stack.configs import RRF_K  # the same fusion constant as the matrix's config M
 
 EMBED_BATCH = 64
 ADD_BATCH = 1000

@@ -16,7 +16,7 @@ def default_audit_path() -> Path:
 
 def write_results(results: dict, path: Path) -> Path:
     """Write atomically (temp file in the same folder + os.replace), NaN refused."""
-    from ragaudit.results import write_json_atomic
+    from ragaudit.results.io import write_json_atomic
 
     write_json_atomic(path, results, trailing_newline=True)
     return Path(path)

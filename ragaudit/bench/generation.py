@@ -77,7 +77,7 @@ def _pipeline_call(spec: str, records: list[dict], chunks: dict, params: dict) -
     """Seconds, tokens and generate_records counts with a fresh cache (all computed)."""
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.specs import load_generator
-    from ragaudit.generation import generate_records
+    from ragaudit.pipeline.generate import generate_records
 
     with tempfile.TemporaryDirectory() as folder:
         cache = CallCache(os.path.join(folder, "cache.sqlite"))
@@ -101,7 +101,7 @@ def _pipeline_call(spec: str, records: list[dict], chunks: dict, params: dict) -
 
 
 def _prompt_sizes(spec: str, engine, params: dict) -> None:
-    from ragaudit.generation import build_messages
+    from ragaudit.pipeline.generate import build_messages
 
     rng = random.Random(99)
     effective = engine.effective_params(dict(params))
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv or [])
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.specs import load_generator
-    from ragaudit.generation import build_messages
+    from ragaudit.pipeline.generate import build_messages
 
     params = {"max_tokens": args.max_tokens}
     with tempfile.TemporaryDirectory() as folder:

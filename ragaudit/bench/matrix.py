@@ -70,9 +70,9 @@ def naive_baseline(home: Path, results: dict, specs: list[str]) -> tuple[float, 
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.llamaindex import as_llamaindex_embedding
     from ragaudit.backends.specs import load_embedder
-    from ragaudit.chunking import CharacterNodeParser, llama_documents
-    from ragaudit.configs import StackConfig
-    from ragaudit.corpus import load_corpus
+    from ragaudit.corpus.build import load_corpus
+    from ragaudit.stack.chunking import CharacterNodeParser, llama_documents
+    from ragaudit.stack.configs import StackConfig
 
     corpus = load_corpus()
     if results["corpus"]["n"] < corpus.n:

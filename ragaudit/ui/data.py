@@ -53,14 +53,14 @@ def results_path(query_value: str | None = None) -> Path:
 def read_results(path: Path) -> dict:
     """Parse and validate one results file; RagauditError names the file and problem."""
     try:
-        from ragaudit.results import load_results
+        from ragaudit.results.io import load_results
     except ImportError:  # the loader lands with the run stage; until then, check the basics
         return _read_minimal(path)
     return load_results(path)
 
 
 def _read_minimal(path: Path) -> dict:
-    from ragaudit.schema import SCHEMA_VERSION, TOP_LEVEL_FIELDS
+    from ragaudit.results.schema import SCHEMA_VERSION, TOP_LEVEL_FIELDS
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -85,7 +85,7 @@ def chunk_boxes(
     boxes: list[tuple[str, int, int]] = []
     if text is not None:
         try:
-            from ragaudit.chunking import Chunking, chunk_spans
+            from ragaudit.stack.chunking import Chunking, chunk_spans
 
             spans = chunk_spans(text, Chunking.from_name(chunking))
             boxes = [(f"{chunking}/{doc_id}#{i}", a, b) for i, (a, b) in enumerate(spans)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragaudit.diagnostics import DIAGNOSTIC_FIELDS
+from ragaudit.pipeline.diagnostics import DIAGNOSTIC_FIELDS
 from ragaudit.ui import links
 from ragaudit.ui.common import results_or_stop
 from ragaudit.ui.data import (

@@ -47,7 +47,7 @@ def load_lab_corpus(n: int | None = None) -> Any:
 
     @st.cache_resource(show_spinner="Loading the corpus…")
     def _load(corpus_dir: str) -> Any:
-        from ragaudit.corpus import load_corpus
+        from ragaudit.corpus.build import load_corpus
 
         return load_corpus(corpus_dir)
 
@@ -72,10 +72,10 @@ def build_lab_index(
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.llamaindex import as_llamaindex_embedding
     from ragaudit.backends.specs import load_embedder
-    from ragaudit.chunking import Chunking, chunk_corpus
-    from ragaudit.diagnostics import ChunkingView
-    from ragaudit.index import build_index
-    from ragaudit.retrieval import Retriever
+    from ragaudit.pipeline.diagnostics import ChunkingView
+    from ragaudit.stack.chunking import Chunking, chunk_corpus
+    from ragaudit.stack.index import build_index
+    from ragaudit.stack.retrieval import Retriever
 
     started = time.perf_counter()
     chunking = Chunking(splitter, size, overlap)  # type: ignore[arg-type]
@@ -108,7 +108,7 @@ def probe_rankings(
     lab: LabIndex, probe: str, hybrid: bool, n: int | None = None
 ) -> dict[str, list[Any]]:
     """instance_id -> ranking to the pool depth (list of retrieval.Hit) for every instance."""
-    from ragaudit.retrieval import POOL_DEPTH
+    from ragaudit.stack.retrieval import POOL_DEPTH
 
     rankings = {}
     for instance in probe_instances(probe, n):
@@ -120,6 +120,6 @@ def probe_rankings(
 
 def diagnose_at_k(lab: LabIndex, instance: Any, ranking: list[Any], k: int) -> dict:
     """The model-free diagnostics of one instance when the top `k` of `ranking` is retrieved."""
-    from ragaudit.diagnostics import diagnose
+    from ragaudit.pipeline.diagnostics import diagnose
 
     return diagnose(instance, lab.view, ranking, k, lab.chunk_by_id)

@@ -218,7 +218,7 @@ _OTHER_CORPUS = (
 def _same_corpus(results: dict) -> bool:
     """The corpus on disk is the run's (its manifest digest is the one recorded)."""
     try:
-        from ragaudit.corpus import manifest_sha256
+        from ragaudit.corpus.build import manifest_sha256
 
         return manifest_sha256() == results.get("corpus", {}).get("sha256")
     except Exception:  # noqa: BLE001 - unreadable manifest: treat as not the same
@@ -228,7 +228,7 @@ def _same_corpus(results: dict) -> bool:
 def _retrieved(lab, instance, hits: list, diagnostics: dict) -> None:
     import streamlit as st
 
-    from ragaudit.diagnostics import span_in
+    from ragaudit.pipeline.diagnostics import span_in
 
     arrived = diagnostics.get("gold_in_context")
     st.markdown(

@@ -105,7 +105,7 @@ def _read_state() -> dict | None:
 
 
 def _write_state(state: dict) -> None:
-    from ragaudit.results import write_json_atomic
+    from ragaudit.results.io import write_json_atomic
 
     write_json_atomic(_state_path(), state)
 
@@ -174,7 +174,7 @@ def _tail(path: Path, size: int = 8192) -> list[str]:
 
 
 def progress_path() -> Path:
-    """Where `ragaudit run` writes its progress snapshot (ragaudit.progress.Progress)."""
+    """Where `ragaudit run` writes its progress snapshot (ragaudit.pipeline.progress.Progress)."""
     return paths.results_dir() / "progress.json"
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragaudit.citation_check import OUTCOMES as CITATION_OUTCOMES
+from ragaudit.grading.citation_check import OUTCOMES as CITATION_OUTCOMES
 from ragaudit.ui import links
 from ragaudit.ui.charts import detectability_figure, sweep_figure
 from ragaudit.ui.common import results_or_stop

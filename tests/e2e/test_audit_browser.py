@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ragaudit.cli import main
+from ragaudit.cli.main import main
 from ragaudit.paths import REPO_ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

@@ -27,8 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Render the report; print the tables and the paths written."""
     from ragaudit.paths import default_results_path
-    from ragaudit.report import render_html, render_markdown, render_tables
-    from ragaudit.results import load_results, write_text_atomic
+    from ragaudit.report.tables import render_html, render_markdown, render_tables
+    from ragaudit.results.io import load_results, write_text_atomic
 
     path = args.results or default_results_path()
     results = load_results(path)

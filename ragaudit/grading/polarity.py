@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ragaudit.graders.text import abstains, find_phrase, normalise, strip_citations
+from ragaudit.grading.text import abstains, find_phrase, normalise, strip_citations
 
 _NEGATOR_RE = re.compile(r"\b(?:not|never|no longer|cannot)\b|n't\b")
 _NEGATIVE_WORDS_RE = re.compile(r"\b(?:prohibited|forbidden|banned|disallowed)\b")

@@ -145,7 +145,7 @@ class Progress:
         if self.callback is not None:
             self.callback(snapshot)
         if self.json_path is not None:
-            from ragaudit.results import write_json_atomic
+            from ragaudit.results.io import write_json_atomic
 
             try:
                 write_json_atomic(self.json_path, snapshot)

@@ -4,10 +4,10 @@ branch that produced it, and a citation check that never looks at the answer key
 from __future__ import annotations
 
 from ragaudit.errors import RagauditError
-from ragaudit.graders.listing import grade_list
-from ragaudit.graders.polarity import grade_polarity
-from ragaudit.graders.text import ABSTENTION_PATTERNS, DENIAL_OF_RECORD_PATTERNS, abstains
-from ragaudit.graders.value import grade_value
+from ragaudit.grading.listing import grade_list
+from ragaudit.grading.polarity import grade_polarity
+from ragaudit.grading.text import ABSTENTION_PATTERNS, DENIAL_OF_RECORD_PATTERNS, abstains
+from ragaudit.grading.value import grade_value
 
 VERDICTS = (
     "correct",
@@ -78,7 +78,7 @@ def grade_records(records: list[dict], chunks_by_id: dict | None = None) -> None
     citation check reads chunk texts from `chunks_by_id` (results["chunks"]) or, when it
     is not given, from a "text" field on each retrieved entry.
     """
-    from ragaudit.citation_check import check_citations
+    from ragaudit.grading.citation_check import check_citations
 
     for record in records:
         generation = record.get("generation")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragaudit.graders.text import abstains, denies_record, find_value, numbers_in, strip_citations
+from ragaudit.grading.text import abstains, denies_record, find_value, numbers_in, strip_citations
 
 
 def _first_hit(values: list[str], reply: str) -> tuple[int, str, str] | None:

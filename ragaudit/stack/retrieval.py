@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ragaudit.configs import RRF_K
+from ragaudit.stack.configs import RRF_K
 
 POOL_DEPTH = 50
 """How deep each ranking is kept: top-k for any k ≤ this is a slice of it, and ranks of
@@ -83,7 +83,7 @@ def cosine_from_llamaindex(similarity: float) -> float:
 class Retriever:
     """Dense, BM25 and fused rankings over one (embedder, chunking) index.
 
-    `chunks` are that chunking's chunks; `chunk_index` the ragaudit.index.ChunkIndex built
+    `chunks` are that chunking's chunks; `chunk_index` the ragaudit.stack.index.ChunkIndex built
     from them. Used by the matrix and, live, by the inspector's Lab.
     """
 

@@ -12,9 +12,9 @@ import re
 import statistics
 from collections.abc import Iterable, Sequence
 
-from ragaudit.chunking import Chunk, Chunking, chunk_corpus
-from ragaudit.corpus import Corpus
+from ragaudit.corpus.build import Corpus
 from ragaudit.probes.base import Instance, Span
+from ragaudit.stack.chunking import Chunk, Chunking, chunk_corpus
 
 NEAR_DUPLICATE = 0.8
 MATRIX_CHUNKINGS = ("fixed-1000-0", "recursive-1000-0", "recursive-1000-200", "recursive-512-128")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ragaudit.configs import Comparison
+from ragaudit.stack.configs import Comparison
 
 MEASURE = "gold_in_context"
 

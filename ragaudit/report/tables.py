@@ -301,7 +301,7 @@ def _patterns(results: dict) -> list[Block]:
 
 def report_blocks(results: dict) -> list[Block]:
     """All sections, in reading order: conditions and controls first."""
-    from ragaudit.report_findings import (
+    from ragaudit.report.findings import (
         citation_section,
         comparisons_section,
         detectability_section,
@@ -328,21 +328,21 @@ def report_blocks(results: dict) -> list[Block]:
 
 def render_markdown(results: dict) -> str:
     """The report as Markdown."""
-    from ragaudit.report_html import blocks_to_markdown
+    from ragaudit.report.render import blocks_to_markdown
 
     return blocks_to_markdown(report_blocks(results))
 
 
 def render_html(results: dict) -> str:
     """The report as one self-contained HTML page."""
-    from ragaudit.report_html import blocks_to_html
+    from ragaudit.report.render import blocks_to_html
 
     return blocks_to_html(report_blocks(results), title="ragaudit report")
 
 
 def render_tables(results: dict) -> str:
     """The probe x config tables (controls, retrieval, generation, severity) for stdout."""
-    from ragaudit.report_html import blocks_to_markdown
+    from ragaudit.report.render import blocks_to_markdown
 
     keep = [b for b in report_blocks(results) if b[0] in ("h", "table") and b[0:2] != ("h", 1)]
     tables = []

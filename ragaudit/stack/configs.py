@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from ragaudit.errors import RagauditError
 
 if TYPE_CHECKING:
-    from ragaudit.chunking import Chunking
+    from ragaudit.stack.chunking import Chunking
 
 Splitter = Literal["fixed", "recursive"]
 
@@ -48,7 +48,7 @@ class StackConfig:
     @property
     def chunking(self) -> Chunking:
         """The chunking this config uses (imported lazily: chunking pulls in llama-index)."""
-        from ragaudit.chunking import Chunking
+        from ragaudit.stack.chunking import Chunking
 
         return Chunking(splitter=self.splitter, size=self.chunk_size, overlap=self.overlap)
 
@@ -109,7 +109,7 @@ def config_by_name(configs: tuple[StackConfig, ...] | list[StackConfig], name: s
 
 
 def _user_config_model():
-    # pydantic is imported here so `import ragaudit.configs` stays cheap.
+    # pydantic is imported here so `import ragaudit.stack.configs` stays cheap.
     from pydantic import BaseModel, ConfigDict, Field
 
     class UserConfig(BaseModel):

@@ -3,7 +3,7 @@ detectability, the citation check and severity. Every figure is read from the re
 
 from __future__ import annotations
 
-from ragaudit.report import (
+from ragaudit.report.tables import (
     NOT_RUN,
     Block,
     cell_index,

@@ -16,8 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from ragaudit import paths, presets
+from ragaudit import paths
 from ragaudit.errors import RagauditError
+from ragaudit.stack import presets
 
 CONTENTION_ENV = "RAGAUDIT_CONTENTION_PATTERN"
 PARTIAL_WRITE_SECONDS = 30.0
@@ -191,7 +192,7 @@ class _PartialWriter:
         self.out, self.results, self.last = out, results, 0.0
 
     def __call__(self, snapshot: dict | None = None, force: bool = False) -> None:
-        from ragaudit.results import write_results
+        from ragaudit.results.io import write_results
 
         if force or time.monotonic() - self.last >= PARTIAL_WRITE_SECONDS:
             self.last = time.monotonic()
@@ -202,13 +203,13 @@ def run(args: argparse.Namespace) -> int:
     """Run the matrix and write the results file; returns the exit status."""
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.specs import describe_model, load_embedder
-    from ragaudit.configs import MATRIX, load_user_configs, merge_configs
-    from ragaudit.corpus import load_corpus, manifest_sha256
-    from ragaudit.index import open_client
-    from ragaudit.matrix import EmbedderPlan, MatrixStage
-    from ragaudit.progress import Progress
-    from ragaudit.results import write_results
-    from ragaudit.retrieval import POOL_DEPTH
+    from ragaudit.corpus.build import load_corpus, manifest_sha256
+    from ragaudit.pipeline.progress import Progress
+    from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
+    from ragaudit.results.io import write_results
+    from ragaudit.stack.configs import MATRIX, load_user_configs, merge_configs
+    from ragaudit.stack.index import open_client
+    from ragaudit.stack.retrieval import POOL_DEPTH
 
     started = time.monotonic()
     pattern = contention_pattern()
@@ -303,8 +304,8 @@ def run(args: argparse.Namespace) -> int:
     failed_calls = list(retrieval["failed_calls"])
     if generate:
         from ragaudit.backends.specs import load_generator
-        from ragaudit.generation import generate_records
-        from ragaudit.grading import grade_records
+        from ragaudit.grading.grade import grade_records
+        from ragaudit.pipeline.generate import generate_records
 
         generator = load_generator(args.generator, cache)
         results["models"].append(describe_model(generator))

@@ -1,4 +1,4 @@
 """Per-kind graders (value, list, abstain, polarity) and the text matching they share.
 
-`ragaudit.grading` dispatches to these; each returns a verdict dict with its branch.
+`ragaudit.grading.grade` dispatches to these; each returns a verdict dict with its branch.
 """

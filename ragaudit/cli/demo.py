@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _complete(path) -> bool:
     from ragaudit.errors import RagauditError
-    from ragaudit.results import load_results
+    from ragaudit.results.io import load_results
 
     if not path.exists():
         return False
@@ -39,8 +39,8 @@ def _complete(path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragaudit import app_cli
-    from ragaudit import run as matrix_run
+    from ragaudit.cli import app as app_cli
+    from ragaudit.cli import run as matrix_run
 
     results = paths.Path(args.results) if args.results else paths.default_results_path()
     if args.rerun or not _complete(results):

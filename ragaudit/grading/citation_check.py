@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ragaudit.graders.text import (
+from ragaudit.grading.text import (
     abstains,
     find_number,
     find_phrase,

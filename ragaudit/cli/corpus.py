@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write (default), --check or --stats."""
-    from ragaudit.corpus import (
+    from ragaudit.corpus.build import (
         DEFAULT_N,
         DEFAULT_SEED,
         build_corpus,
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{folder}: every file matches its manifest")
         return 0
     if args.stats:
-        from ragaudit.corpus_stats import instrument_stats
+        from ragaudit.corpus.stats import instrument_stats
 
         explicit = args.seed is not None or args.n is not None or probes
         corpus = build_corpus(seed, n, probes) if explicit else load_corpus(folder)

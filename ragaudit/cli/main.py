@@ -13,19 +13,19 @@ from ragaudit.registry import unknown_name_message
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": (
-        "ragaudit.demo",
+        "ragaudit.cli.demo",
         "run the quick planted-fault matrix (if needed) and open the inspector",
     ),
-    "corpus": ("ragaudit.corpus_cli", "write, check or describe the planted-fault corpus"),
+    "corpus": ("ragaudit.cli.corpus", "write, check or describe the planted-fault corpus"),
     "run": (
-        "ragaudit.run",
+        "ragaudit.cli.run",
         "run the configuration matrix (retrieval, generation, grading, analysis)",
     ),
-    "report": ("ragaudit.report_cli", "render the report from a results file"),
-    "app": ("ragaudit.app_cli", "open the Streamlit inspector"),
-    "audit": ("ragaudit.audit.cli_audit", "audit your own corpus and queries"),
+    "report": ("ragaudit.cli.report", "render the report from a results file"),
+    "app": ("ragaudit.cli.app", "open the Streamlit inspector"),
+    "audit": ("ragaudit.cli.audit", "audit your own corpus and queries"),
     "drift": (
-        "ragaudit.audit.cli_drift",
+        "ragaudit.cli.drift",
         "compare two retrieval settings files constant by constant",
     ),
     "bench": ("ragaudit.bench", "print benchmark figures (backends, matrix, ui)"),

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ragaudit.configs import COMPARISONS, StackConfig
-from ragaudit.diagnostics import DIAGNOSTIC_FIELDS, ChunkingView, anchor_summary, diagnose
-from ragaudit.retrieval import POOL_DEPTH
+from ragaudit.pipeline.diagnostics import DIAGNOSTIC_FIELDS, ChunkingView, anchor_summary, diagnose
+from ragaudit.stack.configs import COMPARISONS, StackConfig
+from ragaudit.stack.retrieval import POOL_DEPTH
 
 TABLE_SPLIT_WIDE = ("recursive", 4000, 0)
 
@@ -79,7 +79,7 @@ class MatrixStage:
         client: Any,
         progress: Any,
     ) -> None:
-        from ragaudit.chunking import Chunking, chunk_corpus
+        from ragaudit.stack.chunking import Chunking, chunk_corpus
 
         self.corpus = corpus
         self.configs = list(configs)
@@ -101,7 +101,7 @@ class MatrixStage:
 
     def run(self) -> dict:
         """Records for every plan, the chunks they retrieved, comparisons and extras."""
-        from ragaudit.comparisons import compare
+        from ragaudit.analysis.comparisons import compare
 
         records: list[dict] = []
         for plan in self.plans:
@@ -133,8 +133,8 @@ class MatrixStage:
 
     def _run_plan(self, plan: EmbedderPlan) -> list[dict]:
         from ragaudit.backends.llamaindex import as_llamaindex_embedding
-        from ragaudit.index import build_index, embed_texts
-        from ragaudit.retrieval import Retriever
+        from ragaudit.stack.index import build_index, embed_texts
+        from ragaudit.stack.retrieval import Retriever
 
         embedder = plan.embedder
         spec = embedder.spec
@@ -209,7 +209,7 @@ class MatrixStage:
         return records
 
     def _embed_queries(self, embedder: Any, instances: list[Any]) -> tuple[dict, dict]:
-        from ragaudit.index import embed_texts
+        from ragaudit.stack.index import embed_texts
 
         questions = list(dict.fromkeys(i.question for i in instances))
         self.progress.stage(f"queries {embedder.spec}", len(questions))
@@ -236,8 +236,8 @@ class MatrixStage:
 def table_split_wide(corpus: Any) -> dict:
     """table_split measured outside the matrix at recursive 4000/0: header and answer row
     in one chunk, per instance (model-free)."""
-    from ragaudit.chunking import Chunking, chunk_corpus
-    from ragaudit.diagnostics import table_together
+    from ragaudit.pipeline.diagnostics import table_together
+    from ragaudit.stack.chunking import Chunking, chunk_corpus
 
     chunking = Chunking(*TABLE_SPLIT_WIDE)
     instances = [i for i in corpus.instances if i.probe == "table_split"]

@@ -1,5 +1,5 @@
 """The results file: atomic write, partial write while a run is in progress, load with
-validation. The contract is docs/results-schema.md (version in ragaudit.schema)."""
+validation. The contract is docs/results-schema.md (version in ragaudit.results.schema)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ragaudit.errors import RagauditError
-from ragaudit.schema import SCHEMA_VERSION, TOP_LEVEL_FIELDS
+from ragaudit.results.schema import SCHEMA_VERSION, TOP_LEVEL_FIELDS
 
 
 def now_iso() -> str:

@@ -137,8 +137,8 @@ def build_corpus(
     seed: int = DEFAULT_SEED, n: int = DEFAULT_N, probes: list[str] | tuple[str, ...] | None = None
 ) -> Corpus:
     """Generate the corpus: n instances of each chosen probe, then filler to the chunk target."""
-    from ragaudit.chunking import Chunking, chunk_document
     from ragaudit.probes.filler_docs import filler_document
+    from ragaudit.stack.chunking import Chunking, chunk_document
 
     _check_n(n)
     if not isinstance(seed, int) or isinstance(seed, bool):

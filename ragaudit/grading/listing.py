@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragaudit.graders.text import abstains, find_phrase, strip_citations
+from ragaudit.grading.text import abstains, find_phrase, strip_citations
 
 
 def grade_list(reply: str, spec: dict) -> dict:

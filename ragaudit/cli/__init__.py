@@ -1,0 +1,1 @@
+"""The command line: `main.py` holds the lazy command table; one module per subcommand."""

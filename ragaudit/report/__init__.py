@@ -1,0 +1,1 @@
+"""The report: tables and findings read from a results file, rendered to Markdown/HTML."""
