@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from ollama_fake import MODELS, start_fake_ollama, unused_port
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.backends.specs import describe_model, load_embedder, load_generator
 from ragaudit.errors import ModelCallFailed
-
-sys.path.insert(0, str(Path(__file__).parent))
-from ollama_fake import MODELS, start_fake_ollama, unused_port  # noqa: E402
 
 FAST = RetryPolicy(retries=3, delay=0.01, timeout=10)
 HELLO = [{"role": "user", "content": "hello there"}]

@@ -12,6 +12,10 @@ from collections.abc import Callable
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
+from ragaudit.backends.e5 import E5Engine
+from ragaudit.backends.minilm import MiniLMEngine
+from ragaudit.backends.ollama_backend import OllamaChatEngine, OllamaEmbeddingEngine
+from ragaudit.backends.qwen import DEFAULT_N_CTX, QwenEngine
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.errors import RagauditError
 from ragaudit.registry import unknown_name_message
@@ -71,16 +75,10 @@ def load_embedder(
     """
     cache = cache if cache is not None else CallCache()
     if spec == "local:minilm":
-        from ragaudit.backends.minilm import MiniLMEngine
-
         engine = _shared_engine(("embed", spec), MiniLMEngine)
     elif spec == "local:e5-small":
-        from ragaudit.backends.e5 import E5Engine
-
         engine = _shared_engine(("embed", spec), E5Engine)
     elif (model := _ollama_model(spec)) is not None:
-        from ragaudit.backends.ollama_backend import OllamaEmbeddingEngine
-
         engine = OllamaEmbeddingEngine(model, host=host, retry=retry)
     else:
         raise RagauditError(unknown_name_message("embedder spec", spec, _EMBEDDER_EXAMPLES))
@@ -103,16 +101,12 @@ def load_generator(
     """
     cache = cache if cache is not None else CallCache()
     if spec in ("local:qwen2.5-1.5b", "local:qwen2.5-0.5b"):
-        from ragaudit.backends.qwen import DEFAULT_N_CTX, QwenEngine
-
         size = spec.removeprefix("local:qwen2.5-")
         context = n_ctx or DEFAULT_N_CTX
         engine = _shared_engine(
             ("generate", spec, context), lambda: QwenEngine(size, n_ctx=context)
         )
     elif (model := _ollama_model(spec)) is not None:
-        from ragaudit.backends.ollama_backend import OllamaChatEngine
-
         engine = OllamaChatEngine(model, host=host, retry=retry, n_ctx=n_ctx)
     else:
         raise RagauditError(unknown_name_message("generator spec", spec, _GENERATOR_EXAMPLES))
