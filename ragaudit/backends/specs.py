@@ -43,6 +43,8 @@ _EMBEDDER_EXAMPLES = [
     "ollama:nomic-embed-text",
 ]
 _GENERATOR_EXAMPLES = ["local:qwen2.5-1.5b", "local:qwen2.5-0.5b", "ollama:qwen2.5:7b"]
+_LOCAL_EMBEDDERS = ("local:minilm", "local:e5-small")
+_LOCAL_GENERATORS = ("local:qwen2.5-1.5b", "local:qwen2.5-0.5b")
 
 _engines: dict[tuple, object] = {}
 _engines_lock = threading.Lock()
@@ -62,6 +64,19 @@ def _ollama_model(spec: str) -> str | None:
     return None
 
 
+def check_embedder_spec(spec: str) -> None:
+    """Refuse a spec that names no embedder, before anything loads (a run checks its flags
+    first)."""
+    if spec not in _LOCAL_EMBEDDERS and _ollama_model(spec) is None:
+        raise RagauditError(unknown_name_message("embedder spec", spec, _EMBEDDER_EXAMPLES))
+
+
+def check_generator_spec(spec: str) -> None:
+    """Refuse a spec that names no generator, before anything loads."""
+    if spec not in _LOCAL_GENERATORS and _ollama_model(spec) is None:
+        raise RagauditError(unknown_name_message("generator spec", spec, _GENERATOR_EXAMPLES))
+
+
 def load_embedder(
     spec: str,
     cache: CallCache | None = None,
@@ -73,15 +88,14 @@ def load_embedder(
 
     `host` and `retry` apply to Ollama only (defaults: OLLAMA_HOST, RetryPolicy.from_env()).
     """
+    check_embedder_spec(spec)
     cache = cache if cache is not None else CallCache()
     if spec == "local:minilm":
         engine = _shared_engine(("embed", spec), MiniLMEngine)
     elif spec == "local:e5-small":
         engine = _shared_engine(("embed", spec), E5Engine)
-    elif (model := _ollama_model(spec)) is not None:
-        engine = OllamaEmbeddingEngine(model, host=host, retry=retry)
     else:
-        raise RagauditError(unknown_name_message("embedder spec", spec, _EMBEDDER_EXAMPLES))
+        engine = OllamaEmbeddingEngine(_ollama_model(spec), host=host, retry=retry)
     return CachedEmbedder(spec, engine, cache)
 
 
@@ -99,17 +113,16 @@ def load_generator(
     prompt of 1,000-character chunks needs about 2,200); for Ollama it is sent as num_ctx.
     `host` and `retry` apply to Ollama only.
     """
+    check_generator_spec(spec)
     cache = cache if cache is not None else CallCache()
-    if spec in ("local:qwen2.5-1.5b", "local:qwen2.5-0.5b"):
+    if spec in _LOCAL_GENERATORS:
         size = spec.removeprefix("local:qwen2.5-")
         context = n_ctx or DEFAULT_N_CTX
         engine = _shared_engine(
             ("generate", spec, context), lambda: QwenEngine(size, n_ctx=context)
         )
-    elif (model := _ollama_model(spec)) is not None:
-        engine = OllamaChatEngine(model, host=host, retry=retry, n_ctx=n_ctx)
     else:
-        raise RagauditError(unknown_name_message("generator spec", spec, _GENERATOR_EXAMPLES))
+        engine = OllamaChatEngine(_ollama_model(spec), host=host, retry=retry, n_ctx=n_ctx)
     return CachedGenerator(spec, engine, cache)
 
 
