@@ -15,12 +15,12 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.bench.fixture.build import write_results
 
 TARGET_MATRIX_S = 2.0
 TARGET_TOGGLE_MS = 300.0
@@ -48,11 +48,8 @@ def _full_results(home: Path, results_arg: str | None) -> tuple[Path, str]:
                 return default, "the default results file (complete, n>=25)"
         except (OSError, json.JSONDecodeError):
             pass
-    sys.path.insert(0, str(paths.REPO_ROOT / "tests"))
-    from ui_fixtures import write_results
-
     path = write_results(home / "results" / "bench-full.json", n=25)
-    return path, "built by tests/ui_fixtures.py at n=25"
+    return path, "the synthetic one of ragaudit.bench.fixture at n=25"
 
 
 def bench_matrix(home: Path, results_arg: str | None) -> dict:
