@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def streamlit_command(port: int) -> list[str]:
     """The command line that serves app.py on loopback only, without usage statistics."""
-    app = paths.REPO_ROOT / "app.py"
+    app = paths.app_script()
     return [
         sys.executable, "-m", "streamlit", "run", str(app),
         "--server.address", "127.0.0.1",
@@ -32,16 +32,23 @@ def streamlit_command(port: int) -> list[str]:
     ]  # fmt: skip
 
 
-def run(args: argparse.Namespace) -> int:
-    """Serve the inspector until interrupted; returns streamlit's exit status."""
-    if not 0 < args.port < 65536:
-        raise RagauditError(f"--port {args.port}: not a TCP port (1-65535)")
+def launch(results_path: Path | None, port: int) -> int:
+    """Serve the inspector over `results_path` (None: the default results file) until
+    interrupted; returns streamlit's exit status."""
+    if not 0 < port < 65536:
+        raise RagauditError(f"--port {port}: not a TCP port (1-65535)")
     env = dict(os.environ)
-    if args.results:
-        results = Path(args.results).expanduser().resolve()
-        env["RAGAUDIT_RESULTS"] = str(results)
-    print(f"ragaudit app: the inspector is on http://127.0.0.1:{args.port} (Ctrl-C to stop)")
+    if results_path is not None:
+        env["RAGAUDIT_RESULTS"] = str(Path(results_path).expanduser().resolve())
+    print(f"ragaudit app: the inspector is on http://127.0.0.1:{port} (Ctrl-C to stop)")
     try:
-        return subprocess.call(streamlit_command(args.port), env=env, cwd=paths.REPO_ROOT)
+        # From the checkout, if any, so that an uninstalled checkout imports itself and a
+        # relative ?results= path means what it meant before; else the caller's folder.
+        return subprocess.call(streamlit_command(port), env=env, cwd=paths.checkout_root())
     except KeyboardInterrupt:
         return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """`ragaudit app`: serve the inspector until interrupted."""
+    return launch(Path(args.results) if args.results else None, args.port)

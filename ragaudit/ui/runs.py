@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.results.io import write_json_atomic
 
 _PROGRESS_LINE = re.compile(r"(\d+)\s*/\s*(\d+)")
 
@@ -105,8 +106,6 @@ def _read_state() -> dict | None:
 
 
 def _write_state(state: dict) -> None:
-    from ragaudit.results.io import write_json_atomic
-
     write_json_atomic(_state_path(), state)
 
 
@@ -132,7 +131,7 @@ def start_run(args: list[str], out: Path) -> int:
             stdout=sink,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            cwd=paths.REPO_ROOT,
+            cwd=paths.checkout_root(),  # None: installed, importable anywhere
             env=env,
             start_new_session=True,  # so stopping it stops its children too
         )
