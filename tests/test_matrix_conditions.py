@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from ragaudit.backends.cache import CallCache
-from ragaudit.cli.run import _conditions, contention_pattern, contention_snapshot
 from ragaudit.errors import RagauditError
+from ragaudit.pipeline.conditions import conditions_section, contention_pattern, contention_snapshot
 from ragaudit.pipeline.progress import Progress
 
 
@@ -54,7 +54,7 @@ def test_contention_seen_before_withholds_elapsed_and_says_why(tmp_path, monkeyp
     assert [entry["pid"] for entry in seen] == [sleeper.pid]
     cache = CallCache(tmp_path / "cache.sqlite")
     cache.count("local:minilm", "computed", 10)
-    conditions = _conditions(cache, [], pattern, seen, [], 12.5)
+    conditions = conditions_section(cache, [], pattern, seen, [], 12.5)
     assert conditions["contention_detection_configured"] is True
     assert conditions["elapsed_seconds"] is None
     assert "contention seen (1 processes before" in conditions["elapsed_seconds_reason"]
@@ -67,11 +67,11 @@ def test_unset_pattern_is_recorded_as_unconfigured_and_replays_withhold_timing(
     assert contention_pattern() is None and contention_snapshot(None) == []
     cache = CallCache(tmp_path / "cache.sqlite")
     cache.count("local:minilm", "computed", 3)
-    clean = _conditions(cache, [], None, [], [], 3.21)
+    clean = conditions_section(cache, [], None, [], [], 3.21)
     assert clean["elapsed_seconds"] == 3.2 and clean["elapsed_seconds_reason"] is None
     assert clean["contention_detection_configured"] is False
     cache.count("local:minilm", "replayed", 2)
-    replay = _conditions(cache, [], None, [], [], 3.21)
+    replay = conditions_section(cache, [], None, [], [], 3.21)
     assert replay["elapsed_seconds"] is None
     assert replay["elapsed_seconds_reason"] == "2 of 5 model calls were replayed from cache"
 

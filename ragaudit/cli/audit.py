@@ -10,6 +10,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from ragaudit.audit.report import default_audit_path, render_table, write_results
+from ragaudit.audit.runner import AuditInputs, run_audit
+from ragaudit.errors import RagauditError
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The audit command's arguments."""
@@ -44,10 +48,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the audit, print the table, write the results file; return the exit status."""
-    from ragaudit.audit.report import default_audit_path, render_table, write_results
-    from ragaudit.audit.runner import AuditInputs, run_audit
-    from ragaudit.errors import RagauditError
-
     if args.cases is None and not args.dilution:
         raise RagauditError("give a case file, or --dilution to list the long chunks only")
     if args.rank_depth < 1:

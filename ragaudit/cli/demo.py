@@ -8,11 +8,19 @@ inspector over it. A rerun replays from the model cache, so it is fast after the
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.cli.app import launch
+from ragaudit.cli.run import run_plan
+from ragaudit.errors import RagauditError
+from ragaudit.pipeline.plan import build_plan
+from ragaudit.results.io import load_results
+from ragaudit.stack import presets
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `ragaudit demo` options."""
     parser.add_argument(
         "--results", default=None, help="results file (default data/results/latest.json)"
     )
@@ -22,13 +30,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-app", action="store_true", help="run the matrix only; do not open the inspector"
     )
-    parser.add_argument("--port", type=int, default=8501)
+    parser.add_argument(
+        "--port", type=int, default=8501, help="inspector port on 127.0.0.1 (default 8501)"
+    )
 
 
-def _complete(path) -> bool:
-    from ragaudit.errors import RagauditError
-    from ragaudit.results.io import load_results
-
+def _complete(path: Path) -> bool:
     if not path.exists():
         return False
     try:
@@ -39,20 +46,14 @@ def _complete(path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragaudit.cli import app as app_cli
-    from ragaudit.cli import run as matrix_run
-
-    results = paths.Path(args.results) if args.results else paths.default_results_path()
+    """Run the quick matrix unless its results are complete, then serve the inspector."""
+    results = Path(args.results) if args.results else paths.default_results_path()
     if args.rerun or not _complete(results):
-        run_parser = argparse.ArgumentParser(prog="ragaudit run")
-        matrix_run.add_arguments(run_parser)
-        status = matrix_run.run(run_parser.parse_args(["--quick", "--out", str(results)]))
+        status = run_plan(build_plan(presets.QUICK, out=results))
         if status:
             return status
     else:
         print(f"ragaudit demo: using the complete results in {results} (--rerun to run again)")
     if args.no_app:
         return 0
-    app_parser = argparse.ArgumentParser(prog="ragaudit app")
-    app_cli.add_arguments(app_parser)
-    return app_cli.run(app_parser.parse_args(["--results", str(results), "--port", str(args.port)]))
+    return launch(results, args.port)

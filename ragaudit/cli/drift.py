@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragaudit.audit.drift import compare, render
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The drift command's arguments."""
@@ -16,8 +18,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print every differing constant; non-zero when there is any."""
-    from ragaudit.audit.drift import compare, render
-
     compared, differences = compare(args.production, args.evaluation)
     for line in render(args.production, args.evaluation, compared, differences):
         print(line)

@@ -165,6 +165,20 @@ def generate_records(
     return counts
 
 
+def failed_calls(records: Iterable[dict], generator_spec: str) -> list[dict]:
+    """The conditions' `failed_calls` entries for generation: one per distinct error, with
+    the keys of the records it failed."""
+    by_error: dict[str, list[str]] = {}
+    for record in records:
+        generation = record.get("generation") or {}
+        if generation.get("status") == "failed_call":
+            by_error.setdefault(str(generation.get("error")), []).append(record["key"])
+    return [
+        {"model": generator_spec, "kind": "generate", "error": error, "instance_keys": keys}
+        for error, keys in by_error.items()
+    ]
+
+
 def _call(generator, messages: list[dict], params: dict, spec: str, sha: str) -> dict:
     try:
         if hasattr(generator, "generate_detailed"):

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from ragaudit.results.io import write_json_atomic
+
 
 def _clock(seconds: float | None) -> str:
     if seconds is None:
@@ -64,6 +66,11 @@ class Progress:
             min(self.done_units + n, self.total) if self.total else self.done_units + n
         )
         self._emit(force=self.done_units >= self.total)
+
+    def update(self, done: int, total: int) -> None:
+        """Report `done` of `total` units, for a stage whose total is known only as it runs."""
+        self.total = max(int(total), 0)
+        self.advance(done - self.done_units)
 
     def eta_seconds(self) -> float | None:
         """Seconds left in this stage at its rate so far (None before the first unit)."""
@@ -145,8 +152,6 @@ class Progress:
         if self.callback is not None:
             self.callback(snapshot)
         if self.json_path is not None:
-            from ragaudit.results.io import write_json_atomic
-
             try:
                 write_json_atomic(self.json_path, snapshot)
             except OSError:

@@ -1,0 +1,107 @@
+"""The matrix run, stage by stage: retrieval on every embedder × config × instance, then
+(unless the plan says not to) generation and grading on the primary embedder, then
+analysis, all written to one results file. `ragaudit run`, `ragaudit demo` and the
+inspector's Runs page (through `ragaudit run`) all come here with a RunPlan.
+
+Resumable by construction: every model call goes through the call cache and every index
+lives in a persistent Chroma collection, so running the same plan again after a kill
+replays finished work instead of recomputing it. A partial results file (`complete:
+false`) is written after each stage so the inspector can show a run in progress.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ragaudit import paths
+from ragaudit.analysis import analyse
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.specs import describe_model, load_embedder, load_generator
+from ragaudit.corpus.build import Corpus
+from ragaudit.corpus.files import load_corpus, manifest_sha256
+from ragaudit.grading.grade import grade_records
+from ragaudit.pipeline.conditions import RunWatch
+from ragaudit.pipeline.generate import failed_calls, generate_records
+from ragaudit.pipeline.plan import RunPlan
+from ragaudit.pipeline.progress import Progress
+from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
+from ragaudit.results.build import results_document
+from ragaudit.results.io import write_results
+from ragaudit.stack.index import open_client
+
+PARTIAL_WRITE_SECONDS = 30.0
+
+
+class PartialWriter:
+    """Writes the in-progress results file (`complete: false`), at most every
+    PARTIAL_WRITE_SECONDS unless forced."""
+
+    def __init__(self, out: Path, results: dict) -> None:
+        self.out, self.results, self.last = out, results, 0.0
+
+    def __call__(self, force: bool = False) -> None:
+        if force or time.monotonic() - self.last >= PARTIAL_WRITE_SECONDS:
+            self.last = time.monotonic()
+            write_results(self.out, self.results, complete=False)
+
+
+def run_matrix(plan: RunPlan) -> dict:
+    """Run every stage the plan asks for and write `plan.out`; returns the results."""
+    watch = RunWatch()
+    corpus = load_corpus()
+    if plan.n < corpus.n:
+        corpus = corpus.subset(plan.n)
+    cache = CallCache()
+    progress = Progress(json_path=paths.results_dir() / "progress.json")
+    results, failed = _retrieve(plan, corpus, cache, progress)
+    results["conditions"] = watch.conditions(cache, failed, finished=False)
+    partial = PartialWriter(plan.out, results)
+    analyse(results)  # retrieval cells now, so the inspector has a heatmap while generation runs
+    partial(force=True)
+    if plan.generate:
+        failed = failed + _generate(plan, results, cache, progress, partial)
+    analyse(results)
+    progress.done()
+    results["conditions"] = watch.conditions(cache, failed, finished=True)
+    write_results(plan.out, results, complete=True)
+    return results
+
+
+def _retrieve(
+    plan: RunPlan, corpus: Corpus, cache: CallCache, progress: Progress
+) -> tuple[dict, list[dict]]:
+    """The results document after retrieval, and the retrieval stage's failed calls."""
+    embedders = [load_embedder(spec, cache) for spec in plan.embedders]
+    roles = [EmbedderPlan(embedders[0], "primary", None)]
+    roles += [EmbedderPlan(e, "secondary", plan.secondary_probes) for e in embedders[1:]]
+    retrieval = MatrixStage(corpus, plan.configs, roles, open_client(), progress).run()
+    results = results_document(plan, corpus, manifest_sha256(), roles, retrieval)
+    return results, list(retrieval["failed_calls"])
+
+
+def _generate(
+    plan: RunPlan, results: dict, cache: CallCache, progress: Progress, partial: PartialWriter
+) -> list[dict]:
+    """Generate and grade on the primary embedder's records; returns the failed calls."""
+    generator = load_generator(plan.generator, cache)
+    results["models"].append(describe_model(generator))
+    primary = [r for r in results["instances"] if r["embedder"] == plan.embedders[0]]
+    progress.stage(f"generate {plan.generator}", 0)
+
+    def on_generated(done: int, total: int) -> None:
+        progress.update(done, total)  # the total is known only once identical prompts merge
+        partial()
+
+    results["run"]["generation_counts"] = generate_records(
+        primary,
+        results["chunks"],
+        generator,
+        gen_configs=plan.gen_configs,
+        gen_probes=results["run"]["gen_probes"],
+        progress=on_generated,
+        params=plan.generation_params,
+    )
+    grade_records(results["instances"], results["chunks"])
+    partial(force=True)
+    return failed_calls(results["instances"], plan.generator)

@@ -1,0 +1,168 @@
+"""The run plan: one matrix run's preset and flags, resolved and checked before any work.
+
+Every name is validated here (configs, probes, model specs) along with the sizes and the
+output path, so a typo fails at once with one line instead of after the retrieval stage.
+`ragaudit run` builds its plan from the parsed flags (`plan_from_args`); `ragaudit demo`
+builds the quick preset's plan directly (`build_plan`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragaudit import paths
+from ragaudit.backends.specs import check_embedder_spec, check_generator_spec
+from ragaudit.corpus.files import load_corpus
+from ragaudit.errors import RagauditError
+from ragaudit.registry import unknown_name_message
+from ragaudit.stack import presets
+from ragaudit.stack.configs import MATRIX, StackConfig, load_user_configs, merge_configs
+
+DEFAULT_EMBEDDERS = (presets.PRIMARY_EMBEDDER, presets.SECONDARY_EMBEDDER)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What one matrix run does, every value resolved (flags over the preset's defaults)."""
+
+    preset: str
+    """The size recorded in the results file: the preset's name, or ``custom`` under --n."""
+    n: int
+    """Instances per probe; the corpus is cut to this many (a larger n keeps them all)."""
+    embedders: tuple[str, ...]
+    """Embedder specs, each once, in order; the first is primary and runs every probe."""
+    secondary_probes: tuple[str, ...] | None
+    """The probes the other embedders run; None means every probe."""
+    generate: bool
+    """False for retrieval and diagnostics only (--no-generate)."""
+    generator: str
+    """The generator spec."""
+    gen_configs: tuple[str, ...]
+    """Configs whose retrieved context goes to the generator."""
+    gen_probes: tuple[str, ...] | None
+    """Probes answers are generated for; None means every probe."""
+    max_tokens: int
+    """The reply length cap sent with every generation call."""
+    configs: tuple[StackConfig, ...]
+    """The matrix A…M, then the user's configs from --configs."""
+    out: Path
+    """The results file (written partially while the run is in progress)."""
+    argv: tuple[str, ...]
+    """The command line, recorded in the results file."""
+
+    @property
+    def generation_params(self) -> dict:
+        """The parameters every generation call is made with."""
+        return {"max_tokens": self.max_tokens}
+
+
+def command_line() -> tuple[str, ...]:
+    """This process's command line as the results file records it (`ragaudit run ...`)."""
+    return (Path(sys.argv[0]).name, *sys.argv[1:])
+
+
+def build_plan(
+    preset: presets.Preset,
+    *,
+    n: int | None = None,
+    embedders: Sequence[str] = DEFAULT_EMBEDDERS,
+    secondary_probes: Sequence[str] | None = presets.SECONDARY_PROBES,
+    generator: str | None = None,
+    gen_configs: Sequence[str] | None = None,
+    gen_probes: Sequence[str] | None = None,
+    max_tokens: int | None = None,
+    generate: bool = True,
+    configs_file: str | Path | None = None,
+    out: str | Path | None = None,
+    argv: Sequence[str] | None = None,
+) -> RunPlan:
+    """The plan for `preset` with these overrides (None: the preset's value), every name
+    and size checked; a RagauditError names the flag and the valid choices.
+
+    `secondary_probes` and `gen_probes` take ``["all"]`` for every probe."""
+    if gen_probes is None and preset.gen_probes is not None:
+        gen_probes = preset.gen_probes
+    max_tokens = preset.max_tokens if max_tokens is None else max_tokens
+    size = preset.n if n is None else n
+    if max_tokens < 1:
+        raise RagauditError(f"--max-tokens {max_tokens}: need at least 1")
+    if size < 1:
+        raise RagauditError(f"--n {size}: need at least 1 instance per probe")
+    configs = _configs(configs_file)
+    gen_configs = tuple(gen_configs or preset.gen_configs)
+    _check_config_names(gen_configs, configs)
+    target = _results_path(out)
+    available = list(load_corpus().probes)
+    generator = generator or preset.generator
+    for spec in embedders:
+        check_embedder_spec(spec)
+    check_generator_spec(generator)
+    return RunPlan(
+        preset="custom" if n is not None else preset.name,
+        n=size,
+        embedders=tuple(dict.fromkeys(embedders)),
+        secondary_probes=_probes(secondary_probes, available, "--secondary-probes"),
+        generate=generate,
+        generator=generator,
+        gen_configs=gen_configs,
+        gen_probes=_probes(gen_probes, available, "--gen-probes"),
+        max_tokens=max_tokens,
+        configs=configs,
+        out=target,
+        argv=tuple(command_line() if argv is None else argv),
+    )
+
+
+def plan_from_args(args: argparse.Namespace) -> RunPlan:
+    """The plan for `ragaudit run`'s parsed flags (see ragaudit.cli.run.add_arguments)."""
+    return build_plan(
+        presets.QUICK if args.quick else presets.FULL,
+        n=args.n,
+        embedders=args.embedders,
+        secondary_probes=args.secondary_probes,
+        generator=args.generator,
+        gen_configs=args.gen_configs,
+        gen_probes=args.gen_probes,
+        max_tokens=args.max_tokens,
+        generate=not args.no_generate,
+        configs_file=args.configs,
+        out=args.out,
+    )
+
+
+def _configs(configs_file: str | Path | None) -> tuple[StackConfig, ...]:
+    if not configs_file:
+        return tuple(MATRIX)
+    return tuple(merge_configs(MATRIX, load_user_configs(configs_file)))
+
+
+def _check_config_names(names: Sequence[str], configs: Sequence[StackConfig]) -> None:
+    valid = [c.name for c in configs]
+    for name in names:
+        if name not in valid:
+            raise RagauditError(
+                f"--gen-configs: unknown config {name!r}; valid: {', '.join(valid)}"
+            )
+
+
+def _results_path(out: str | Path | None) -> Path:
+    target = Path(out) if out else paths.default_results_path()
+    if target.is_dir():
+        raise RagauditError(
+            f"--out {target}: is a folder; name the results file (e.g. {target}/latest.json)"
+        )
+    return target
+
+
+def _probes(names: Sequence[str] | None, available: list[str], flag: str) -> tuple | None:
+    """`names` checked against the corpus's probes; None (every probe) for None or 'all'."""
+    if names is None or list(names) == ["all"]:
+        return None
+    for name in names:
+        if name not in available:
+            raise RagauditError(f"{flag}: {unknown_name_message('probe', name, available)}")
+    return tuple(names)
