@@ -11,7 +11,13 @@ from pathlib import Path, PurePosixPath
 
 from ragaudit.audit.cases import Case, StructureReport, check_sources, check_structure, load_cases
 from ragaudit.audit.corpus_io import Corpus, load_corpus
-from ragaudit.audit.engine import AuditIndex, EmbedFailure, build_index, embed_texts, rank_chunks
+from ragaudit.audit.engine import (
+    AuditIndex,
+    EmbedFailure,
+    build_index,
+    embed_questions,
+    rank_chunks,
+)
 from ragaudit.audit.policy import Candidate, PolicyOutcome, apply_policy
 from ragaudit.audit.settings import AuditSettings, load_settings
 
@@ -66,10 +72,10 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
 
         embedder = load_embedder(settings.embedder, cache)
         models.append(describe_model(embedder))
-        index = build_index(embedder, chunks)
+        index = build_index(embedder, chunks, settings.chunking_name())
         depth = max(inputs.rank_depth, settings.candidate_pool)
-        query_vectors, query_failures = embed_texts(
-            embedder, [(c.case_id, c.question) for c in cases], "query"
+        query_vectors, query_failures = embed_questions(
+            embedder, [(c.case_id, c.question) for c in cases]
         )
         failures = index.failures + query_failures
         records = [

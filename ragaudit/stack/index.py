@@ -16,25 +16,35 @@ from ragaudit.errors import ModelCallFailed
 EMBED_BATCH = 64
 
 
-def open_client(path: str | Path | None = None) -> Any:
-    """A Chroma PersistentClient under data/chroma (telemetry off)."""
+def open_client(path: str | Path | None = None, *, in_memory: bool = False) -> Any:
+    """The one way ragaudit opens Chroma (telemetry off): a PersistentClient under `path`
+    (default data/chroma), or with `in_memory` an EphemeralClient that writes nothing."""
     import chromadb
     from chromadb.config import Settings
 
+    settings = Settings(anonymized_telemetry=False)
+    if in_memory:
+        return chromadb.EphemeralClient(settings=settings)
     target = Path(path) if path else paths.chroma_dir()
     target.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(
-        path=str(target), settings=Settings(anonymized_telemetry=False)
-    )
+    return chromadb.PersistentClient(path=str(target), settings=settings)
 
 
-def chunks_fingerprint(chunks: Sequence[Any], embedder: Any) -> str:
-    """sha256 over chunk ids, chunk texts and the embedder's identity: a collection is
-    reused only for exactly these chunks embedded by exactly this model."""
+def chunk_text(chunk: Any) -> str:
+    """What a matrix chunk is embedded and searched by: its text. (The audit's split parents
+    are searched by a different text than they show; it passes its own reader.)"""
+    return chunk.text
+
+
+def chunks_fingerprint(
+    chunks: Sequence[Any], embedder: Any, searched_text: Callable[[Any], str] = chunk_text
+) -> str:
+    """sha256 over chunk ids, the texts embedded and the embedder's identity: a collection
+    is reused only for exactly these chunks embedded by exactly this model."""
     digest = hashlib.sha256()
     digest.update(f"{embedder.spec}\0{embedder.name}\0{embedder.digest}\n".encode())
     for chunk in chunks:
-        digest.update(f"{chunk.chunk_id}\0{chunk.text}\n".encode())
+        digest.update(f"{chunk.chunk_id}\0{searched_text(chunk)}\n".encode())
     return digest.hexdigest()
 
 
@@ -56,35 +66,44 @@ class ChunkIndex:
     index: Any
     """The llama-index VectorStoreIndex over the collection."""
     chunk_ids: list[str]
+    searched_text: Callable[[Any], str] = chunk_text
+    """How a chunk is read for embedding and BM25 (the same text for both)."""
     added: int = 0
     """Chunks embedded and added by this call (0 when the collection was complete)."""
-    failed_chunk_ids: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    """Embedding failures; a non-empty list means retrieval over this index is not trusted."""
+    failures: dict[str, str] = field(default_factory=dict)
+    """chunk_id -> why it could not be embedded; those chunks are not in the collection."""
+
+    @property
+    def failed_chunk_ids(self) -> list[str]:
+        """The chunks left out of the collection, in chunking order."""
+        return list(self.failures)
+
+    @property
+    def errors(self) -> list[str]:
+        """The distinct embedding errors; non-empty means retrieval here is not trusted."""
+        return list(dict.fromkeys(self.failures.values()))
 
     @property
     def complete(self) -> bool:
         """Every chunk of the chunking is in the collection."""
-        return not self.failed_chunk_ids
+        return not self.failures
 
 
-def _nodes(chunks: Sequence[Any], vectors: dict[str, list[float]]) -> list[Any]:
+def _nodes(
+    chunks: Sequence[Any], vectors: dict[str, list[float]], searched_text: Callable[[Any], str]
+) -> list[Any]:
     from llama_index.core.schema import TextNode
 
+    keys = ["doc_id", "start", "end"]
     return [
         TextNode(
             id_=chunk.chunk_id,
-            text=chunk.text,
-            embedding=vectors[chunk.text],
-            metadata={
-                "doc_id": chunk.doc_id,
-                "start": chunk.start,
-                "end": chunk.end,
-                "index": chunk.index,
-            },
+            text=searched_text(chunk),
+            embedding=vectors[searched_text(chunk)],
+            metadata={"doc_id": chunk.doc_id, "start": chunk.start, "end": chunk.end},
             # keep metadata out of what gets embedded/returned as content
-            excluded_embed_metadata_keys=["doc_id", "start", "end", "index"],
-            excluded_llm_metadata_keys=["doc_id", "start", "end", "index"],
+            excluded_embed_metadata_keys=keys,
+            excluded_llm_metadata_keys=keys,
         )
         for chunk in chunks
     ]
@@ -98,21 +117,50 @@ def embed_texts(
     on_batch: Callable[[int], None] | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, str]]:
     """Vectors (passages, or queries with role="query") for the distinct `texts`, in
-    batches; a failed batch is recorded per text (text -> error), never raised. Asking
-    once per distinct text keeps the cache's "replayed" count meaning "stored by an
-    earlier run"."""
+    batches, and text -> error for those that failed: never raised, never an empty vector.
+
+    A failing batch is retried one text at a time, so one bad text costs one item. Once a
+    whole batch has failed text by text the backend is taken as down and later failing
+    batches are recorded whole (a down server would otherwise cost a retried call per
+    text). Asking once per distinct text keeps the cache's "replayed" count meaning
+    "stored by an earlier run"."""
     distinct = list(dict.fromkeys(texts))
     vectors: dict[str, list[float]] = {}
     errors: dict[str, str] = {}
+    backend_down = False
     for start in range(0, len(distinct), EMBED_BATCH):
         batch = distinct[start : start + EMBED_BATCH]
         try:
             vectors.update(zip(batch, embedder.embed(batch, role=role), strict=True))
         except ModelCallFailed as error:
-            errors.update(dict.fromkeys(batch, str(error)))
+            if backend_down or len(batch) == 1:  # nothing to isolate, or no one to ask
+                errors.update(dict.fromkeys(batch, str(error)))
+            else:
+                got = _embed_one_by_one(embedder, batch, role, errors)
+                vectors.update(got)
+                backend_down = not got
         if on_batch:
             on_batch(len(batch))
     return vectors, errors
+
+
+def _embed_one_by_one(
+    embedder: Any, batch: list[str], role: str, errors: dict[str, str]
+) -> dict[str, list[float]]:
+    vectors: dict[str, list[float]] = {}
+    for text in batch:
+        try:
+            vectors[text] = embedder.embed([text], role=role)[0]
+        except ModelCallFailed as error:
+            errors[text] = str(error)
+    return vectors
+
+
+def _present_ids(collection: Any, wanted: list[str]) -> set[str]:
+    present: set[str] = set()
+    for start in range(0, len(wanted), 5000):  # stay under SQLite's variable limit
+        present.update(collection.get(ids=wanted[start : start + 5000], include=[])["ids"])
+    return present
 
 
 def build_index(
@@ -125,19 +173,21 @@ def build_index(
     vectors: dict[str, list[float]] | None = None,
     errors: dict[str, str] | None = None,
     on_batch: Callable[[int], None] | None = None,
+    searched_text: Callable[[Any], str] = chunk_text,
 ) -> ChunkIndex:
     """Open the (embedder, chunking) collection, adding only the chunks it lacks.
 
     Missing chunks are embedded with `embed_texts` unless `vectors` (text -> vector, e.g.
     shared across chunkings) is given; a chunk whose text has no vector is recorded as
-    failed (with its entry in `errors`) and the index is then incomplete. `embed_model` is
-    the llama-index embedding over the same embedder (llama-index never needs it: every
-    node and query arrives with its vector).
+    failed (with its entry in `errors`) and the index is then incomplete. `searched_text`
+    reads the text a chunk is embedded (and BM25-searched) by. `embed_model` is the
+    llama-index embedding over the same embedder (llama-index never needs it: every node
+    and query arrives with its vector).
     """
     from llama_index.core import VectorStoreIndex
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
-    fingerprint = chunks_fingerprint(chunks, embedder)
+    fingerprint = chunks_fingerprint(chunks, embedder, searched_text)
     name = collection_name(embedder.spec, chunking_name, fingerprint)
     collection = client.get_or_create_collection(
         name,
@@ -146,27 +196,25 @@ def build_index(
         embedding_function=None,
     )
     wanted = [chunk.chunk_id for chunk in chunks]
-    present: set[str] = set()
-    for start in range(0, len(wanted), 5000):
-        present.update(collection.get(ids=wanted[start : start + 5000], include=[])["ids"])
+    present = _present_ids(collection, wanted)
     missing = [chunk for chunk in chunks if chunk.chunk_id not in present]
 
     store = ChromaVectorStore(chroma_collection=collection)
     index = VectorStoreIndex.from_vector_store(store, embed_model=embed_model)
-    result = ChunkIndex(name, collection, index, wanted)
+    result = ChunkIndex(name, collection, index, wanted, searched_text)
     if vectors is None:
-        vectors, errors = embed_texts(embedder, [c.text for c in missing], on_batch=on_batch)
+        texts = [searched_text(chunk) for chunk in missing]
+        vectors, errors = embed_texts(embedder, texts, on_batch=on_batch)
     errors = errors or {}
     for start in range(0, len(missing), EMBED_BATCH):
-        batch = [c for c in missing[start : start + EMBED_BATCH] if c.text in vectors]
-        for chunk in missing[start : start + EMBED_BATCH]:
-            if chunk.text not in vectors:
-                result.failed_chunk_ids.append(chunk.chunk_id)
-                error = errors.get(chunk.text, "no vector for this chunk")
-                if error not in result.errors:
-                    result.errors.append(error)
+        part = missing[start : start + EMBED_BATCH]
+        batch = [chunk for chunk in part if searched_text(chunk) in vectors]
+        for chunk in part:
+            if searched_text(chunk) not in vectors:
+                error = errors.get(searched_text(chunk), "no vector for this chunk")
+                result.failures[chunk.chunk_id] = error
         if batch:
             # nodes that carry .embedding are stored as is, never re-embedded
-            index.insert_nodes(_nodes(batch, vectors))
+            index.insert_nodes(_nodes(batch, vectors, searched_text))
             result.added += len(batch)
     return result

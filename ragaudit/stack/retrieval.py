@@ -1,25 +1,31 @@
-"""Dense retrieval through llama-index, BM25 over the same chunks, and their fusion (M).
+"""The one retrieval core: the tokenizer, BM25, reciprocal-rank fusion and the Retriever that
+ranks one (embedder, chunking) index dense or hybrid. The matrix, the Lab and the audit all
+rank through it, so the audit's hybrid is config M's hybrid.
 
 Fusion is reciprocal-rank fusion: a chunk scores the sum of 1/(60 + rank) over the dense
-and the BM25 rankings it appears in (each taken to `POOL_DEPTH`). Rank-based, so the two
-scales (cosine, BM25) never need normalising against each other.
+and the BM25 rankings it appears in (each taken to the ranking depth). Rank-based, so the
+two scales (cosine, BM25) never need normalising against each other.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from ragaudit.stack.configs import RRF_K
+from ragaudit.stack.index import ChunkIndex, chunk_text
 
 POOL_DEPTH = 50
 """How deep each ranking is kept: top-k for any k ≤ this is a slice of it, and ranks of
 gold/trap chunks beyond k are still known (a rank > k means ranked but not retrieved)."""
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
+
+Ranking = Sequence[tuple[str, float]]
+"""(chunk_id, score) pairs, best first."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -31,6 +37,23 @@ def tokenize(text: str) -> list[str]:
         if "-" in token or "_" in token:
             tokens.extend(part for part in re.split(r"[-_]", token) if part)
     return tokens
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: int = RRF_K) -> list[tuple[str, float]]:
+    """(chunk_id, fused score) best first: each chunk scores the sum of 1/(k + rank) over the
+    rankings it appears in.
+
+    Tie-break (equal fused scores): the higher score in the *first* ranking wins (the dense
+    cosine in a hybrid; a chunk absent from it comes after every chunk in it), then the
+    smaller chunk id, so the order never depends on dict or set order.
+    """
+    fused: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, (chunk_id, _) in enumerate(ranking, start=1):
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (k + rank)
+    first = dict(rankings[0]) if rankings else {}
+    order = sorted(fused, key=lambda cid: (-fused[cid], -first.get(cid, -math.inf), cid))
+    return [(chunk_id, fused[chunk_id]) for chunk_id in order]
 
 
 @dataclass(frozen=True)
@@ -56,16 +79,22 @@ class Hit:
 
 
 class BM25Ranker:
-    """rank-bm25's Okapi BM25 over one chunking's chunks."""
+    """rank-bm25's Okapi BM25 over one chunking's chunks, each read by `searched_text`."""
 
-    def __init__(self, chunks: Sequence[Any]) -> None:
+    def __init__(
+        self, chunks: Sequence[Any], searched_text: Callable[[Any], str] = chunk_text
+    ) -> None:
         from rank_bm25 import BM25Okapi
 
         self.chunk_ids = [chunk.chunk_id for chunk in chunks]
-        self._bm25 = BM25Okapi([tokenize(chunk.text) or ["\0"] for chunk in chunks])
+        # rank-bm25 takes neither an empty corpus nor an empty document ("\0" stands in)
+        corpus = [tokenize(searched_text(chunk)) or ["\0"] for chunk in chunks]
+        self._bm25 = BM25Okapi(corpus) if corpus else None
 
     def ranking(self, question: str, depth: int = POOL_DEPTH) -> list[tuple[str, float]]:
         """Top `depth` (chunk_id, score) with a positive score, best first (ties by id)."""
+        if self._bm25 is None:
+            return []
         scores = self._bm25.get_scores(tokenize(question))
         order = sorted(
             (i for i, s in enumerate(scores) if s > 0),
@@ -80,14 +109,32 @@ def cosine_from_llamaindex(similarity: float) -> float:
     return 1.0 + math.log(similarity) if similarity > 0 else -1.0
 
 
+def true_cosines(
+    collection: Any, chunk_ids: Sequence[str], query_embedding: Sequence[float]
+) -> dict[str, float]:
+    """chunk_id -> cosine of its stored vector with the query (vectors are unit length).
+
+    A chunk that reached a fused ranking through BM25 alone has no dense score yet; this
+    gives it the real one, which a score threshold and the records need."""
+    if not chunk_ids:
+        return {}
+    got = collection.get(ids=list(chunk_ids), include=["embeddings"])
+    query = list(query_embedding)
+    return {
+        chunk_id: float(sum(a * b for a, b in zip(vector, query, strict=True)))
+        for chunk_id, vector in zip(got["ids"], got["embeddings"], strict=True)
+    }
+
+
 class Retriever:
     """Dense, BM25 and fused rankings over one (embedder, chunking) index.
 
-    `chunks` are that chunking's chunks; `chunk_index` the ragaudit.stack.index.ChunkIndex built
-    from them. Used by the matrix and, live, by the inspector's Lab.
+    `chunks` are the chunks to rank (those in `chunk_index`); BM25 reads each by the index's
+    `searched_text`, so lexical and dense search see the same text. Used by the matrix, the
+    audit and, live, by the inspector's Lab.
     """
 
-    def __init__(self, embedder: Any, chunks: Sequence[Any], chunk_index: Any) -> None:
+    def __init__(self, embedder: Any, chunks: Sequence[Any], chunk_index: ChunkIndex) -> None:
         self.embedder = embedder
         self.chunks = {chunk.chunk_id: chunk for chunk in chunks}
         self.chunk_index = chunk_index
@@ -98,7 +145,7 @@ class Retriever:
     def bm25(self) -> BM25Ranker:
         """Built on first use (only hybrid configs need it)."""
         if self._bm25 is None:
-            self._bm25 = BM25Ranker(self._ordered_chunks)
+            self._bm25 = BM25Ranker(self._ordered_chunks, self.chunk_index.searched_text)
         return self._bm25
 
     def embed_query(self, question: str) -> list[float]:
@@ -112,6 +159,8 @@ class Retriever:
         from llama_index.core.retrievers import VectorIndexRetriever
         from llama_index.core.schema import QueryBundle
 
+        if not self.chunks:
+            return []
         retriever = VectorIndexRetriever(
             index=self.chunk_index.index, similarity_top_k=min(depth, len(self.chunks))
         )
@@ -119,16 +168,6 @@ class Retriever:
         bundle = QueryBundle(query_str=question, embedding=list(query_embedding))
         found = retriever.retrieve(bundle)
         return [(hit.node.node_id, cosine_from_llamaindex(hit.score or 0.0)) for hit in found]
-
-    def _cosines(self, chunk_ids: list[str], query_embedding: Sequence[float]) -> dict[str, float]:
-        if not chunk_ids:
-            return {}
-        got = self.chunk_index.collection.get(ids=chunk_ids, include=["embeddings"])
-        query = list(query_embedding)
-        return {
-            chunk_id: float(sum(a * b for a, b in zip(vector, query, strict=True)))
-            for chunk_id, vector in zip(got["ids"], got["embeddings"], strict=True)
-        }
 
     def ranking(
         self,
@@ -147,21 +186,13 @@ class Retriever:
                 for rank, (cid, score) in enumerate(dense, start=1)
             ]
         lexical = self.bm25.ranking(question, depth)
-        fused: dict[str, float] = {}
-        for ranking in (dense, lexical):
-            for rank, (chunk_id, _) in enumerate(ranking, start=1):
-                fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank)
-        dense_scores = dict(dense)
-        bm25_scores = dict(lexical)
-        order = sorted(fused, key=lambda cid: (-fused[cid], -dense_scores.get(cid, -2.0), cid))
-        order = order[:depth]
-        # chunks that arrived through BM25 alone still get their true cosine
-        dense_scores.update(
-            self._cosines([cid for cid in order if cid not in dense_scores], query_embedding)
-        )
+        fused = reciprocal_rank_fusion([dense, lexical])[:depth]
+        dense_scores, bm25_scores = dict(dense), dict(lexical)
+        only_bm25 = [cid for cid, _ in fused if cid not in dense_scores]
+        dense_scores.update(true_cosines(self.chunk_index.collection, only_bm25, query_embedding))
         return [
-            self._hit(cid, rank, fused[cid], dense_scores.get(cid), bm25_scores.get(cid, 0.0))
-            for rank, cid in enumerate(order, start=1)
+            self._hit(cid, rank, score, dense_scores.get(cid), bm25_scores.get(cid, 0.0))
+            for rank, (cid, score) in enumerate(fused, start=1)
         ]
 
     def retrieve(self, question: str, k: int, hybrid: bool = False) -> list[Hit]:

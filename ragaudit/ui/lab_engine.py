@@ -14,6 +14,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragaudit.stack.index import build_index, open_client
+from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
+
 _lock = threading.Lock()
 
 
@@ -57,14 +60,6 @@ def load_lab_corpus(n: int | None = None) -> Any:
     return corpus.subset(n) if n is not None and n < corpus.n else corpus
 
 
-def _client() -> Any:
-    # In-memory Chroma: the Lab never writes into the run's vector store under data/.
-    import chromadb
-    from chromadb.config import Settings
-
-    return chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
-
-
 def build_lab_index(
     embedder_spec: str, splitter: str, size: int, overlap: int, n: int | None = None
 ) -> LabIndex:
@@ -74,8 +69,6 @@ def build_lab_index(
     from ragaudit.backends.specs import load_embedder
     from ragaudit.pipeline.diagnostics import ChunkingView
     from ragaudit.stack.chunking import Chunking, chunk_corpus
-    from ragaudit.stack.index import build_index
-    from ragaudit.stack.retrieval import Retriever
 
     started = time.perf_counter()
     chunking = Chunking(splitter, size, overlap)  # type: ignore[arg-type]
@@ -83,8 +76,10 @@ def build_lab_index(
     cache = CallCache()
     embedder = load_embedder(embedder_spec, cache)
     with _lock:  # one build at a time: two sessions asking for the same index share it
+        # In memory: the Lab never writes into the run's vector store under data/.
+        client = open_client(in_memory=True)
         index = build_index(
-            _client(), embedder, chunking.name, chunks, as_llamaindex_embedding(embedder)
+            client, embedder, chunking.name, chunks, as_llamaindex_embedding(embedder)
         )
     return LabIndex(
         embedder_spec=embedder_spec,
@@ -108,8 +103,6 @@ def probe_rankings(
     lab: LabIndex, probe: str, hybrid: bool, n: int | None = None
 ) -> dict[str, list[Any]]:
     """instance_id -> ranking to the pool depth (list of retrieval.Hit) for every instance."""
-    from ragaudit.stack.retrieval import POOL_DEPTH
-
     rankings = {}
     for instance in probe_instances(probe, n):
         rankings[instance.instance_id] = lab.retriever.ranking(
