@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import sqlite3
@@ -32,7 +33,24 @@ def test_key_changes_with_every_part():
         variant[index] = changed
         keys.add(call_key(*variant))
     assert len(keys) == 7
-    assert call_key(*base) == call_key(*base)
+
+
+def test_key_is_pinned_so_cached_calls_stay_findable():
+    """A cache file outlives the code, so a call's key may never drift. The recipe: sha256 of
+    the call as JSON with sorted keys, no spaces, and text as UTF-8 (not \\u escapes). The
+    canonical texts are written out by hand; the digest of the first is pinned as well."""
+    base = ("local", "m", "d1", "generate", {"temperature": 0}, [{"role": "user", "content": "x"}])
+    canonical = (
+        '{"backend":"local","digest":"d1","input":[{"content":"x","role":"user"}],'
+        '"kind":"generate","model":"m","params":{"temperature":0}}'
+    )
+    pinned = "700d83c5e608eb3017c833ecd3f5ec26ebb32f2c42065bc70056f24fbebe8306"
+    assert hashlib.sha256(canonical.encode()).hexdigest() == pinned
+    assert call_key(*base) == pinned
+    accented = '{"backend":"local","digest":"d1","input":["café"],"kind":"embed",'
+    accented += '"model":"m","params":{}}'
+    expected = hashlib.sha256(accented.encode("utf-8")).hexdigest()
+    assert call_key("local", "m", "d1", "embed", {}, ["café"]) == expected
 
 
 def test_stored_calls_survive_reopen_and_counts_are_per_run(ragaudit_home):
