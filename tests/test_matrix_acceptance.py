@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from ragaudit.corpus.files import load_corpus
 from ragaudit.pipeline.diagnostics import ChunkingView, spans_with_role, table_together
 from ragaudit.pipeline.retrieve import table_split_wide
 from ragaudit.stack.chunking import Chunking, chunk_corpus
@@ -13,8 +14,6 @@ from ragaudit.stack.configs import MATRIX
 
 @pytest.fixture(scope="module")
 def corpus():
-    from ragaudit.corpus.build import load_corpus
-
     return load_corpus()
 
 

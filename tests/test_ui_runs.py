@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 
 import pytest
@@ -114,9 +116,6 @@ def test_the_form_starts_ragaudit_run_and_the_page_follows_it(results_file, raga
 
 
 def test_one_run_at_a_time_and_stop_ends_it(ragaudit_home, tmp_path):
-    import subprocess
-    import sys
-
     # A long-lived process of our own stands in as the current run (stop_run ends its group).
     sleeper = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
@@ -140,9 +139,6 @@ def test_one_run_at_a_time_and_stop_ends_it(ragaudit_home, tmp_path):
 
 
 def test_a_running_run_shows_progress_and_eta_from_its_progress_file(results_file, tmp_path):
-    import subprocess
-    import sys
-
     sleeper = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
     )
