@@ -8,7 +8,13 @@ import pytest
 
 from ragaudit.errors import RagauditError
 from ragaudit.probes.base import Document
-from ragaudit.stack.chunking import Chunking, chunk_corpus, chunk_document, chunk_spans
+from ragaudit.stack.chunking import (
+    Chunking,
+    chunk_corpus,
+    chunk_document,
+    chunk_spans,
+    chunking_name,
+)
 
 WORDS = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega".split()
 
@@ -29,6 +35,8 @@ def test_chunking_names_and_validation():
     assert Chunking("fixed", 1000, 0).name == "fixed-1000-0"
     assert Chunking("recursive", 1000, 200).name == "recursive-1000-200"
     assert Chunking.from_name("recursive-512-128") == Chunking("recursive", 512, 128)
+    # The audit's settings and the inspector's result configs spell names the same way.
+    assert chunking_name("recursive", 512, 128) == "recursive-512-128"
     with pytest.raises(RagauditError, match="size"):
         Chunking("fixed", 0, 0)
     with pytest.raises(RagauditError, match="overlap"):
@@ -182,7 +190,8 @@ def test_importing_chunking_and_corpus_loads_no_heavy_library():
     import sys
 
     code = (
-        "import sys, ragaudit.stack.chunking, ragaudit.corpus.build, ragaudit.cli.corpus;"
+        "import sys, ragaudit.stack.chunking, ragaudit.corpus.build, ragaudit.corpus.files,"
+        " ragaudit.corpus.stats, ragaudit.cli.corpus;"
         "heavy = [m for m in ('llama_index', 'chromadb', 'onnxruntime', 'streamlit')"
         " if any(k == m or k.startswith(m + '.') for k in sys.modules)];"
         "print(','.join(heavy))"

@@ -8,6 +8,8 @@ from ragaudit.errors import RagauditError
 from ragaudit.stack.configs import (
     COMPARISONS,
     MATRIX,
+    MATRIX_CHUNKINGS,
+    TABLE_SPLIT_WIDE,
     config_by_name,
     load_user_configs,
     merge_configs,
@@ -34,7 +36,19 @@ def test_configs_sharing_a_chunking_share_its_name_and_chunking():
     assert c.chunking_name == m.chunking_name == b.chunking_name == "recursive-1000-200"
     assert c.chunking == b.chunking and c.chunking.name == "recursive-1000-200"
     assert config_by_name(MATRIX, "A").chunking.name == "fixed-1000-0"
-    assert len({cfg.chunking_name for cfg in MATRIX}) == 4
+
+
+def test_the_matrix_cuts_four_chunkings_and_table_split_is_also_measured_at_4000():
+    # From the seed's table: A fixed 1000/0; A', C' recursive 1000/0; B, C, M 1000/200; D 512/128.
+    assert [c.name for c in MATRIX_CHUNKINGS] == [
+        "fixed-1000-0",
+        "recursive-1000-0",
+        "recursive-1000-200",
+        "recursive-512-128",
+    ]
+    assert {cfg.chunking for cfg in MATRIX} == set(MATRIX_CHUNKINGS)
+    assert TABLE_SPLIT_WIDE.name == "recursive-4000-0"
+    assert TABLE_SPLIT_WIDE not in MATRIX_CHUNKINGS
 
 
 def test_each_comparison_changes_exactly_the_variable_it_names():

@@ -10,13 +10,8 @@ import pytest
 
 from ragaudit import paths
 from ragaudit.cli.main import main
-from ragaudit.corpus.build import (
-    build_corpus,
-    check_corpus,
-    load_corpus,
-    manifest_sha256,
-    write_corpus,
-)
+from ragaudit.corpus.build import build_corpus
+from ragaudit.corpus.files import check_corpus, load_corpus, manifest_sha256, write_corpus
 from ragaudit.errors import RagauditError
 
 
@@ -134,7 +129,7 @@ def test_failed_write_keeps_the_previous_corpus(tmp_path, monkeypatch):
     def explode(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("ragaudit.corpus.build._write_text", explode)
+    monkeypatch.setattr("ragaudit.corpus.files._write_text", explode)
     with pytest.raises(RagauditError, match="No space left on device"):
         write_corpus(build_corpus(n=2, probes=["control"]), folder)
     assert _files(folder) == before
@@ -150,7 +145,13 @@ def test_cli_writes_then_prints_stats(tmp_path, capsys):
     assert "fixed-1000-0         cut 2/2, whole 0/2" in out
     assert "recursive-1000-0     cut 0/2, whole 2/2" in out
     assert "recursive-4000-0 2/2" in out
-    assert "questions narrow to a single chunk" in out
+    # Two instances of each probe; six probes plant their anchor in one chunk (see
+    # test_corpus_instrument.ANCHOR_CHUNKS): 12 of 22 counts are 1, so the median is 1.
+    assert (
+        "chunks holding each question's anchor: min 1, median 1.0, max 7; 12/22 questions "
+        "narrow to a single chunk (6 probes: control, multihop, negation, paraphrase, "
+        "table_split, unanswerable)"
+    ) in out
     assert main(["corpus", "--stats", "--json", "--out", str(folder)]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["n"] == 2 and stats["instances"] == 22

@@ -4,21 +4,26 @@ model-free on the committed corpus (which test_corpus_files proves equals a fres
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
-from ragaudit.corpus.build import load_corpus
-from ragaudit.corpus.stats import (
-    NEAR_DUPLICATE,
-    STOPWORDS,
-    anchor_selectivity,
-    near_duplicates,
-    span_whole,
-    together,
-)
-from ragaudit.stack.chunking import Chunking, chunk_corpus
+from ragaudit.corpus.build import PROBES_IN_ORDER, REFERENCE_CHUNKING, Corpus
+from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.stats import NEAR_DUPLICATE, anchor_selectivity, near_duplicates
+from ragaudit.errors import RagauditError
+from ragaudit.pipeline.diagnostics import ChunkingView
+from ragaudit.stack.chunking import chunk_corpus
+from ragaudit.stack.configs import MATRIX_CHUNKINGS
 
-MATRIX = ("fixed-1000-0", "recursive-1000-0", "recursive-1000-200", "recursive-512-128")
+PER_PROBE = 25
+"""Instances per probe in the committed corpus (corpus/manifest.json: n 25)."""
+# Words a question is made of that say nothing about which document answers it.
+STOPWORDS = frozenset(
+    """a an and are as at be by can do does for from get has have how in is it its may
+    must of on one or so that the their them there these this to under was what when where
+    which who whom why will with within much many long often every any all list""".split()
+)
 
 
 @pytest.fixture(scope="module")
@@ -27,49 +32,52 @@ def corpus():
 
 
 @pytest.fixture(scope="module")
-def chunks(corpus):
-    names = (*MATRIX, "recursive-4000-0")
-    return {name: chunk_corpus(corpus.documents, Chunking.from_name(name)) for name in names}
+def views(corpus):
+    chunkings = dict.fromkeys((*MATRIX_CHUNKINGS, REFERENCE_CHUNKING))
+    return {c.name: ChunkingView(c.name, chunk_corpus(corpus.documents, c)) for c in chunkings}
 
 
-def _doc_chunks(chunks, doc_id):
-    return [c for c in chunks if c.doc_id == doc_id]
+def instances(corpus, probe):
+    """The probe's instances, after checking they are all there (a loop over none passes)."""
+    found = corpus.instances_of(probe)
+    assert len(found) == PER_PROBE, f"{probe}: {len(found)} instances, expected {PER_PROBE}"
+    return found
 
 
-def test_committed_corpus_has_the_default_shape(corpus, chunks):
+def test_committed_corpus_has_the_default_shape(corpus, views):
     assert (corpus.seed, corpus.n) == (20261129, 25)
     assert len(corpus.instances) == 275
-    assert all(len(corpus.instances_of(p)) == 25 for p in corpus.probes)
-    assert 750 <= len(chunks["recursive-1000-0"]) <= 800
+    assert corpus.probes == PROBES_IN_ORDER
+    assert all(len(corpus.instances_of(p)) == PER_PROBE for p in corpus.probes)
+    assert 750 <= len(views["recursive-1000-0"].chunks) <= 800
     assert corpus.filler_count > 0
 
 
-def test_boundary_spans_straddle_fixed_1000_and_survive_recursive(corpus, chunks):
-    instances = corpus.instances_of("boundary")
-    fixed = chunks["fixed-1000-0"]
-    cut = [
-        i
-        for i in instances
-        if not span_whole(i.gold_spans[0], _doc_chunks(fixed, i.gold_spans[0].doc_id))
-    ]
+def test_an_unknown_probe_name_is_refused_not_read_as_empty(corpus):
+    with pytest.raises(RagauditError, match="unknown probe 'negatoin'; did you mean 'negation'"):
+        corpus.instances_of("negatoin")
+
+
+def test_boundary_spans_straddle_fixed_1000_and_survive_recursive(corpus, views):
+    boundary = instances(corpus, "boundary")
+    fixed = views["fixed-1000-0"]
+    cut = [i for i in boundary if not fixed.preserved(i.gold_spans[0])]
     assert len(cut) == 25, "fixed 1000 must cut every planted span"
-    for i in instances:
+    for i in boundary:
         gold = i.gold_spans[0]
         assert gold.start < 1000 < gold.end
-    for name in ("recursive-1000-0", "recursive-1000-200", "recursive-512-128"):
-        whole = [
-            i
-            for i in instances
-            if span_whole(i.gold_spans[0], _doc_chunks(chunks[name], i.gold_spans[0].doc_id))
-        ]
+    recursive = [c.name for c in MATRIX_CHUNKINGS if c.splitter == "recursive"]
+    assert recursive, "the matrix has recursive chunkings"
+    for name in recursive:
+        whole = [i for i in boundary if views[name].preserved(i.gold_spans[0])]
         assert len(whole) == 25, f"{name} must keep every planted span whole"
 
 
-def test_boundary_geometry_follows_the_seed(corpus, chunks):
-    classes = [i.meta["length_class"] for i in corpus.instances_of("boundary")]
+def test_boundary_geometry_follows_the_seed(corpus, views):
+    classes = [i.meta["length_class"] for i in instances(corpus, "boundary")]
     assert [classes.count(c) for c in ("71-80", "141", "261", "421")] == [7, 6, 6, 6]
-    recursive = chunks["recursive-1000-0"]
-    for instance in corpus.instances_of("boundary"):
+    recursive = views["recursive-1000-0"]
+    for instance in instances(corpus, "boundary"):
         gold = instance.gold_spans[0]
         header = next(s for s in instance.extra_spans if s.role == "header")
         doc = corpus.document(gold.doc_id)
@@ -80,7 +88,7 @@ def test_boundary_geometry_follows_the_seed(corpus, chunks):
         low, high = {"71-80": (71, 80)}.get(instance.meta["length_class"], (length, length))
         assert low <= length <= high and instance.meta["span_length"] == length
         # At zero overlap the header never shares a chunk with the answer.
-        assert not together(gold, header, _doc_chunks(recursive, gold.doc_id))
+        assert not recursive.together(gold, header)
 
 
 def test_no_near_duplicate_instances_within_a_probe(corpus):
@@ -93,11 +101,7 @@ def test_no_near_duplicate_instances_within_a_probe(corpus):
 
 def test_near_duplicate_measure_flags_real_duplicates(corpus):
     # The measure must be able to fail: two copies of one instance's documents score 1.0.
-    from dataclasses import replace
-
-    from ragaudit.corpus.build import Corpus
-
-    first, second = corpus.instances_of("control")[:2]
+    first, second = instances(corpus, "control")[:2]
     clone_doc = replace(corpus.document(first.answer_doc_ids[0]), doc_id="clone")
     clone = replace(second, instance_id="control-clone", answer_doc_ids=("clone",))
     doctored = Corpus(
@@ -115,32 +119,39 @@ def test_near_duplicate_measure_flags_real_duplicates(corpus):
     }
 
 
-def test_anchor_selectivity_is_reported_and_sharp(corpus, chunks):
-    report = anchor_selectivity(corpus, chunks["recursive-1000-0"])
-    assert report["questions"] == 275
-    assert all(q["chunks"] for q in report["per_question"].values()), "every key occurs somewhere"
-    assert report["min"] == 1 and report["max"] <= 7
-    assert 0 < report["single_chunk"] <= 275
-    # duplicate_crowding's key sits in the target and its six copies: 7 chunks
-    crowding = [
-        report["per_question"][i.instance_id]["chunks"]
-        for i in corpus.instances_of("duplicate_crowding")
-    ]
-    assert max(crowding) == 7
+# Chunks of recursive-1000-0 holding each probe's anchor, from how each probe plants it:
+# one answering document; boundary's header and answer sentence fall in two chunks; the
+# distractor's and superseded's two near-identical documents; summarisation's five; the
+# crowding target and its six copies.
+ANCHOR_CHUNKS = {
+    "control": 1,
+    "boundary": 2,
+    "distractor": 2,
+    "multihop": 1,
+    "superseded": 2,
+    "summarisation": 5,
+    "table_split": 1,
+    "duplicate_crowding": 7,
+    "unanswerable": 1,
+    "paraphrase": 1,
+    "negation": 1,
+}
 
 
-def test_table_header_and_row_apart_in_the_matrix_and_together_at_4000(corpus, chunks):
-    for name in (*MATRIX, "recursive-4000-0"):
-        together_count = 0
-        for instance in corpus.instances_of("table_split"):
-            row = next(s for s in instance.gold_spans if s.role == "table_row")
-            head = next(s for s in instance.extra_spans if s.role == "table_header")
-            together_count += together(row, head, _doc_chunks(chunks[name], row.doc_id))
-        assert together_count == (25 if name == "recursive-4000-0" else 0), name
+def test_anchor_selectivity_is_what_each_probe_plants(corpus, views):
+    assert set(ANCHOR_CHUNKS) == set(PROBES_IN_ORDER)
+    report = anchor_selectivity(corpus, views["recursive-1000-0"])
+    for probe, expected in ANCHOR_CHUNKS.items():
+        counts = [report["per_question"][i.instance_id] for i in instances(corpus, probe)]
+        assert counts == [expected] * 25, probe
+    # 6 probes x 25 single-chunk anchors; 150 of 275 counts are 1, so the median is 1.
+    assert (report["min"], report["median"], report["max"]) == (1, 1, 7)
+    assert (report["single_chunk"], report["questions"]) == (150, 275)
+    assert report["single_chunk_probes"] == sorted(p for p, n in ANCHOR_CHUNKS.items() if n == 1)
 
 
 def test_table_value_is_unique_in_its_table(corpus):
-    for instance in corpus.instances_of("table_split"):
+    for instance in instances(corpus, "table_split"):
         row = instance.gold_spans[0]
         value = instance.grading["accept"][0]
         table = corpus.document(row.doc_id).text
@@ -149,7 +160,7 @@ def test_table_value_is_unique_in_its_table(corpus):
 
 
 def test_summarisation_items_sit_in_five_distinct_documents(corpus):
-    for instance in corpus.instances_of("summarisation"):
+    for instance in instances(corpus, "summarisation"):
         docs = {s.doc_id for s in instance.gold_spans}
         assert len(docs) == 5 and len(instance.gold_spans) == 5
         for span in instance.gold_spans:
@@ -158,7 +169,7 @@ def test_summarisation_items_sit_in_five_distinct_documents(corpus):
 
 
 def test_negation_sentences_differ_only_by_store_code_and_not(corpus):
-    for instance in corpus.instances_of("negation"):
+    for instance in instances(corpus, "negation"):
         negated, affirmative = instance.gold_spans[0].text, instance.trap_spans[0].text
         asked, other = instance.meta["negated_store"], instance.meta["affirmative_store"]
         assert asked != other and instance.grading["store"] == asked
@@ -174,7 +185,7 @@ def _swap(text: str, old: int, new: int) -> str:
 
 
 def test_distractor_trap_changes_only_site_and_value(corpus):
-    for instance in corpus.instances_of("distractor"):
+    for instance in instances(corpus, "distractor"):
         gold, trap = instance.gold_spans[0].text, instance.trap_spans[0].text
         meta = instance.meta
         normalised = _swap(
@@ -184,7 +195,7 @@ def test_distractor_trap_changes_only_site_and_value(corpus):
 
 
 def test_superseded_policies_differ_only_in_value_and_date(corpus):
-    for instance in corpus.instances_of("superseded"):
+    for instance in instances(corpus, "superseded"):
         meta = instance.meta
         gold, trap = instance.gold_spans[0].text, instance.trap_spans[0].text
         assert _swap(trap, meta["superseded_value"], meta["value"]) == gold
@@ -201,7 +212,7 @@ def test_superseded_policies_differ_only_in_value_and_date(corpus):
 
 
 def test_multihop_mapping_shares_only_team_and_number_with_the_question(corpus):
-    for instance in corpus.instances_of("multihop"):
+    for instance in instances(corpus, "multihop"):
         mapping = next(s for s in instance.gold_spans if s.role == "mapping")
         answer = next(s for s in instance.gold_spans if s.role == "answer")
         assert mapping.doc_id != answer.doc_id
@@ -215,7 +226,7 @@ def test_multihop_mapping_shares_only_team_and_number_with_the_question(corpus):
 
 
 def test_duplicate_crowding_has_six_near_identical_copies_without_the_value(corpus):
-    for instance in corpus.instances_of("duplicate_crowding"):
+    for instance in instances(corpus, "duplicate_crowding"):
         copies = [s for s in instance.trap_spans if s.role == "copy"]
         assert len(copies) == 6 and len({s.doc_id for s in copies}) == 6
         assert len({s.text for s in copies}) == 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragaudit.pipeline.diagnostics import ChunkingView, diagnose, span_in
+from ragaudit.pipeline.diagnostics import ChunkingView, anchor_summary, diagnose, span_in
 from ragaudit.probes.base import Instance, Span
 from ragaudit.stack.chunking import Chunk
 from ragaudit.stack.retrieval import Hit
@@ -91,7 +91,8 @@ def test_table_together_hops_and_anchor_selectivity():
     chunks = [
         Chunk("t/d#0", "d", 0, 0, 400, "Table ZONE-9 header"),
         Chunk("t/d#1", "d", 1, 400, 800, "row for zone-9"),
-        Chunk("t/e#0", "e", 0, 0, 300, "nothing here"),
+        # Not the anchor: it runs on into other digits or letters.
+        Chunk("t/e#0", "e", 0, 0, 300, "zone-90 and xzone-9 are other zones"),
     ]
     by_id = {c.chunk_id: c for c in chunks}
     view = ChunkingView("t", chunks)
@@ -107,3 +108,32 @@ def test_table_together_hops_and_anchor_selectivity():
     out = diagnose(hop, view, ranking(chunks[2], chunks[1], chunks[0]), 2, by_id)
     assert out["hops"] == {"mapping": False, "answer": True}
     assert out["table_together"] is None and out["affirmative_first"] is None
+
+
+def test_anchor_summary_counts_questions_and_probes_whose_anchor_sits_in_one_chunk():
+    chunks = [
+        Chunk("t/a#0", "a", 0, 0, 50, "Section 12-A applies here."),
+        Chunk("t/b#0", "b", 0, 0, 50, "See section 12-A and team 7."),
+        Chunk("t/c#0", "c", 0, 0, 50, "Store Q9 only."),
+    ]
+    view = ChunkingView("t", chunks)
+    gold = [Span("a", 0, 5, "x")]
+    questions = [
+        instance("control", gold, anchor="section 12-A"),  # 2 chunks
+        instance("multihop", gold, anchor="team 7"),  # 1
+        instance("negation", gold, anchor="store q9"),  # 1 (case-insensitive)
+        instance("paraphrase", gold),  # no anchor: not counted
+    ]
+    summary = anchor_summary(questions, view)
+    assert summary == {
+        "chunking": "t",
+        "chunks": 3,
+        "min": 1,
+        "median": 1,
+        "max": 2,
+        "single_chunk": 2,
+        "single_chunk_probes": ["multihop", "negation"],
+        "questions": 3,
+    }
+    empty = anchor_summary(questions[3:], view)
+    assert empty["questions"] == 0 and empty["reason"] == "no question carries an anchor"

@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.corpus.build import DEFAULT_N, DEFAULT_SEED, build_corpus
+from ragaudit.corpus.files import check_corpus, load_corpus, write_corpus
+from ragaudit.corpus.stats import instrument_stats
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,15 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write (default), --check or --stats."""
-    from ragaudit.corpus.build import (
-        DEFAULT_N,
-        DEFAULT_SEED,
-        build_corpus,
-        check_corpus,
-        load_corpus,
-        write_corpus,
-    )
-
     folder = args.out or paths.corpus_dir()
     probes = [p.strip() for p in args.probes.split(",") if p.strip()] if args.probes else None
     seed = DEFAULT_SEED if args.seed is None else args.seed
@@ -52,8 +46,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"{folder}: every file matches its manifest")
         return 0
     if args.stats:
-        from ragaudit.corpus.stats import instrument_stats
-
         explicit = args.seed is not None or args.n is not None or probes
         corpus = build_corpus(seed, n, probes) if explicit else load_corpus(folder)
         stats = instrument_stats(corpus)
@@ -117,8 +109,8 @@ def format_stats(stats: dict) -> list[str]:
     sel = stats["anchor_selectivity"]
     if sel["questions"]:
         lines.append(
-            f"anchor selectivity at recursive-1000-0 ({sel['chunks']} chunks): chunks holding each "
-            f"question's most selective term: min {sel['min']}, median {sel['median']}, "
+            f"anchor selectivity at {sel['chunking']} ({sel['chunks']} chunks): chunks holding "
+            f"each question's anchor: min {sel['min']}, median {sel['median']}, "
             f"max {sel['max']}; "
             f"{_frac(sel['single_chunk'], sel['questions'])} questions narrow to a single chunk "
             f"({len(sel['single_chunk_probes'])} probes: {', '.join(sel['single_chunk_probes'])})"

@@ -2,28 +2,29 @@
 not decoration").
 
 All model-free: boundary straddle counts, near-duplicate instance pairs (token Jaccard),
-anchor selectivity, table header/row placement, chunk counts per chunking.
+anchor selectivity, table header/row placement, chunk counts per chunking. Where a span lies
+and how far an anchor narrows the index are the run's own diagnostics
+(`ragaudit.pipeline.diagnostics`), so `ragaudit corpus --stats` and the results file cannot
+disagree on what they mean.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-import statistics
-from collections.abc import Iterable, Sequence
 
-from ragaudit.corpus.build import Corpus
-from ragaudit.probes.base import Instance, Span
-from ragaudit.stack.chunking import Chunk, Chunking, chunk_corpus
+from ragaudit.corpus.build import REFERENCE_CHUNKING, Corpus
+from ragaudit.pipeline.diagnostics import (
+    ChunkingView,
+    anchor_summary,
+    header_in_answer_chunk,
+    span_preserved,
+    table_together,
+)
+from ragaudit.stack.chunking import chunk_corpus
+from ragaudit.stack.configs import MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE
 
 NEAR_DUPLICATE = 0.8
-MATRIX_CHUNKINGS = ("fixed-1000-0", "recursive-1000-0", "recursive-1000-200", "recursive-512-128")
-TABLE_TOGETHER_CHUNKING = "recursive-4000-0"
-STOPWORDS = frozenset(
-    """a an and are as at be by can do does for from get has have how in is it its may
-    must of on one or so that the their them there these this to under was what when where
-    which who whom why will with within much many long often every any all list""".split()
-)
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
@@ -38,50 +39,17 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(union) if union else 0.0
 
 
-def span_whole(span: Span, chunks: Iterable[Chunk]) -> bool:
-    """Some chunk of the span's document holds it whole."""
-    return any(
-        c.doc_id == span.doc_id and c.start <= span.start and span.end <= c.end for c in chunks
-    )
-
-
-def together(first: Span, second: Span, chunks: Iterable[Chunk]) -> bool:
-    """Some single chunk holds both spans whole."""
-    return any(
-        c.doc_id == first.doc_id == second.doc_id
-        and c.start <= min(first.start, second.start)
-        and max(first.end, second.end) <= c.end
-        for c in chunks
-    )
-
-
-def _by_doc(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
-    out: dict[str, list[Chunk]] = {}
-    for chunk in chunks:
-        out.setdefault(chunk.doc_id, []).append(chunk)
-    return out
-
-
-def _spans(instance: Instance, role: str) -> list[Span]:
-    every = (*instance.gold_spans, *instance.trap_spans, *instance.extra_spans)
-    return [s for s in every if s.role == role]
-
-
-def boundary_stats(corpus: Corpus, chunk_sets: dict[str, list[Chunk]]) -> dict:
+def boundary_stats(corpus: Corpus, views: dict[str, ChunkingView]) -> dict:
     """Per chunking: boundary gold spans preserved whole, and header in the answer's chunk
     (overall and by span length class)."""
     instances = corpus.instances_of("boundary")
     out: dict = {"n": len(instances), "chunkings": {}}
-    for name, chunks in chunk_sets.items():
-        docs = _by_doc(chunks)
+    for name, view in views.items():
         preserved = header = 0
         by_class: dict[str, list[int]] = {}
         for instance in instances:
-            gold = instance.gold_spans[0]
-            doc_chunks = docs.get(gold.doc_id, [])
-            whole = span_whole(gold, doc_chunks)
-            with_header = any(together(gold, h, doc_chunks) for h in _spans(instance, "header"))
-            preserved += whole
+            with_header = header_in_answer_chunk(instance, view)
+            preserved += span_preserved(instance, view)
             header += with_header
             counts = by_class.setdefault(instance.meta.get("length_class", "?"), [0, 0])
             counts[0] += with_header
@@ -95,18 +63,16 @@ def boundary_stats(corpus: Corpus, chunk_sets: dict[str, list[Chunk]]) -> dict:
     return out
 
 
-def table_stats(corpus: Corpus, chunk_sets: dict[str, list[Chunk]]) -> dict:
+def table_stats(corpus: Corpus, views: dict[str, ChunkingView]) -> dict:
     """Per chunking: table_split instances whose header row and answer row share a chunk."""
     instances = corpus.instances_of("table_split")
-    out = {}
-    for name, chunks in chunk_sets.items():
-        docs = _by_doc(chunks)
-        count = 0
-        for instance in instances:
-            row, head = _spans(instance, "table_row")[0], _spans(instance, "table_header")[0]
-            count += together(row, head, docs.get(row.doc_id, []))
-        out[name] = {"together": count, "n": len(instances)}
-    return out
+    return {
+        name: {
+            "together": sum(bool(table_together(i, view)) for i in instances),
+            "n": len(instances),
+        }
+        for name, view in views.items()
+    }
 
 
 def instance_tokens(corpus: Corpus) -> dict[str, dict[str, set[str]]]:
@@ -157,57 +123,31 @@ def near_duplicates(corpus: Corpus) -> dict:
     return {"threshold": NEAR_DUPLICATE, "within": within, "across": best_across}
 
 
-def question_terms(instance: Instance) -> list[str]:
-    """The question's content terms and its anchor phrase: the candidate lookup keys."""
-    terms = [t for t in _TOKEN.findall(instance.question.lower()) if t not in STOPWORDS]
-    if instance.anchor:
-        terms.append(instance.anchor.lower())
-    return list(dict.fromkeys(terms))
-
-
-def anchor_selectivity(corpus: Corpus, chunks: Sequence[Chunk]) -> dict:
-    """For each question, how many chunks its most selective content term or phrase occurs
-    in (terms found nowhere are skipped); min / median / max and single-chunk counts."""
-    lowered = [c.text.lower() for c in chunks]
-    per_question = {}
-    for instance in corpus.instances:
-        best = None
-        for term in question_terms(instance):
-            pattern = re.compile(r"(?<![a-z0-9])" + re.escape(term) + r"(?![a-z0-9])")
-            count = sum(1 for text in lowered if term in text and pattern.search(text))
-            if count and (best is None or count < best[1]):
-                best = (term, count)
-        per_question[instance.instance_id] = {
-            "term": best[0] if best else None,
-            "chunks": best[1] if best else None,
-        }
-    counts = [q["chunks"] for q in per_question.values() if q["chunks"] is not None]
-    single = [iid for iid, q in per_question.items() if q["chunks"] == 1]
-    return {
-        "questions": len(per_question),
-        "chunks": len(chunks),
-        "min": min(counts) if counts else None,
-        "median": statistics.median(counts) if counts else None,
-        "max": max(counts) if counts else None,
-        "single_chunk": len(single),
-        "single_chunk_probes": sorted({iid.rsplit("-", 1)[0] for iid in single}),
-        "per_question": per_question,
+def anchor_selectivity(corpus: Corpus, view: ChunkingView) -> dict:
+    """The run's anchor summary over one chunking, plus each question's count."""
+    per_question = {
+        i.instance_id: view.anchor_selectivity(i.anchor) for i in corpus.instances if i.anchor
     }
+    return {**anchor_summary(corpus.instances, view), "per_question": per_question}
 
 
 def instrument_stats(corpus: Corpus) -> dict:
     """Every statistic `ragaudit corpus --stats` prints, as one JSON-ready dict."""
-    names = (*MATRIX_CHUNKINGS, TABLE_TOGETHER_CHUNKING)
-    chunk_sets = {name: chunk_corpus(corpus.documents, Chunking.from_name(name)) for name in names}
+    chunkings = dict.fromkeys((*MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE, REFERENCE_CHUNKING))
+    views = {
+        chunking.name: ChunkingView(chunking.name, chunk_corpus(corpus.documents, chunking))
+        for chunking in chunkings
+    }
+    matrix = {c.name: views[c.name] for c in MATRIX_CHUNKINGS}
     return {
         "seed": corpus.seed,
         "n": corpus.n,
         "documents": len(corpus.documents),
         "instances": len(corpus.instances),
         "filler_documents": corpus.filler_count,
-        "chunk_counts": {name: len(chunks) for name, chunks in chunk_sets.items()},
-        "boundary": boundary_stats(corpus, {n: chunk_sets[n] for n in MATRIX_CHUNKINGS}),
-        "table_split": table_stats(corpus, chunk_sets),
+        "chunk_counts": {name: len(view.chunks) for name, view in views.items()},
+        "boundary": boundary_stats(corpus, matrix),
+        "table_split": table_stats(corpus, views),
         "near_duplicates": near_duplicates(corpus),
-        "anchor_selectivity": anchor_selectivity(corpus, chunk_sets["recursive-1000-0"]),
+        "anchor_selectivity": anchor_selectivity(corpus, views[REFERENCE_CHUNKING.name]),
     }

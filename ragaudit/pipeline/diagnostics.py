@@ -6,6 +6,7 @@ span.end ≤ chunk.end. Nothing here reads a model's output; scores come from th
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -38,7 +39,8 @@ def span_in(span: Span, chunk: Any) -> bool:
 
 
 class ChunkingView:
-    """One chunking's chunks, indexed by document, with anchor counts memoised."""
+    """One chunking's chunks, indexed by document, with anchor counts memoised: the one
+    place both the run's diagnostics and `ragaudit corpus --stats` ask where spans lie."""
 
     def __init__(self, name: str, chunks: Sequence[Any]) -> None:
         self.name = name
@@ -62,12 +64,16 @@ class ChunkingView:
         return any(span_in(second, chunk) for chunk in self.holding(first))
 
     def anchor_selectivity(self, anchor: str) -> int:
-        """How many chunks contain the anchor (case-insensitive): how far it narrows the index."""
+        """How many chunks contain the anchor as a whole phrase (case-insensitive; "7800"
+        does not count inside "17800"): how far the anchor alone narrows the index."""
         key = anchor.lower()
         if key not in self._anchor_counts:
             if self._lowered is None:
                 self._lowered = [chunk.text.lower() for chunk in self.chunks]
-            self._anchor_counts[key] = sum(key in text for text in self._lowered)
+            phrase = re.compile(r"(?<![a-z0-9])" + re.escape(key) + r"(?![a-z0-9])")
+            self._anchor_counts[key] = sum(
+                1 for text in self._lowered if key in text and phrase.search(text)
+            )
         return self._anchor_counts[key]
 
 
@@ -111,7 +117,7 @@ def diagnose(
     traps = list(instance.trap_spans)
     if gold:
         out["gold_in_context"] = _all_in(gold, retrieved, chunks)
-        out["span_preserved"] = all(view.preserved(span) for span in gold)
+        out["span_preserved"] = span_preserved(instance, view)
         hit = _best(gold, ranking, chunks)
         if hit is not None:
             out["gold_rank"], out["gold_score"] = hit.rank, hit.score
@@ -125,11 +131,7 @@ def diagnose(
             out["margin"] = out["gold_score"] - out["trap_score"]
     probe = instance.probe
     if probe == "boundary":
-        headers = spans_with_role(instance, "header")
-        # The header counts as in the answer's chunk only if one chunk holds both whole.
-        out["header_in_answer_chunk"] = bool(headers) and all(
-            view.together(span, header) for span in gold for header in headers
-        )
+        out["header_in_answer_chunk"] = header_in_answer_chunk(instance, view)
     elif probe == "table_split":
         out["table_together"] = table_together(instance, view)
     elif probe == "multihop":
@@ -151,6 +153,19 @@ def diagnose(
     if instance.anchor:
         out["anchor_selectivity"] = view.anchor_selectivity(instance.anchor)
     return out
+
+
+def span_preserved(instance: Instance, view: ChunkingView) -> bool:
+    """Every gold span lies whole in some chunk: no chunk boundary cut it."""
+    return all(view.preserved(span) for span in instance.gold_spans)
+
+
+def header_in_answer_chunk(instance: Instance, view: ChunkingView) -> bool:
+    """A boundary instance's section header shares one chunk with its answer (both whole)."""
+    headers = spans_with_role(instance, "header")
+    return bool(headers) and all(
+        view.together(span, header) for span in instance.gold_spans for header in headers
+    )
 
 
 def table_together(instance: Instance, view: ChunkingView) -> bool | None:
@@ -179,29 +194,27 @@ def affirmative_first(
 
 
 def anchor_summary(instances: Sequence[Instance], view: ChunkingView) -> dict:
-    """How far the questions' anchors narrow this chunking: min/median/max chunks holding
-    the anchor, and how many questions' anchor sits in a single chunk."""
-    counts = [view.anchor_selectivity(i.anchor) for i in instances if i.anchor]
+    """Anchor selectivity over one chunking: for the questions that carry an anchor, the
+    chunks holding it (min / median / max), and the questions and probes whose anchor sits
+    in a single chunk (a lookup key, not a search)."""
+    counts = {i.instance_id: view.anchor_selectivity(i.anchor) for i in instances if i.anchor}
+    summary: dict[str, Any] = {"chunking": view.name, "chunks": len(view.chunks)}
     if not counts:
         return {
-            "chunking": view.name,
-            "min": None,
-            "median": None,
-            "max": None,
+            **summary,
+            **dict.fromkeys(("min", "median", "max")),
             "single_chunk": 0,
+            "single_chunk_probes": [],
             "questions": 0,
-            "chunks": len(view.chunks),
             "reason": "no question carries an anchor",
         }
+    single = {i.probe for i in instances if counts.get(i.instance_id) == 1}
     return {
-        "chunking": view.name,
-        "chunks": len(view.chunks),
-        "min": min(counts),
-        "median": statistics.median(counts),
-        "max": max(counts),
-        "single_chunk": sum(count == 1 for count in counts),
+        **summary,
+        "min": min(counts.values()),
+        "median": statistics.median(counts.values()),
+        "max": max(counts.values()),
+        "single_chunk": sum(count == 1 for count in counts.values()),
+        "single_chunk_probes": sorted(single),
         "questions": len(counts),
-        "probes_single_chunk": len(
-            {i.probe for i in instances if i.anchor and view.anchor_selectivity(i.anchor) == 1}
-        ),
     }

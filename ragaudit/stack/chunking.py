@@ -45,6 +45,13 @@ SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ", "")
 """The recursive splitter's separators, coarsest first; "" means single characters."""
 
 
+def chunking_name(splitter: str, size: int, overlap: int) -> str:
+    """The one spelling of a chunking's id, as in chunk ids and the results file:
+    ``<splitter>-<size>-<overlap>``, e.g. ``recursive-1000-200`` (``Chunking.from_name``
+    reads it back)."""
+    return f"{splitter}-{size}-{overlap}"
+
+
 @dataclass(frozen=True)
 class Chunking:
     """How a corpus is cut into chunks: splitter, size and overlap, all in characters."""
@@ -72,7 +79,7 @@ class Chunking:
     @property
     def name(self) -> str:
         """The chunking's id, e.g. ``fixed-1000-0`` or ``recursive-1000-200``."""
-        return f"{self.splitter}-{self.size}-{self.overlap}"
+        return chunking_name(self.splitter, self.size, self.overlap)
 
     @classmethod
     def from_name(cls, name: str) -> Chunking:

@@ -6,14 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 from ragaudit.errors import RagauditError
-
-if TYPE_CHECKING:
-    from ragaudit.stack.chunking import Chunking
-
-Splitter = Literal["fixed", "recursive"]
+from ragaudit.registry import unknown_name_message
+from ragaudit.stack.chunking import Chunking, Splitter
 
 # Reciprocal-rank fusion constant (Cormack et al. 2009); recorded in M's description.
 RRF_K = 60
@@ -41,16 +37,14 @@ class StackConfig:
     """One line a person reads in the report and the inspector."""
 
     @property
-    def chunking_name(self) -> str:
-        """The chunking's name (``recursive-1000-200``); configs sharing it share an index."""
-        return f"{self.splitter}-{self.chunk_size}-{self.overlap}"
+    def chunking(self) -> Chunking:
+        """The chunking this config uses."""
+        return Chunking(splitter=self.splitter, size=self.chunk_size, overlap=self.overlap)
 
     @property
-    def chunking(self) -> Chunking:
-        """The chunking this config uses (imported lazily: chunking pulls in llama-index)."""
-        from ragaudit.stack.chunking import Chunking
-
-        return Chunking(splitter=self.splitter, size=self.chunk_size, overlap=self.overlap)
+    def chunking_name(self) -> str:
+        """The chunking's name (``recursive-1000-200``); configs sharing it share an index."""
+        return self.chunking.name
 
     def to_json(self) -> dict:
         """The config as the results file's `configs` entry."""
@@ -71,6 +65,13 @@ M = StackConfig(
 
 MATRIX: tuple[StackConfig, ...] = (A, A_PRIME, B, C, C_PRIME, D, M)
 """The seven configurations of the seed, in its column order."""
+
+MATRIX_CHUNKINGS: tuple[Chunking, ...] = tuple(dict.fromkeys(c.chunking for c in MATRIX))
+"""The distinct chunkings the matrix uses, in the order its configs first use them."""
+
+TABLE_SPLIT_WIDE = Chunking("recursive", 4000, 0)
+"""The chunking table_split is also measured at, outside the matrix: wide enough that each
+table's header row and answer row can share one chunk (the seed's 4000-character check)."""
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,6 @@ COMPARISONS: tuple[Comparison, ...] = (
 
 def config_by_name(configs: tuple[StackConfig, ...] | list[StackConfig], name: str) -> StackConfig:
     """The config called `name`, or a RagauditError listing the valid names."""
-    from ragaudit.registry import unknown_name_message
-
     for config in configs:
         if config.name == name:
             return config
@@ -115,7 +114,7 @@ def _user_config_model():
     class UserConfig(BaseModel):
         model_config = ConfigDict(extra="forbid", strict=True)
         name: str = Field(min_length=1, max_length=40)
-        splitter: Literal["fixed", "recursive"]
+        splitter: Splitter
         chunk_size: int = Field(ge=16)
         overlap: int = Field(ge=0)
         k: int = Field(ge=1)
