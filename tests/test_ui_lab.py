@@ -18,7 +18,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory):
     """A corpus with 2 instances per probe and `ragaudit run --no-generate` over it."""
-    from ragaudit.corpus.build import build_corpus, write_corpus
+    from ragaudit.corpus.build import build_corpus
+    from ragaudit.corpus.files import write_corpus
 
     root = tmp_path_factory.mktemp("lab")
     home, corpus_dir = root / "home", root / "corpus"

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ragaudit.audit.yamlio import load_with_lines, validate
+from ragaudit.stack.chunking import chunking_name
 
 # "(1) ", "1. ", "1) " at the start of a line; group 1 is the subsection number.
 DEFAULT_SUBSECTION_MARKER = r"^[ \t]*\(?(\d{1,3})[.)][ \t]+"
@@ -108,7 +109,7 @@ class AuditSettings(BaseModel):
         base = (
             "document"
             if self.splitter == "document"
-            else f"{self.splitter}-{self.chunk_size}-{self.overlap}"
+            else chunking_name(self.splitter, self.chunk_size, self.overlap)
         )
         return base + ("+sub" if self.split_subsections else "")
 

@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ragaudit.stack.chunking import chunking_name
+
 
 def _run_matrix(home: Path, out: Path, size: list[str], embedders: list[str]) -> float:
     env = {**os.environ, "RAGAUDIT_HOME": str(home)}
@@ -57,7 +59,7 @@ def naive_pairs(results: dict) -> dict[str, int]:
                 for r in results["instances"]
                 if r["embedder"] == spec and r["config"] == config["name"]
             }
-            chunking = f"{config['splitter']}-{config['chunk_size']}-{config['overlap']}"
+            chunking = chunking_name(config["splitter"], config["chunk_size"], config["overlap"])
             pairs[spec] = pairs.get(spec, 0) + counts[chunking] + len(questions)
     return pairs
 
@@ -70,7 +72,7 @@ def naive_baseline(home: Path, results: dict, specs: list[str]) -> tuple[float, 
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.llamaindex import as_llamaindex_embedding
     from ragaudit.backends.specs import load_embedder
-    from ragaudit.corpus.build import load_corpus
+    from ragaudit.corpus.files import load_corpus
     from ragaudit.stack.chunking import CharacterNodeParser, llama_documents
     from ragaudit.stack.configs import StackConfig
 

@@ -50,7 +50,7 @@ def load_lab_corpus(n: int | None = None) -> Any:
 
     @st.cache_resource(show_spinner="Loading the corpus…")
     def _load(corpus_dir: str) -> Any:
-        from ragaudit.corpus.build import load_corpus
+        from ragaudit.corpus.files import load_corpus
 
         return load_corpus(corpus_dir)
 

@@ -13,7 +13,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory):
-    from ragaudit.corpus.build import build_corpus, write_corpus
+    from ragaudit.corpus.build import build_corpus
+    from ragaudit.corpus.files import write_corpus
 
     home = tmp_path_factory.mktemp("e2e-home")
     results = write_results(home / "results" / "latest.json", n=5)
