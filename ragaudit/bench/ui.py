@@ -66,7 +66,7 @@ def bench_matrix(home: Path, results_arg: str | None) -> dict:
 
     def matrix_first_render():
         st.cache_data.clear()  # first render: nothing loaded yet
-        at = AppTest.from_file(str(paths.REPO_ROOT / "app.py"), default_timeout=60)
+        at = AppTest.from_file(str(paths.app_script()), default_timeout=60)
         at.query_params["results"] = str(path)
         at.run()
         if at.exception or not at.get("plotly_chart"):
@@ -91,7 +91,7 @@ def bench_lab(embedder: str, overlap: int) -> dict:
     that needs new embeddings; timings are the fragment's own work and whole AppTest reruns."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(paths.REPO_ROOT / "app.py"), default_timeout=1800)
+    at = AppTest.from_file(str(paths.app_script()), default_timeout=1800)
     at.query_params["embedder"] = embedder
     at.run()
     first_s = _timed(lambda: at.switch_page("pages/lab.py").run())
@@ -169,45 +169,53 @@ def main(argv: list[str]) -> int:
 
     with tempfile.TemporaryDirectory(prefix="ragaudit-bench-ui-") as tmp:
         home = Path(tmp)
-        m = bench_matrix(home, args.results)
-        ratio = m["matrix_s"] / m["baseline_trivial_page_s"]
-        print(f"results file: {m['file']} ({m['megabytes']} MB, {m['source']})")
-        print(
-            f"matrix first render: {m['matrix_s']:.2f} s (target <= {TARGET_MATRIX_S} s: "
-            f"{'met' if m['matrix_s'] <= TARGET_MATRIX_S else 'MISSED'}); "
-            f"baseline one-line page {m['baseline_trivial_page_s'] * 1000:.0f} ms (x{ratio:.1f}); "
-            f"json.loads of the file {m['baseline_json_parse_s'] * 1000:.0f} ms "
-            f"(x{m['matrix_s'] / m['baseline_json_parse_s']:.1f})"
-        )
+        _report_matrix(bench_matrix(home, args.results))
         if args.skip_lab:
             return 0
         # The Lab's call cache lives under RAGAUDIT_HOME: an empty one, so the first render
         # and the overlap change embed for real (model weights stay shared).
         os.environ["RAGAUDIT_HOME"] = args.lab_home or str(home / "lab")
-        lab = bench_lab(args.embedder, args.overlap)
-        print(
-            "lab first render ("
-            + (f"call cache of {args.lab_home}" if args.lab_home else "cold call cache")
-            + ", whole corpus indexed): "
-            + f"{lab['first_render_s']:.1f} s"
-        )
-        for name in ("k", "hybrid"):
-            work = lab[f"{name}_fragment_ms"]
-            print(
-                f"lab toggle of {name} (warm): fragment work {work:.1f} ms (target <= "
-                f"{TARGET_TOGGLE_MS:.0f} ms: {'met' if work <= TARGET_TOGGLE_MS else 'MISSED'}); "
-                f"whole-page AppTest rerun {lab[f'{name}_page_ms']:.0f} ms; baseline unchanged "
-                f"rerun {lab['baseline_unchanged_rerun_ms']:.0f} ms "
-                f"(x{lab[f'{name}_page_ms'] / lab['baseline_unchanged_rerun_ms']:.2f})"
-            )
-        rate = embed_throughput(args.embedder)
-        chunks, computed = lab["overlap_chunks"], lab["overlap_computed"]
-        expected = computed / rate
-        print(
-            f"lab overlap change to {args.overlap} needing new embeddings: "
-            f"{lab['overlap_page_s']:.1f} s whole rerun ({lab['overlap_fragment_ms'] / 1000:.1f} s "
-            f"fragment) for {chunks} chunks, {computed} embeddings computed (the rest are "
-            f"texts already cached); baseline {rate:.1f} texts/s on 64 fresh texts predicts "
-            f"{expected:.1f} s for those (x{lab['overlap_page_s'] / max(expected, 1e-9):.2f})"
-        )
+        _report_lab(bench_lab(args.embedder, args.overlap), args)
     return 0
+
+
+def _report_matrix(m: dict) -> None:
+    """Print the Matrix page's first-render figure beside its two baselines."""
+    ratio = m["matrix_s"] / m["baseline_trivial_page_s"]
+    print(f"results file: {m['file']} ({m['megabytes']} MB, {m['source']})")
+    print(
+        f"matrix first render: {m['matrix_s']:.2f} s (target <= {TARGET_MATRIX_S} s: "
+        f"{'met' if m['matrix_s'] <= TARGET_MATRIX_S else 'MISSED'}); "
+        f"baseline one-line page {m['baseline_trivial_page_s'] * 1000:.0f} ms (x{ratio:.1f}); "
+        f"json.loads of the file {m['baseline_json_parse_s'] * 1000:.0f} ms "
+        f"(x{m['matrix_s'] / m['baseline_json_parse_s']:.1f})"
+    )
+
+
+def _report_lab(lab: dict, args: argparse.Namespace) -> None:
+    """Print the Lab's figures; the overlap change beside the embedder's measured throughput."""
+    print(
+        "lab first render ("
+        + (f"call cache of {args.lab_home}" if args.lab_home else "cold call cache")
+        + ", whole corpus indexed): "
+        + f"{lab['first_render_s']:.1f} s"
+    )
+    for name in ("k", "hybrid"):
+        work = lab[f"{name}_fragment_ms"]
+        print(
+            f"lab toggle of {name} (warm): fragment work {work:.1f} ms (target <= "
+            f"{TARGET_TOGGLE_MS:.0f} ms: {'met' if work <= TARGET_TOGGLE_MS else 'MISSED'}); "
+            f"whole-page AppTest rerun {lab[f'{name}_page_ms']:.0f} ms; baseline unchanged "
+            f"rerun {lab['baseline_unchanged_rerun_ms']:.0f} ms "
+            f"(x{lab[f'{name}_page_ms'] / lab['baseline_unchanged_rerun_ms']:.2f})"
+        )
+    rate = embed_throughput(args.embedder)
+    chunks, computed = lab["overlap_chunks"], lab["overlap_computed"]
+    expected = computed / rate
+    print(
+        f"lab overlap change to {args.overlap} needing new embeddings: "
+        f"{lab['overlap_page_s']:.1f} s whole rerun ({lab['overlap_fragment_ms'] / 1000:.1f} s "
+        f"fragment) for {chunks} chunks, {computed} embeddings computed (the rest are "
+        f"texts already cached); baseline {rate:.1f} texts/s on 64 fresh texts predicts "
+        f"{expected:.1f} s for those (x{lab['overlap_page_s'] / max(expected, 1e-9):.2f})"
+    )
