@@ -9,6 +9,7 @@ import json
 import os
 
 import pytest
+from ollama_fake import start_fake_ollama
 
 from ragaudit.cli.main import main
 
@@ -286,19 +287,15 @@ def test_unknown_source_id_is_a_clear_error(workspace, capsys):
 
 
 @pytest.fixture
-def fake_ollama():
-    from ollama_fake import start_fake_ollama
-
-    servers = []
+def fake_ollama(request):
+    """Start a fake Ollama server (stopped when the test ends)."""
 
     def start(mode: str, failures: int):
         server = start_fake_ollama(mode, failures)
-        servers.append(server)
+        request.addfinalizer(server.stop)
         return server
 
-    yield start
-    for server in servers:
-        server.stop()
+    return start
 
 
 def run_against_ollama(workspace, server, name: str) -> tuple[int, dict]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ragaudit.audit.corpus_io import Document
 from ragaudit.audit.settings import AuditSettings
 from ragaudit.audit.subsections import SplitDecision, SplitRules, decide
+from ragaudit.stack.chunking import Chunking, chunk_spans
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,6 @@ def base_chunks(doc: Document, settings: AuditSettings, name: str) -> list[Audit
     if settings.splitter == "document":
         spans = [(0, len(doc.text))]
     else:
-        from ragaudit.stack.chunking import Chunking, chunk_spans
-
         chunking = Chunking(settings.splitter, settings.chunk_size, settings.overlap)
         spans = chunk_spans(doc.text, chunking)
     return [
