@@ -53,7 +53,8 @@ class Registry(Generic[T]):
 
 
 def unknown_name_message(kind: str, name: str, valid: list[str]) -> str:
-    """`unknown probe 'boundry'; did you mean 'boundary'? valid: a, b, c`"""
+    """`unknown probe 'boundry'; did you mean 'boundary'? valid: a, b, c`, or
+    `unknown probe 'xyz'; valid: a, b, c` when nothing is close."""
     close = difflib.get_close_matches(name, valid, n=1, cutoff=0.5)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = f"; did you mean {close[0]!r}?" if close else ";"
     return f"unknown {kind} {name!r}{hint} valid: {', '.join(valid)}"
