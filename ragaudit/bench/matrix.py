@@ -148,29 +148,35 @@ def main(argv: list[str]) -> int:
             f"calls computed {warm_calls['computed']}, replayed {warm_calls['replayed']}"
         )
         if args.baseline != "none":
-            specs = args.embedders if args.baseline == "all" else args.embedders[:1]
-            seconds, embedded = naive_baseline(home, results, specs)
-            ours = sum(by_model.get(s, {}).get("computed", 0) for s in specs)
-            scope = "both embedders" if len(specs) > 1 else specs[0]
-            print(
-                f"naive llama-index baseline ({scope}; from_documents per config, "
-                f"no cache): {seconds:.1f} s wall, {embedded} texts embedded"
-            )
-            if len(specs) == len(args.embedders):
-                print(
-                    f"  naive baseline / cold run = {seconds / cold:.2f}x "
-                    f"(ours takes {cold / seconds:.0%} of the naive time); "
-                    f"texts {ours} vs {embedded}"
-                )
-            else:  # not like for like: say so rather than print a ratio that misleads
-                print(
-                    f"  not comparable to the cold run, which also ran "
-                    f"{' '.join(args.embedders[len(specs) :])}; rerun with --baseline all or "
-                    f"--embedders {specs[0]} for a like-for-like ratio; texts {ours} vs {embedded}"
-                )
+            _report_baseline(home, results, args, cold)
     finally:
         if args.keep:
             print(f"kept {home}")
         else:
             shutil.rmtree(home, ignore_errors=True)
     return 0
+
+
+def _report_baseline(home: Path, results: dict, args: argparse.Namespace, cold: float) -> None:
+    """Time the naive llama-index baseline and print it against the cold run, if comparable."""
+    by_model = results["conditions"]["calls_by_model"]
+    specs = args.embedders if args.baseline == "all" else args.embedders[:1]
+    seconds, embedded = naive_baseline(home, results, specs)
+    ours = sum(by_model.get(s, {}).get("computed", 0) for s in specs)
+    scope = "both embedders" if len(specs) > 1 else specs[0]
+    print(
+        f"naive llama-index baseline ({scope}; from_documents per config, "
+        f"no cache): {seconds:.1f} s wall, {embedded} texts embedded"
+    )
+    if len(specs) == len(args.embedders):
+        print(
+            f"  naive baseline / cold run = {seconds / cold:.2f}x "
+            f"(ours takes {cold / seconds:.0%} of the naive time); "
+            f"texts {ours} vs {embedded}"
+        )
+    else:  # not like for like: say so rather than print a ratio that misleads
+        print(
+            f"  not comparable to the cold run, which also ran "
+            f"{' '.join(args.embedders[len(specs) :])}; rerun with --baseline all or "
+            f"--embedders {specs[0]} for a like-for-like ratio; texts {ours} vs {embedded}"
+        )
