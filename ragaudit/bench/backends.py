@@ -21,6 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.minilm import mean_pool
+from ragaudit.backends.specs import load_embedder, load_generator
+
 _WORDS = (
     "audit retention policy invoice warehouse section clause schedule supplier contract "
     "safety eyewash station forklift permit quarterly finance ledger approval review "
@@ -51,8 +55,6 @@ def _raw_minilm(engine):
     It runs on the engine's own session: a second ONNX session in the same process would
     leave two thread pools fighting over the cores and make either side look slow.
     """
-    from ragaudit.backends.minilm import mean_pool
-
     tokenizer, session = engine._tokenizer, engine._session
 
     def embed(texts: list[str]) -> None:
@@ -78,9 +80,6 @@ RAW_EMBEDDERS = {"local:minilm": _raw_minilm, "local:e5-small": _raw_e5}
 
 def bench_embedder(spec: str, texts: list[str], rounds: int, workdir: Path) -> dict:
     """Wrapper vs raw texts/s for one embedder, interleaved over `rounds`."""
-    from ragaudit.backends.cache import CallCache
-    from ragaudit.backends.specs import load_embedder
-
     cache = CallCache(workdir / f"{spec.replace(':', '_')}.sqlite")
     wrapper = load_embedder(spec, cache=cache)
     raw = RAW_EMBEDDERS[spec](wrapper.engine)
@@ -136,74 +135,92 @@ def _long_answer_prompt(index: int) -> list[dict]:
     ]
 
 
-def bench_generator(
-    spec: str, prompts: int, context_chars: int, gen_tokens: int, workdir: Path
-) -> dict:
-    """Prompt-eval and generation tokens/s through the wrapper vs raw xllamacpp."""
-    from ragaudit.backends.cache import CallCache
-    from ragaudit.backends.specs import load_generator
+def _outside(seconds: float, timings: dict) -> float:
+    """Wall seconds outside llama.cpp's own compute (its reported prompt_ms + predicted_ms)."""
+    return seconds - (timings["prompt_ms"] + timings["predicted_ms"]) / 1000
 
-    cache = CallCache(workdir / "generator.sqlite")
-    generator = load_generator(spec, cache=cache)
-    engine = generator.engine
-    server = engine._server  # the raw runtime: the same loaded model, no ragaudit code
 
-    # Time outside llama.cpp's own compute (its reported prompt_ms + predicted_ms): what
-    # each side adds around the model, free of the noise in the model's own speed.
-    outside = {"raw": [], "wrapper": []}
+class _GeneratorSides:
+    """One call through raw xllamacpp or through our wrapper, on the same loaded model.
 
-    def _outside(seconds: float, timings: dict) -> float:
-        return seconds - (timings["prompt_ms"] + timings["predicted_ms"]) / 1000
+    Each call's time outside llama.cpp's own compute is kept: what each side adds around
+    the model, free of the noise in the model's own speed.
+    """
 
-    def raw_call(messages: list[dict], params: dict) -> tuple[float, dict]:
+    def __init__(self, generator) -> None:
+        self.generator = generator
+        self.engine = generator.engine
+        self.server = self.engine._server  # the raw runtime: the same model, no ragaudit code
+        self.outside: dict[str, list[float]] = {"raw": [], "wrapper": []}
+
+    def raw(self, messages: list[dict], params: dict) -> tuple[float, dict]:
         began = time.perf_counter()
-        body = engine.request_body(messages, engine.effective_params(params))
-        response = server.handle_chat_completions(body)
+        body = self.engine.request_body(messages, self.engine.effective_params(params))
+        response = self.server.handle_chat_completions(body)
         seconds = time.perf_counter() - began
-        outside["raw"].append(_outside(seconds, response["timings"]))
+        self.outside["raw"].append(_outside(seconds, response["timings"]))
         return seconds, response["timings"]
 
-    def wrapped_call(messages: list[dict], params: dict) -> tuple[float, dict]:
+    def wrapped(self, messages: list[dict], params: dict) -> tuple[float, dict]:
         began = time.perf_counter()
-        result = generator.generate_detailed(messages, params)
+        result = self.generator.generate_detailed(messages, params)
         seconds = time.perf_counter() - began
         assert not result.replayed
-        outside["wrapper"].append(_outside(seconds, engine.last_timings))
-        return seconds, engine.last_timings
+        self.outside["wrapper"].append(_outside(seconds, self.engine.last_timings))
+        return seconds, self.engine.last_timings
 
-    raw_call(_context_prompt(-1, 200), {"max_tokens": 2})  # warm-up
+    def both(self, messages: list[dict], params: dict, raw_first: bool):
+        """(raw, wrapped) (seconds, timings); alternate who goes first, so a burst of
+        outside load hits both sides alike."""
+        if raw_first:
+            raw = self.raw(messages, params)
+            return raw, self.wrapped(messages, params)
+        wrapped = self.wrapped(messages, params)
+        return self.raw(messages, params), wrapped
+
+
+def _time_sides(sides: _GeneratorSides, prompts: int, context_chars: int, gen_tokens: int):
+    """Seconds and tokens of prompt eval (max_tokens=1) and of generation, per side."""
     totals = {k: 0.0 for k in ("raw_prompt_s", "wrap_prompt_s", "raw_gen_s", "wrap_gen_s")}
     tokens = {"prompt": 0, "raw_gen": 0, "wrap_gen": 0}
-
-    def both(messages: list[dict], params: dict, raw_first: bool):
-        # alternate who goes first, so a burst of outside load hits both sides alike
-        if raw_first:
-            raw = raw_call(messages, params)
-            return raw, wrapped_call(messages, params)
-        wrapped = wrapped_call(messages, params)
-        return raw_call(messages, params), wrapped
-
     for index in range(prompts):
         messages = _context_prompt(index, context_chars)
-        (raw_s, raw_t), (wrap_s, wrap_t) = both(messages, {"max_tokens": 1}, index % 2 == 0)
+        (raw_s, raw_t), (wrap_s, wrap_t) = sides.both(messages, {"max_tokens": 1}, index % 2 == 0)
         totals["raw_prompt_s"] += raw_s
         totals["wrap_prompt_s"] += wrap_s
         tokens["prompt"] += raw_t["prompt_n"]
         messages = _long_answer_prompt(index)
         params = {"max_tokens": gen_tokens}
-        (raw_s, raw_t), (wrap_s, wrap_t) = both(messages, params, index % 2 == 1)
+        (raw_s, raw_t), (wrap_s, wrap_t) = sides.both(messages, params, index % 2 == 1)
         # wall clock minus llama.cpp's prompt time: all wrapper overhead lands on generation
         totals["raw_gen_s"] += raw_s - raw_t["prompt_ms"] / 1000
         totals["wrap_gen_s"] += wrap_s - wrap_t["prompt_ms"] / 1000
         tokens["raw_gen"] += raw_t["predicted_n"]
         tokens["wrap_gen"] += wrap_t["predicted_n"]
+    return totals, tokens
+
+
+def _replayed_per_s(generator, prompts: int, context_chars: int) -> float:
+    """Calls/s replayed from the now-warm cache (50 passes over the prompt-eval prompts)."""
     replays = 0
     began = time.perf_counter()
     for _ in range(50):
         for index in range(prompts):
             generator.generate(_context_prompt(index, context_chars), {"max_tokens": 1})
             replays += 1
-    replay_seconds = time.perf_counter() - began
+    return replays / (time.perf_counter() - began)
+
+
+def bench_generator(
+    spec: str, prompts: int, context_chars: int, gen_tokens: int, workdir: Path
+) -> dict:
+    """Prompt-eval and generation tokens/s through the wrapper vs raw xllamacpp."""
+    cache = CallCache(workdir / "generator.sqlite")
+    generator = load_generator(spec, cache=cache)
+    sides = _GeneratorSides(generator)
+    sides.raw(_context_prompt(-1, 200), {"max_tokens": 2})  # warm-up
+    totals, tokens = _time_sides(sides, prompts, context_chars, gen_tokens)
+    replayed_per_s = _replayed_per_s(generator, prompts, context_chars)
     raw_prompt = tokens["prompt"] / totals["raw_prompt_s"]
     wrap_prompt = tokens["prompt"] / totals["wrap_prompt_s"]
     raw_gen = tokens["raw_gen"] / totals["raw_gen_s"]
@@ -219,10 +236,10 @@ def bench_generator(
         "raw_generation_tokens_per_s": raw_gen,
         "wrapper_generation_tokens_per_s": wrap_gen,
         "generation_ratio": wrap_gen / raw_gen,
-        "replayed_calls_per_s": replays / replay_seconds,
+        "replayed_calls_per_s": replayed_per_s,
         "outside_model_ms_per_call": {
             side: 1000 * float(np.mean(values[1:] if side == "raw" else values))
-            for side, values in outside.items()  # raw's first entry is the warm-up
+            for side, values in sides.outside.items()  # raw's first entry is the warm-up
         },
     }
 

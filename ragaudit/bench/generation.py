@@ -15,6 +15,10 @@ import random
 import tempfile
 import time
 
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.specs import load_generator
+from ragaudit.pipeline.generate import build_messages, generate_records
+
 _WORDS = (
     "the site team shall review each inspection record and confirm that the maintenance "
     "schedule for every asset follows the current operating procedure before any change is "
@@ -75,10 +79,6 @@ def _raw_call(engine, messages: list[dict], params: dict) -> tuple[float, tuple[
 
 def _pipeline_call(spec: str, records: list[dict], chunks: dict, params: dict) -> tuple:
     """Seconds, tokens and generate_records counts with a fresh cache (all computed)."""
-    from ragaudit.backends.cache import CallCache
-    from ragaudit.backends.specs import load_generator
-    from ragaudit.pipeline.generate import generate_records
-
     with tempfile.TemporaryDirectory() as folder:
         cache = CallCache(os.path.join(folder, "cache.sqlite"))
         generator = load_generator(spec, cache=cache)
@@ -101,8 +101,6 @@ def _pipeline_call(spec: str, records: list[dict], chunks: dict, params: dict) -
 
 
 def _prompt_sizes(spec: str, engine, params: dict) -> None:
-    from ragaudit.pipeline.generate import build_messages
-
     rng = random.Random(99)
     effective = engine.effective_params(dict(params))
     for k in (3, 8):
@@ -131,10 +129,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--prompt-sizes", action="store_true")
     args = parser.parse_args(argv or [])
-    from ragaudit.backends.cache import CallCache
-    from ragaudit.backends.specs import load_generator
-    from ragaudit.pipeline.generate import build_messages
-
     params = {"max_tokens": args.max_tokens}
     with tempfile.TemporaryDirectory() as folder:
         loaded = load_generator(args.generator, cache=CallCache(os.path.join(folder, "c.sqlite")))
@@ -142,7 +136,18 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(engine, "_server"):
         print(f"{args.generator}: not an in-process llama.cpp generator; nothing to compare")
         return 2
-    raw = [0.0, 0, 0.0]  # wall seconds, tokens, seconds inside llama.cpp
+    raw, pipe, merged = _measure(args, engine, params)
+    if raw[0] and pipe[0]:
+        _report(args, raw, pipe, merged)
+    if args.prompt_sizes:
+        _prompt_sizes(args.generator, engine, params)
+    return 0
+
+
+def _measure(args: argparse.Namespace, engine, params: dict) -> tuple[list, list, dict]:
+    """Raw and pipeline totals [wall seconds, tokens, seconds inside llama.cpp], and what
+    the pipeline merged and replayed."""
+    raw = [0.0, 0, 0.0]
     pipe = [0.0, 0, 0.0]
     merged = {"records": 0, "prompts": 0, "replayed": 0, "replay_seconds": 0.0}
     _raw_call(engine, build_messages("warm up", [{"chunk_id": "w", "text": "w"}]), params)
@@ -171,10 +176,11 @@ def main(argv: list[str] | None = None) -> int:
                 merged["prompts"] += counts["prompts"]
                 merged["replayed"] += replay["replayed"]
                 merged["replay_seconds"] += replay["seconds"]
-    if not raw[0] or not pipe[0]:
-        if args.prompt_sizes:
-            _prompt_sizes(args.generator, engine, params)
-        return 0
+    return raw, pipe, merged
+
+
+def _report(args: argparse.Namespace, raw: list, pipe: list, merged: dict) -> None:
+    """Print tokens/s of both sides, their share of time inside llama.cpp, and the overhead."""
     raw_rate, pipe_rate = raw[1] / raw[0], pipe[1] / pipe[0]
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"generation bench: {args.generator}, max_tokens {args.max_tokens}, load {load}")
@@ -204,6 +210,3 @@ def main(argv: list[str] | None = None) -> int:
         f"  pipeline overhead per prompt (replay): {overhead * 1000:.1f} ms, against "
         f"{per_prompt:.1f} s per raw generation = {overhead / per_prompt:.4f} of a call"
     )
-    if args.prompt_sizes:
-        _prompt_sizes(args.generator, engine, params)
-    return 0
