@@ -45,6 +45,7 @@ ITEMS = [
     "spill kits",
 ]
 LABELS = [f"exception {i}" for i in range(1, 6)]
+LABELLED_ITEMS = "; ".join(f"{a}: {b}" for a, b in zip(LABELS, ITEMS, strict=True))
 
 
 def _chunk_id(config: str, doc: str, index: int) -> str:
@@ -134,7 +135,7 @@ def make_results(seed: int = 5) -> dict:
                     "control": f"Policy {instance_id}: inspect every {40 + i} days.",
                     "boundary": f"Section {instance_id}: the interval is {70 + i} days.",
                     "superseded": "Old policy: inspect every 28 days.",
-                    "summarisation": "; ".join(f"{a}: {b}" for a, b in zip(LABELS, ITEMS)),
+                    "summarisation": LABELLED_ITEMS,
                     "negation": f"Widgets are not permitted at store EB-{i:02d}.",
                     "unanswerable": "Unrelated filler about the canteen rota.",
                 }
@@ -218,7 +219,7 @@ def make_results(seed: int = 5) -> dict:
         },
     ]
     return {
-        "schema_version": 1,
+        "schema_version": 2,
         "created_at": "2026-11-29T23:10:00+00:00",
         "complete": True,
         "run": {

@@ -4,15 +4,13 @@ branches, control certification, the citation rollup and McNemar on comparisons.
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
+from analysis_fixtures import SECOND_EMBEDDER, analysed_results, make_results
 
+from ragaudit.analysis import analyse
 from ragaudit.analysis.severity import RULES, SeverityFacts, classify, severity_rules
-
-sys.path.insert(0, str(Path(__file__).parent))
-from analysis_fixtures import SECOND_EMBEDDER, analysed_results  # noqa: E402
+from ragaudit.grading.grade import grade_records
 
 SEED_ORDER = [
     ("none", "no_failures"),
@@ -181,18 +179,33 @@ def test_comparisons_get_mcnemar_and_wilson_and_the_file_is_strict_json(results)
     assert sum(summary["severity_counts"].values()) == summary["cells"]
 
 
-def test_analyse_runs_the_citation_check_when_grading_had_no_chunk_texts():
-    from analysis_fixtures import make_results
-
-    from ragaudit.analysis import analyse
-    from ragaudit.grading.grade import grade_records
-
+def test_the_rollup_and_severity_count_the_outcome_grading_recorded():
+    # Analysis reads each reply's recorded check; it never runs the check again. Record
+    # every B failure as caught, and the rollup and the severity facts must say so.
     results = make_results()
-    grade_records(results["instances"])  # as a caller that forgets chunks_by_id
-    record = next(
-        r for r in results["instances"] if r["generation"] and r["generation"]["citations"]
-    )
-    assert record["citation_check"]["outcome"] == "not_applicable"
+    grade_records(results["instances"], chunks_by_id=results["chunks"])
+    failures = [
+        r
+        for r in results["instances"]
+        if r["config"] == "B" and r["grade"] and not r["grade"]["correct"]
+    ]
+    for record in failures:
+        record["citation_check"] = {"outcome": "caught", "detail": "hand-set", "flagged": True}
     analyse(results)
-    assert record["citation_check"]["outcome"] in ("satisfied", "caught")
-    assert results["citation_rollup"] == analysed_results()["citation_rollup"]
+    assert results["citation_rollup"]["B"]["caught"] == len(failures)
+    assert results["citation_rollup"]["B"]["failures"] == len(failures)
+    assert all(r["citation_check"]["detail"] == "hand-set" for r in failures)
+    # summarisation/B: 8 quiet failures, 2 successes; all flagged now, so "high"
+    assert _cell(results, "summarisation", "B")["severity"]["branch"] == "cheap_check_flagged"
+
+
+def test_detectability_records_each_instance_failure_flag_and_swept_score(results):
+    # superseded/C is built with failures (i < 5) at top-1 score 0.40 + 0.01 i and
+    # successes at 0.80 + 0.01 i: the recorded points are those, keyed by instance.
+    by_instance = _cell(results, "superseded", "C")["detectability"]["by_instance"]
+    assert list(by_instance) == [f"superseded-{i:03d}" for i in range(10)]
+    assert [p["failed"] for p in by_instance.values()] == [True] * 5 + [False] * 5
+    expected = [0.40, 0.41, 0.42, 0.43, 0.44, 0.85, 0.86, 0.87, 0.88, 0.89]
+    assert [p["score"] for p in by_instance.values()] == pytest.approx(expected)
+    # nothing defines failure on unanswerable/A (no gold span, no generation): no points
+    assert _cell(results, "unanswerable", "A")["detectability"]["by_instance"] is None

@@ -3,10 +3,8 @@ cache, and failed calls kept (a local process speaking Ollama's API stands in fo
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from ollama_fake import start_fake_ollama
 
 from ragaudit.analysis import analyse
 from ragaudit.backends.cache import CallCache
@@ -19,10 +17,7 @@ from ragaudit.pipeline.generate import (
     generate_records,
     parse_citations,
 )
-from ragaudit.report.tables import render_markdown
-
-sys.path.insert(0, str(Path(__file__).parent))
-from ollama_fake import start_fake_ollama  # noqa: E402
+from ragaudit.report.document import render_markdown
 
 FAST = RetryPolicy(retries=3, delay=0.01, timeout=10)
 CHUNKS = {

@@ -44,3 +44,19 @@ def test_citation_marks_are_not_values_and_the_check_never_sees_the_answer_key()
         {"kind": "quoted", "value": "annual review"}
     ]
     assert list(inspect.signature(check_citations).parameters) == ["generation", "retrieved_texts"]
+
+
+def test_the_check_records_whether_a_guardrail_would_flag_the_reply():
+    # Flagged: a cited chunk lacks the value, or nothing is cited. Never an abstention.
+    flagged = {
+        "Every 45 days [c1].": ["r/a#0"],  # caught
+        "Every 38 days.": [],  # no_citation
+    }
+    passed = {
+        "Every 38 days [c1].": ["r/a#0"],  # satisfied
+        "NOT_IN_CONTEXT": [],  # abstained
+        "It is inspected regularly [c1].": ["r/a#0"],  # no_checkable_value
+    }
+    assert all(_check(reply, cited)["flagged"] is True for reply, cited in flagged.items())
+    assert all(_check(reply, cited)["flagged"] is False for reply, cited in passed.items())
+    assert check_citations({"status": "failed_call", "reply": None}, CHUNKS)["flagged"] is False

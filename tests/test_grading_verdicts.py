@@ -173,7 +173,7 @@ def test_a_spec_falls_back_to_the_gold_answer_and_an_unknown_kind_is_one_clear_e
         "generation": {"status": "ok", "reply": "38", "citations": []},
     }
     with pytest.raises(RagauditError, match="instance x/1/B/e"):
-        grade_records([record])
+        grade_records([record], chunks_by_id={})
 
 
 def test_grade_records_fills_grade_and_citation_check_only_where_generation_ran():
@@ -189,6 +189,22 @@ def test_grade_records_fills_grade_and_citation_check_only_where_generation_ran(
     assert ran["grade"]["verdict"] == "correct"
     assert ran["citation_check"]["outcome"] == "satisfied"
     assert skipped["grade"] is None and skipped["citation_check"] is None
+
+
+def test_grading_refuses_a_retrieved_chunk_it_cannot_read_rather_than_skip_the_check():
+    # The recorded citation check is final (analysis never redoes it), so grading must
+    # have every retrieved chunk's text; a missing one names the instance and the chunk.
+    record = {
+        "key": "superseded/s-1/B/e",
+        "grading": SUPERSEDED,
+        "retrieved": [{"chunk_id": "a#0", "rank": 1}],
+        "generation": {"status": "ok", "reply": "38 days [c1]", "citations": ["a#0"]},
+    }
+    with pytest.raises(RagauditError) as caught:
+        grade_records([record], chunks_by_id={})
+    assert str(caught.value) == (
+        "instance superseded/s-1/B/e: retrieved chunk a#0 has no text to check against"
+    )
 
 
 def test_the_patterns_are_exported_for_the_results_file():

@@ -3,6 +3,12 @@ McNemar p-values on comparisons. `analyse(results)` fills them in the results di
 
 from __future__ import annotations
 
+from ragaudit.analysis.cells import cell_measures, citation_counts, failure_flags, group_cells
+from ragaudit.analysis.detectability import SCORE_BASIS, detectability
+from ragaudit.analysis.severity import LOUD_VERDICTS, SeverityFacts, classify, severity_rules
+from ragaudit.analysis.stats import mcnemar_exact, wilson_interval
+from ragaudit.grading.grade import grading_patterns
+
 CONTROL_PASS_RATE = 0.9
 QUOTE_RULE = (
     "for each verdict, the reply of the first instance record, in the results file's "
@@ -13,14 +19,8 @@ QUOTE_RULE = (
 def analyse(results: dict) -> None:
     """Fill results["cells"], ["citation_rollup"], ["severity_rules"],
     ["grading_patterns"], ["control_certification"] and ["analysis"], and add
-    "mcnemar_p" to each comparison that lacks one."""
-    from ragaudit.analysis.cells import cell_measures, citation_counts, failure_flags, group_cells
-    from ragaudit.analysis.detectability import detectability
-    from ragaudit.analysis.severity import severity_rules
-    from ragaudit.analysis.stats import mcnemar_exact, wilson_interval
-    from ragaudit.grading.grade import grading_patterns
-
-    _recheck_citations(results)
+    "mcnemar_p" to each comparison that lacks one. Citation outcomes are read as grading
+    recorded them."""
     config_order = [c["name"] for c in results.get("configs") or []]
     cells = []
     for (probe, config, embedder), records in group_cells(
@@ -67,22 +67,6 @@ def analyse(results: dict) -> None:
     results["analysis"] = _summary(cells)
 
 
-def _recheck_citations(results: dict) -> None:
-    """Run the citation check where grading had no chunk texts but the results file has."""
-    from ragaudit.grading.citation_check import TEXTS_UNAVAILABLE, check_citations
-
-    chunks = results.get("chunks") or {}
-    for record in results.get("instances") or []:
-        check = record.get("citation_check") or {}
-        if record.get("generation") and check.get("detail") == TEXTS_UNAVAILABLE and chunks:
-            texts = {
-                hit["chunk_id"]: chunks[hit["chunk_id"]]["text"]
-                for hit in record.get("retrieved") or []
-                if hit.get("chunk_id") in chunks and "text" in chunks[hit["chunk_id"]]
-            }
-            record["citation_check"] = check_citations(record["generation"], texts)
-
-
 def _certify_controls(cells: list[dict], results: dict) -> dict:
     """An embedder is certified only if its control cells ran and every one passed."""
     embedders = [e.get("spec") for e in results.get("embedders") or []]
@@ -113,19 +97,13 @@ def _certify_controls(cells: list[dict], results: dict) -> dict:
 
 
 def _severity(cell: dict, certification: dict) -> dict:
-    from ragaudit.analysis.severity import LOUD_VERDICTS, SeverityFacts, classify
-
     records, failed = cell["_records"], cell["_failed"] or []
     failures = [r for r, f in zip(records, failed, strict=False) if f]
     verdicts = [((r.get("grade") or {}).get("verdict")) for r in failures]
     eligible = [
         r for r, v in zip(failures, verdicts, strict=True) if v not in ("abstained", "failed_call")
     ]
-    flagged = [
-        r
-        for r in eligible
-        if (r.get("citation_check") or {}).get("outcome") in ("caught", "no_citation")
-    ]
+    flagged = [r for r in eligible if (r.get("citation_check") or {}).get("flagged")]
     threshold = cell["detectability"].get("threshold") or {}
     facts = SeverityFacts(
         failures=cell["failures"],
@@ -154,8 +132,6 @@ def _citation_rollup(cells: list[dict], config_order: list[str]) -> dict:
 
 
 def _summary(cells: list[dict]) -> dict:
-    from ragaudit.analysis.detectability import SCORE_BASIS
-
     severity_counts: dict[str, int] = {}
     for cell in cells:
         name = cell["severity"]["class"]

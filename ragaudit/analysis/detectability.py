@@ -67,7 +67,10 @@ def threshold_sweep(fail_scores: list[float], pass_scores: list[float]) -> dict:
 
 def detectability(records: list[dict], failed: list[bool] | None) -> dict:
     """Detectability of one cell. `failed[i]` says whether records[i] is a failure; None
-    when nothing in the cell defines failure (no gold span and no generation)."""
+    when nothing in the cell defines failure (no gold span and no generation).
+
+    `by_instance` records, per instance id, the failure flag and the score (top-1) that
+    the sweep used, so the inspector plots the swept points without recomputing either."""
     base = {"score": SCORE_BASIS, "min_class_size": MIN_CLASS_SIZE}
     if failed is None:
         return {
@@ -79,23 +82,23 @@ def detectability(records: list[dict], failed: list[bool] | None) -> dict:
             "unscored": None,
             "threshold": None,
             "permutation": None,
+            "by_instance": None,
         }
-    fail_scores, pass_scores, unscored = [], [], 0
-    for record, is_failure in zip(records, failed, strict=True):
-        score = top1_score(record)
-        if score is None:
-            unscored += 1
-        elif is_failure:
-            fail_scores.append(score)
-        else:
-            pass_scores.append(score)
+    by_instance = {
+        record["instance_id"]: {"failed": is_failure, "score": top1_score(record)}
+        for record, is_failure in zip(records, failed, strict=True)
+    }
+    scored = [p for p in by_instance.values() if p["score"] is not None]
+    fail_scores = [p["score"] for p in scored if p["failed"]]
+    pass_scores = [p["score"] for p in scored if not p["failed"]]
     result = {
         **base,
         "failures": len(fail_scores),
         "successes": len(pass_scores),
-        "unscored": unscored,
+        "unscored": len(by_instance) - len(scored),
         "threshold": None,
         "permutation": None,
+        "by_instance": by_instance,
     }
     if len(fail_scores) < MIN_CLASS_SIZE or len(pass_scores) < MIN_CLASS_SIZE:
         result["measurable"] = False

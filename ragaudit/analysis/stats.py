@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 PERMUTATION_RESHUFFLES = 20000
 PERMUTATION_SEED = 17
 
@@ -38,8 +40,6 @@ def permutation_test(
     difference is at least the observed one; the +1 keeps p above zero, since the
     observed labelling is itself one of the possible arrangements.
     """
-    import numpy as np
-
     a_values = np.asarray(a, dtype=float)
     b_values = np.asarray(b, dtype=float)
     if a_values.size == 0 or b_values.size == 0:

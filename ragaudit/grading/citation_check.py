@@ -26,6 +26,9 @@ OUTCOMES = (
     "abstained",
     "not_applicable",
 )
+FLAGGING_OUTCOMES = ("caught", "no_citation")
+"""Outcomes on which a deployed guardrail would flag the reply: a cited chunk lacks the
+asserted value, or the reply cites nothing. Recorded per reply as `flagged`."""
 
 _QUOTED_RE = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{3,120})[\"\u201d]")
 _BULLET_RE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+(.+?)\s*$", re.MULTILINE)
@@ -74,12 +77,17 @@ def _contained(value: dict, chunk_text: str) -> bool:
 
 
 def check_citations(generation: dict, retrieved_texts: dict[str, str]) -> dict:
-    """Outcome of the citation check for one generation record.
+    """Outcome of the citation check for one generation record, and whether it flags it.
 
     `retrieved_texts`: chunk id -> text of the chunks that were in the prompt. Outcomes:
     abstained (never a catch), no_citation, no_checkable_value, caught (some asserted
     value is in none of the cited chunks), satisfied; not_applicable for a failed call.
     """
+    check = _outcome(generation, retrieved_texts)
+    return {**check, "flagged": check["outcome"] in FLAGGING_OUTCOMES}
+
+
+def _outcome(generation: dict, retrieved_texts: dict[str, str]) -> dict:
     if generation.get("status") == "failed_call":
         return {"outcome": "not_applicable", "detail": "the model call failed"}
     reply = generation.get("reply") or ""

@@ -4,6 +4,7 @@ branch that produced it, and a citation check that never looks at the answer key
 from __future__ import annotations
 
 from ragaudit.errors import RagauditError
+from ragaudit.grading.citation_check import check_citations
 from ragaudit.grading.listing import grade_list
 from ragaudit.grading.polarity import grade_polarity
 from ragaudit.grading.text import ABSTENTION_PATTERNS, DENIAL_OF_RECORD_PATTERNS, abstains
@@ -71,15 +72,14 @@ def grade(
     )
 
 
-def grade_records(records: list[dict], chunks_by_id: dict | None = None) -> None:
+def grade_records(records: list[dict], chunks_by_id: dict) -> None:
     """Fill record["grade"] and record["citation_check"] on every record with a generation.
 
     Records without one get both set to None (generation did not run for them). The
-    citation check reads chunk texts from `chunks_by_id` (results["chunks"]) or, when it
-    is not given, from a "text" field on each retrieved entry.
+    citation check reads the retrieved chunks' texts from `chunks_by_id` (the results
+    file's "chunks"), so its outcome is final: analysis counts it and never re-checks.
+    A retrieved chunk missing from `chunks_by_id` is an error naming the instance.
     """
-    from ragaudit.grading.citation_check import check_citations
-
     for record in records:
         generation = record.get("generation")
         if not generation:
@@ -93,20 +93,17 @@ def grade_records(records: list[dict], chunks_by_id: dict | None = None) -> None
                 status=generation.get("status", "ok"),
                 gold_answer=record.get("gold_answer"),
             )
+            texts = _retrieved_texts(record, chunks_by_id)
         except RagauditError as error:
             raise RagauditError(f"instance {record.get('key')}: {error}") from None
-        record["citation_check"] = check_citations(
-            generation, _retrieved_texts(record, chunks_by_id)
-        )
+        record["citation_check"] = check_citations(generation, texts)
 
 
-def _retrieved_texts(record: dict, chunks_by_id: dict | None) -> dict[str, str]:
+def _retrieved_texts(record: dict, chunks_by_id: dict) -> dict[str, str]:
     texts = {}
     for hit in record.get("retrieved") or []:
-        chunk_id = hit.get("chunk_id")
-        text = hit.get("text")
-        if text is None and chunks_by_id and chunk_id in chunks_by_id:
-            text = chunks_by_id[chunk_id].get("text")
-        if chunk_id is not None and text is not None:
-            texts[chunk_id] = text
+        chunk = chunks_by_id.get(hit["chunk_id"])
+        if chunk is None or chunk.get("text") is None:
+            raise RagauditError(f"retrieved chunk {hit['chunk_id']} has no text to check against")
+        texts[hit["chunk_id"]] = chunk["text"]
     return texts
