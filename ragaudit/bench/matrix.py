@@ -25,7 +25,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from ragaudit.stack.chunking import chunking_name
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.llamaindex import as_llamaindex_embedding
+from ragaudit.backends.specs import load_embedder
+from ragaudit.corpus.files import load_corpus
+from ragaudit.stack.chunking import chunking_name, llama_documents
+from ragaudit.stack.configs import StackConfig
 
 
 def _run_matrix(home: Path, out: Path, size: list[str], embedders: list[str]) -> float:
@@ -69,12 +74,8 @@ def naive_baseline(home: Path, results: dict, specs: list[str]) -> tuple[float, 
     os.environ["RAGAUDIT_HOME"] = str(home)
     from llama_index.core import VectorStoreIndex
 
-    from ragaudit.backends.cache import CallCache
-    from ragaudit.backends.llamaindex import as_llamaindex_embedding
-    from ragaudit.backends.specs import load_embedder
-    from ragaudit.corpus.files import load_corpus
-    from ragaudit.stack.chunking import CharacterNodeParser, llama_documents
-    from ragaudit.stack.configs import StackConfig
+    # built on first use (it subclasses a llama-index class): a heavy import
+    from ragaudit.stack.chunking import CharacterNodeParser
 
     corpus = load_corpus()
     if results["corpus"]["n"] < corpus.n:
