@@ -140,3 +140,22 @@ def test_failed_embedding_calls_are_counted_marked_and_kept(stage_output):
     excluded = [c for c in out["comparisons"] if c["embedder"] == "ollama:mxbai-embed-large"]
     assert excluded and all(c["n"] == 0 and c["excluded"] == 1 for c in excluded)
     assert all(c["mcnemar_p"] is None and c["mcnemar_p_reason"] for c in excluded)
+
+
+def test_every_documents_chunk_offsets_are_recorded_per_chunking(stage_output):
+    # The inspector draws chunk boundaries from these; it never re-chunks the corpus.
+    out, _ = stage_output
+    offsets = out["chunk_offsets"]
+    docs = small_corpus().documents
+    assert set(offsets) == {"fixed-1000-0", "recursive-1000-0", "recursive-1000-200",
+                            "recursive-512-128"}  # fmt: skip
+    assert all(set(per_doc) == {d.doc_id for d in docs} for per_doc in offsets.values())
+    # fixed 1000/0 tiles a document exactly: b-1 is longer than 1000 and shorter than 2000
+    length = len(docs[0].text)
+    assert 1000 < length < 2000
+    assert offsets["fixed-1000-0"]["b-1"] == [[0, 1000], [1000, length]]
+    for chunk in out["chunks"].values():  # the list index is the chunk's index
+        assert offsets[chunk["chunking"]][chunk["doc_id"]][chunk["index"]] == [
+            chunk["start"],
+            chunk["end"],
+        ]

@@ -129,6 +129,7 @@ class MatrixStage:
             "failed_calls": self.failed_calls,
             "indexes": self.index_stats,
             "chunk_counts": {name: len(chunks) for name, chunks in self.chunkings.items()},
+            "chunk_offsets": chunk_offsets(self.chunkings),
         }
 
     def _run_plan(self, plan: EmbedderPlan) -> list[dict]:
@@ -231,6 +232,17 @@ class MatrixStage:
                 by_error.setdefault(error, []).append(record["key"])
         for error, keys in by_error.items():
             self._fail(spec, error, keys)
+
+
+def chunk_offsets(chunkings: dict[str, list[Any]]) -> dict[str, dict[str, list[list[int]]]]:
+    """Every chunk's [start, end] per chunking and document, in chunk order (the list
+    index is the chunk's index), so the inspector draws boundaries without re-chunking."""
+    offsets: dict[str, dict[str, list[list[int]]]] = {}
+    for name, chunks in chunkings.items():
+        per_doc = offsets.setdefault(name, {})
+        for chunk in chunks:
+            per_doc.setdefault(chunk.doc_id, []).append([chunk.start, chunk.end])
+    return offsets
 
 
 def table_split_wide(corpus: Any) -> dict:

@@ -3,7 +3,7 @@
 The full field-by-field description is docs/results-schema.md; keep the two in step.
 """
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TOP_LEVEL_FIELDS = (
     "schema_version",
