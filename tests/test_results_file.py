@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from ragaudit.audit.report import read_audit_results
 from ragaudit.errors import RagauditError
 from ragaudit.results.io import load_results, write_results
 from ragaudit.results.schema import SCHEMA_VERSION, TOP_LEVEL_FIELDS
@@ -69,3 +70,45 @@ def test_not_json_and_absent_files_are_one_line_errors(tmp_path):
         load_results(broken)
     with pytest.raises(RagauditError, match="no results file"):
         load_results(tmp_path / "absent.json")
+
+
+def _audit_document(**extra) -> dict:
+    document = {"schema_version": 1, "kind": "audit", "created_at": "now", "settings": {}}
+    return {**document, "structure": {}, "cases": [], **extra}
+
+
+def test_the_audit_results_file_is_another_kind_read_by_the_same_loader(tmp_path):
+    audit = tmp_path / "audit.json"
+    audit.write_text(json.dumps(_audit_document()))
+    assert read_audit_results(audit)["kind"] == "audit"
+    with pytest.raises(RagauditError) as caught:
+        load_results(audit)
+    assert str(caught.value) == f'{audit}: not a results file (its "kind" is "audit")'
+    matrix = tmp_path / "latest.json"
+    write_results(matrix, minimal_results())
+    with pytest.raises(RagauditError) as caught:
+        read_audit_results(matrix)
+    assert str(caught.value) == f'{matrix}: not an audit results file (no "kind": "audit")'
+
+
+def test_both_kinds_word_their_errors_alike(tmp_path):
+    with pytest.raises(RagauditError) as results_missing:
+        load_results(tmp_path / "gone.json")
+    with pytest.raises(RagauditError) as audit_missing:
+        read_audit_results(tmp_path / "gone.json")
+    assert str(results_missing.value).endswith("no results file here (run `ragaudit run` first)")
+    assert str(audit_missing.value).endswith(
+        "no audit results file here (run `ragaudit audit` first)"
+    )
+    old = tmp_path / "old-audit.json"
+    old.write_text(json.dumps(_audit_document(schema_version=0)))
+    with pytest.raises(RagauditError) as caught:
+        read_audit_results(old)
+    assert str(caught.value) == (
+        f"{old}: schema_version 0 is an older audit results format; this ragaudit reads "
+        "version 1 (rerun `ragaudit audit` to regenerate it)"
+    )
+    cut = tmp_path / "cut-audit.json"
+    cut.write_text(json.dumps({k: v for k, v in _audit_document().items() if k != "cases"}))
+    with pytest.raises(RagauditError, match=r"cut-audit\.json: missing top-level field 'cases'"):
+        read_audit_results(cut)

@@ -64,7 +64,8 @@ def test_pages_render_a_real_results_file(real_run):
     overlay = chart_specs(at)[0]["data"][1]
     m = _cell(real_run, "boundary", "A")
     label = dict(zip(zip(overlay["y"], overlay["x"], strict=True), overlay["text"], strict=True))
-    assert label[("boundary", "A")] == f"{m['rate']:.0%}<br>{m['count']}/{m['n']}"
+    rate = (200 * m["count"] + m["n"]) // (2 * m["n"])  # whole percent, halves up (by the spec)
+    assert label[("boundary", "A")] == f"{rate}%<br>{m['count']}/{m['n']}"
     for page in ("pages/instance.py", "pages/severity.py", "pages/runs.py"):
         at.switch_page(page).run()
         assert not at.exception and not at.error, page
@@ -107,7 +108,8 @@ def test_lab_quotes_the_recorded_figure_when_the_setting_is_a_config(real_run):
     at = open_app(page="pages/lab.py", probe="boundary")
     at.selectbox(key="lab_overlap").set_value(200).run()  # recursive 1000/200, k=3: config B
     m = _cell(real_run, "boundary", "B")
-    assert f"records {m['rate']:.0%} {m['count']}/{m['n']} for boundary at config B" in texts(at)
+    rate = (200 * m["count"] + m["n"]) // (2 * m["n"])  # whole percent, halves up (by the spec)
+    assert f"records {rate}% {m['count']}/{m['n']} for boundary at config B" in texts(at)
     assert "not the one that run used" not in texts(at)  # same corpus: the figures agree
 
 

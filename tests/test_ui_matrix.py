@@ -33,6 +33,11 @@ def _measure(results: dict, probe: str, config: str, embedder: str, measure: str
     return cell["measures"][measure]
 
 
+def _half_up_percent(count: int, n: int) -> int:
+    """The spec's rounding in whole numbers: floor(100 * count / n + 1/2)."""
+    return (200 * count + n) // (2 * n)
+
+
 def test_default_results_path_renders_rate_and_count_per_cell(results_file):
     results = build_results(n=5)
     at = open_app()
@@ -40,7 +45,8 @@ def test_default_results_path_renders_rate_and_count_per_cell(results_file):
     overlay = _overlay(at)
     for probe, config in [("boundary", "A"), ("boundary", "A_prime"), ("control", "M")]:
         m = _measure(results, probe, config, "local:minilm", "gold_in_context")
-        assert _cell_label(overlay, probe, config) == f"{m['rate']:.0%}<br>{m['count']}/{m['n']}"
+        expected = f"{_half_up_percent(m['count'], m['n'])}%<br>{m['count']}/{m['n']}"
+        assert _cell_label(overlay, probe, config) == expected
     # the fixed splitter cuts every boundary span: the page must show it, read from the file
     assert _cell_label(overlay, "boundary", "A") == "0%<br>0/5"
     hover = [
@@ -48,8 +54,9 @@ def test_default_results_path_renders_rate_and_count_per_cell(results_file):
         for h, y, x in zip(overlay["hovertext"], overlay["y"], overlay["x"], strict=True)
         if (y, x) == ("boundary", "A_prime")
     ][0]
-    lo, hi = _measure(results, "boundary", "A_prime", "local:minilm", "gold_in_context")["wilson"]
-    assert f"95% CI {lo:.0%}–{hi:.0%}" in hover
+    # the fixture's cell is 3/5; its Wilson 95% interval, by hand, is [0.2307, 0.8824]
+    assert _measure(results, "boundary", "A_prime", "local:minilm", "gold_in_context")["count"] == 3
+    assert "60% 3/5<br>Wilson interval [23–88%]" in hover
 
 
 def test_generation_measure_shows_not_run_where_generation_did_not_run(results_file):

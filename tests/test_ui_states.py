@@ -8,7 +8,12 @@ import time
 import pytest
 from ui_fixtures import build_results, chart_specs, open_app, texts, write_results
 
+from ragaudit.cli.main import main as cli_main
+from ragaudit.ui import runs
+
 PAGES = ["pages/matrix.py", "pages/instance.py", "pages/severity.py"]
+# A heatmap cell without a figure: not run, or run with the measure null (no gold span).
+ABSENT_LABELS = ("not run", "n/a")
 
 
 @pytest.fixture(autouse=True)
@@ -29,8 +34,6 @@ def test_no_results_says_so_in_one_line_with_a_start_button(ragaudit_home, page)
 
 
 def test_start_button_starts_the_quick_run_and_opens_runs(ragaudit_home):
-    from ragaudit.ui import runs
-
     at = open_app()
     at.button(key="matrix_start_default").click().run()
     try:
@@ -58,6 +61,17 @@ def test_corrupt_file_names_the_file_and_the_problem(ragaudit_home):
         assert str(path) in error.value and "JSON" in error.value
 
 
+def test_inspector_and_report_word_a_bad_file_alike(ragaudit_home, capsys):
+    path = ragaudit_home / "results" / "latest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"schema_version": 1, "created_at": ')
+    wording = f"{path}: not valid JSON (Expecting value at line 1)"
+    (error,) = open_app().error
+    assert error.value == f"Cannot show results: {wording}"
+    assert cli_main(["report", "--results", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == f"ragaudit report: {wording}"
+
+
 def test_older_schema_is_refused_naming_the_version(ragaudit_home):
     path = ragaudit_home / "results" / "latest.json"
     path.parent.mkdir(parents=True)
@@ -81,7 +95,7 @@ def test_partial_results_are_shown_with_a_notice_and_refresh_when_rewritten(raga
     at.run()
     assert "Partial results" not in texts(at)
     labels = chart_specs(at)[0]["data"][1]["text"]
-    assert labels and all(label.endswith("/3") for label in labels if label != "not run")
+    assert labels and all(label.endswith("/3") for label in labels if label not in ABSENT_LABELS)
 
 
 def test_results_query_param_overrides_env_and_default(ragaudit_home, monkeypatch, tmp_path):
@@ -91,7 +105,9 @@ def test_results_query_param_overrides_env_and_default(ragaudit_home, monkeypatc
     assert "missing.json" in texts(at)
     at = open_app(elsewhere)
     assert "No results" not in texts(at)
-    assert all(t.endswith("/3") for t in chart_specs(at)[0]["data"][1]["text"] if t != "not run")
+    assert all(
+        t.endswith("/3") for t in chart_specs(at)[0]["data"][1]["text"] if t not in ABSENT_LABELS
+    )
 
 
 def test_a_partial_file_before_analysis_still_opens_its_records(ragaudit_home):

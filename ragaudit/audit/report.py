@@ -3,10 +3,12 @@ results document, never recomputed here."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.audit.runner import SCHEMA_VERSION
+from ragaudit.results.format import fmt_ratio
+from ragaudit.results.io import DocumentKind, load_document, write_json_atomic
 
 
 def default_audit_path() -> Path:
@@ -16,47 +18,32 @@ def default_audit_path() -> Path:
 
 def write_results(results: dict, path: Path) -> Path:
     """Write atomically (temp file in the same folder + os.replace), NaN refused."""
-    from ragaudit.results.io import write_json_atomic
-
     write_json_atomic(path, results, trailing_newline=True)
     return Path(path)
 
 
 REQUIRED_FIELDS = ("schema_version", "kind", "created_at", "settings", "structure", "cases")
 
+AUDIT_RESULTS = DocumentKind(
+    "audit results", SCHEMA_VERSION, REQUIRED_FIELDS, "ragaudit audit", "audit"
+)
+"""The audit's results file as a document kind: its own schema version and fields."""
+
 
 def read_audit_results(path: Path) -> dict:
     """Load and check an audit results file; RagauditError names the file and the problem."""
-    from ragaudit.audit.runner import SCHEMA_VERSION
-    from ragaudit.errors import RagauditError
-
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise RagauditError(f"{path}: no audit results file here") from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise RagauditError(f"{path}: cannot read audit results ({error})") from error
-    except json.JSONDecodeError as error:
-        raise RagauditError(f"{path}: not valid JSON (line {error.lineno}: {error.msg})") from error
-    if not isinstance(data, dict) or data.get("kind") != "audit":
-        raise RagauditError(f'{path}: not an audit results file (no "kind": "audit")')
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise RagauditError(
-            f"{path}: audit schema_version {data.get('schema_version')!r}, this ragaudit reads "
-            f"{SCHEMA_VERSION}; rerun `ragaudit audit`"
-        )
-    missing = [field for field in REQUIRED_FIELDS if field not in data]
-    if missing:
-        raise RagauditError(f"{path}: missing field(s) {', '.join(missing)}")
-    return data
+    return load_document(path, AUDIT_RESULTS)
 
 
-def ratio(count: int, n: int) -> str:
-    """`76% 19/25` (or `n/a 0/0`)."""
-    if n == 0:
-        return "n/a 0/0"
-    return f"{round(100 * count / n)}% {count}/{n}"
+def structure_words(structure: dict) -> tuple[str, list[str]]:
+    """The structural check in words, for the table and the Audit page alike: the counts,
+    and one flag per intent asked only one way."""
+    counts = f"{structure['entries']} entries, {structure['distinct_phrasings']} distinct phrasings"
+    flags = [
+        f"intent {intent} is asked only one way: it is tested from one angle"
+        for intent in structure["single_phrasing_intents"]
+    ]
+    return counts, flags
 
 
 def _cut(text: str, width: int) -> str:
@@ -73,13 +60,9 @@ def render_table(results: dict) -> list[str]:
     """The terminal report, line by line."""
     k = results["settings"]["values"]["k"]
     lines: list[str] = []
-    structure = results["structure"]
-    lines.append(
-        f"structure: {structure['entries']} entries, "
-        f"{structure['distinct_phrasings']} distinct phrasings"
-    )
-    for intent in structure["single_phrasing_intents"]:
-        lines.append(f"  [flag] intent {intent} is asked only one way: it is tested from one angle")
+    counts, flags = structure_words(results["structure"])
+    lines.append(f"structure: {counts}")
+    lines.extend(f"  [flag] {flag}" for flag in flags)
     corpus = results["corpus"]
     lines.append(
         f"corpus: {corpus['documents']} documents, {corpus['skipped_count']} files skipped"
@@ -130,7 +113,8 @@ def render_table(results: dict) -> list[str]:
     lines.append("per intent: spread of each expected source's rank across phrasings")
     for intent in results["intents"]:
         lines.append(
-            f"  {intent['intent']}: {ratio(intent['passed'], intent['phrasings'])} phrasings pass"
+            f"  {intent['intent']}: "
+            f"{fmt_ratio(intent['passed'], intent['phrasings'])} phrasings pass"
             + ("  [flag] single phrasing" if intent["single_phrasing"] else "")
         )
         for row in intent["sources"]:
@@ -139,13 +123,13 @@ def render_table(results: dict) -> list[str]:
             flag = "  RED FLAG: a phrasing pushes it out of the top-k" if row["red_flag"] else ""
             lines.append(
                 f"    {row['source']}: ranks {ranks} ({spread}); in top-{k} "
-                f"{ratio(row['in_top_k_count'], row['phrasings'])}{flag}"
+                f"{fmt_ratio(row['in_top_k_count'], row['phrasings'])}{flag}"
             )
     lines.extend(_dilution_lines(results.get("dilution")))
     summary = results["summary"]
     lines.append("")
     lines.append(
-        f"summary: {ratio(summary['passed'], summary['cases'])} phrasings pass; "
+        f"summary: {fmt_ratio(summary['passed'], summary['cases'])} phrasings pass; "
         f"{summary['failed']} fail; {summary['failed_calls']} failed embedding calls "
         f"(kept in the denominator); {summary['passage_embedding_failures']} chunks "
         "could not be embedded"

@@ -6,6 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragaudit.errors import RagauditError
+from ragaudit.paths import default_results_path
+from ragaudit.report.document import render_html, render_markdown, render_tables
+from ragaudit.results.io import load_results, write_text_atomic
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `ragaudit report`."""
@@ -26,10 +31,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Render the report; print the tables and the paths written."""
-    from ragaudit.paths import default_results_path
-    from ragaudit.report.tables import render_html, render_markdown, render_tables
-    from ragaudit.results.io import load_results, write_text_atomic
-
     path = args.results or default_results_path()
     results = load_results(path)
     _require_analysis(results, path)
@@ -50,8 +51,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _require_analysis(results: dict, path: Path) -> None:
-    from ragaudit.errors import RagauditError
-
     if "severity_rules" not in results or not results.get("cells"):
         reason = results.get("cells_reason") or "it has no analysed cells"
         raise RagauditError(f"{path}: cannot render a report: {reason}")

@@ -3,21 +3,14 @@ detectability, the citation check and severity. Every figure is read from the re
 
 from __future__ import annotations
 
-from ragaudit.report.tables import (
-    NOT_RUN,
-    Block,
-    cell_index,
-    config_names,
-    embedder_specs,
-    fmt_p,
-    percent,
-    probes_of,
-    uncertified,
-)
+from ragaudit.report.render import Block
+from ragaudit.results import view
+from ragaudit.results.format import NOT_RUN, fmt_p, fmt_ratio, percent
 
 
 def comparisons_section(results: dict) -> list[Block]:
-    confidence = (results.get("analysis") or {}).get("wilson_confidence")
+    """Each single-variable comparison: both ends with intervals, gains, losses, McNemar p."""
+    confidence = view.wilson_confidence(results)
     rows = []
     for c in results.get("comparisons") or []:
         n = c.get("n") or 0
@@ -28,8 +21,8 @@ def comparisons_section(results: dict) -> list[Block]:
                 c.get("probe"),
                 c.get("embedder"),
                 c.get("measure"),
-                _end(c.get("from_count", 0), n, c.get("from_wilson")),
-                _end(c.get("to_count", 0), n, c.get("to_wilson")),
+                fmt_ratio(c.get("from_count", 0), n, c.get("from_wilson")),
+                fmt_ratio(c.get("to_count", 0), n, c.get("to_wilson")),
                 str(len(c.get("gains") or [])),
                 str(len(c.get("losses") or [])),
                 fmt_p(c.get("mcnemar_p")),
@@ -49,13 +42,8 @@ def comparisons_section(results: dict) -> list[Block]:
     ]
 
 
-def _end(count: int, n: int, wilson: list | None) -> str:
-    if not n or wilson is None:
-        return f"{count}/{n}"
-    return f"{percent(count / n)}% {count}/{n} [{percent(wilson[0])}–{percent(wilson[1])}%]"
-
-
 def detectability_section(results: dict) -> list[Block]:
+    """What a score threshold and a permutation test could tell failures from successes."""
     summary = (results.get("analysis") or {}).get("detectability") or {}
     total = (results.get("analysis") or {}).get("cells")
     rows = []
@@ -118,6 +106,7 @@ def _min_class(results: dict) -> object:
 
 
 def citation_section(results: dict) -> list[Block]:
+    """The citation check's outcomes over failures, per config."""
     keys = ["failures", "caught", "no_citation", "satisfied", "no_checkable_value"]
     keys += ["abstained", "not_applicable"]
     rows = [
@@ -137,18 +126,20 @@ def citation_section(results: dict) -> list[Block]:
 
 
 def severity_section(results: dict) -> list[Block]:
-    cells = cell_index(results)
-    configs = config_names(results)
+    """Each cell's severity class per embedder, the counts per class, and the rules."""
+    cells = view.cell_index(results)
+    configs = view.config_names(results)
+    layers = view.probe_layers(results)
     blocks: list[Block] = [("h", 2, "Severity")]
-    for embedder in embedder_specs(results):
+    for embedder in view.embedder_specs(results):
         rows = []
-        for probe, layer in probes_of(results, embedder):
-            row = [probe, layer]
+        for probe in view.probes_for(results, embedder):
+            row = [probe, layers[probe]]
             for config in configs:
                 cell = cells.get((probe, config, embedder))
                 row.append(NOT_RUN if cell is None else cell["severity"]["class"])
             rows.append(row)
-        mark = " (uncertified)" if uncertified(results, embedder) else ""
+        mark = " (uncertified)" if view.uncertified(results, embedder) else ""
         blocks += [("h", 3, f"{embedder}{mark}"), ("table", ["Probe", "Layer", *configs], rows)]
     counts = (results.get("analysis") or {}).get("severity_counts") or {}
     total = (results.get("analysis") or {}).get("cells")

@@ -5,6 +5,12 @@ from __future__ import annotations
 import html
 import re
 
+from ragaudit.results.format import NOT_RUN
+
+Block = tuple
+"""One piece of the report: ("h", level, text), ("p", text), ("table", headers, rows),
+("ul", items) or ("quote", text)."""
+
 _CSS = """
 body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
        color: #1d1d1f; line-height: 1.5; }
@@ -21,7 +27,7 @@ def _md_cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def blocks_to_markdown(blocks: list[tuple]) -> str:
+def blocks_to_markdown(blocks: list[Block]) -> str:
     """Markdown for report blocks: headings, paragraphs, pipe tables, lists, quotes."""
     out: list[str] = []
     for block in blocks:
@@ -55,7 +61,7 @@ def _inline(text: str) -> str:
     return "".join(out)
 
 
-def blocks_to_html(blocks: list[tuple], *, title: str) -> str:
+def blocks_to_html(blocks: list[Block], *, title: str) -> str:
     """One HTML page for report blocks; all text escaped, no outside resources."""
     body: list[str] = []
     for block in blocks:
@@ -70,7 +76,7 @@ def blocks_to_html(blocks: list[tuple], *, title: str) -> str:
             for row in block[2]:
                 cells = "".join(
                     f'<td class="not-run">{html.escape(str(c))}</td>'
-                    if c == "not run"
+                    if c == NOT_RUN
                     else f"<td>{html.escape(str(c))}</td>"
                     for c in row
                 )

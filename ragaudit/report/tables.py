@@ -1,15 +1,14 @@
-"""The report: every figure and every quoted reply is read from the results file.
-
-Sections are built once as blocks (headings, paragraphs, tables, lists, quotes) and
-rendered to Markdown or HTML, so the two formats cannot disagree.
+"""The report's sections on how the run went and what it measured: header, conditions,
+controls, retrieval, generation, quoted replies, grading patterns. Each returns blocks
+(see report.render); every figure and every quoted reply is read from the results file.
 """
 
 from __future__ import annotations
 
-import math
+from ragaudit.report.render import Block
+from ragaudit.results import view
+from ragaudit.results.format import fmt_cell, fmt_measure, percent
 
-Block = tuple
-NOT_RUN = "not run"
 QUOTED_VERDICTS = (
     "trap_taken",
     "labels_only",
@@ -23,80 +22,21 @@ QUOTED_VERDICTS = (
 OUTCOME_VERDICTS = ("correct", *QUOTED_VERDICTS)
 
 
-def percent(rate: float) -> int:
-    """A rate as a whole percentage, halves rounded up (not to even)."""
-    return int(math.floor(rate * 100 + 0.5))
-
-
-def fmt_measure(m: dict | None, *, interval: bool = False) -> str:
-    """`76% 19/25`, optionally with its Wilson interval; `n/a` for a null measure."""
-    if m is None:
-        return "n/a"
-    text = f"{percent(m['rate'])}% {m['count']}/{m['n']}"
-    if interval:
-        lo, hi = m["wilson"]
-        text += f" [{percent(lo)}–{percent(hi)}%]"
-    return text
-
-
-def fmt_p(p: float | None) -> str:
-    """A p-value to four decimals."""
-    return "n/a" if p is None else ("< 0.0001" if p < 0.0001 else f"{p:.4f}")
-
-
-def config_names(results: dict) -> list[str]:
-    """Config names in the results file's order."""
-    return [c["name"] for c in results.get("configs") or []]
-
-
-def cell_index(results: dict) -> dict:
-    """Cells keyed by (probe, config, embedder)."""
-    return {(c["probe"], c["config"], c["embedder"]): c for c in results.get("cells") or []}
-
-
-def embedder_specs(results: dict) -> list[str]:
-    """Embedder specs, declared ones first."""
-    specs = [e["spec"] for e in results.get("embedders") or []]
-    return specs + sorted({c["embedder"] for c in results.get("cells") or []} - set(specs))
-
-
-def probes_of(results: dict, embedder: str, *, layer: str | None = None, skip: str | None = None):
-    """(probe, layer) pairs with cells under `embedder`, optionally by layer."""
-    seen: dict[str, str] = {}
-    for cell in results.get("cells") or []:
-        if cell["embedder"] == embedder:
-            seen.setdefault(cell["probe"], cell.get("layer") or "")
-    return [
-        (p, lay)
-        for p, lay in seen.items()
-        if (layer is None or lay == layer) and (skip is None or lay != skip)
-    ]
-
-
-def uncertified(results: dict, embedder: str) -> bool:
-    """True unless the embedder's controls ran and passed."""
-    cert = (results.get("control_certification") or {}).get(embedder) or {}
-    return not cert.get("certified", False)
-
-
-def probe_table(results: dict, embedder: str, measure: str, probes: list) -> Block:
+def probe_table(results: dict, embedder: str, measure: str, probes: list[str]) -> Block:
     """Probe x config table of one measure in the seed's form; `not run` where not run."""
-    cells = cell_index(results)
-    configs = config_names(results)
-    rows = []
-    for probe, layer in probes:
-        row = [probe, layer]
-        for config in configs:
-            cell = cells.get((probe, config, embedder))
-            if cell is None or (measure != "gold_in_context" and not cell.get("generated")):
-                row.append(NOT_RUN)
-            else:
-                row.append(fmt_measure(cell["measures"].get(measure)))
-        rows.append(row)
+    cells = view.cell_index(results)
+    configs = view.config_names(results)
+    layers = view.probe_layers(results)
+    rows = [
+        [probe, layers[probe]]
+        + [fmt_cell(cells.get((probe, config, embedder)), measure) for config in configs]
+        for probe in probes
+    ]
     return ("table", ["Probe", "Layer", *configs], rows)
 
 
-def _header(results: dict) -> list[Block]:
+def header_section(results: dict) -> list[Block]:
+    """The title and what the report was rendered from: run, corpus, models."""
     corpus = results.get("corpus") or {}
     run = results.get("run") or {}
     generator = (results.get("generator") or {}).get("spec") or "none (generation not run)"
@@ -124,7 +64,8 @@ def _header(results: dict) -> list[Block]:
     ]
 
 
-def _conditions(results: dict) -> list[Block]:
+def conditions_section(results: dict) -> list[Block]:
+    """How the run went: model calls, timing, contention, and each model's digest."""
     cond = results.get("conditions") or {}
     calls = cond.get("calls") or {}
     elapsed = cond.get("elapsed_seconds")
@@ -174,7 +115,8 @@ def _conditions(results: dict) -> list[Block]:
     return blocks
 
 
-def _controls(results: dict) -> list[Block]:
+def controls_section(results: dict) -> list[Block]:
+    """Each embedder's control certification and the control tables."""
     blocks: list[Block] = [
         ("h", 2, "Controls"),
         (
@@ -184,8 +126,8 @@ def _controls(results: dict) -> list[Block]:
             "uncertified embedder are marked so.",
         ),
     ]
-    for embedder in embedder_specs(results):
-        cert = (results.get("control_certification") or {}).get(embedder) or {}
+    for embedder in view.embedder_specs(results):
+        cert = view.certification(results, embedder) or {}
         if cert.get("certified"):
             verdict = (
                 f"certified: every control cell reached at least {percent(cert['pass_rate'])}%"
@@ -194,7 +136,7 @@ def _controls(results: dict) -> list[Block]:
             failing = ", ".join(cert.get("failing_cells") or [])
             verdict = f"not certified: {cert.get('reason')}" + (f" ({failing})" if failing else "")
         blocks += [("h", 3, f"Controls, {embedder}"), ("p", f"{embedder}: {verdict}.")]
-        controls = probes_of(results, embedder, layer="control")
+        controls = view.probes_for(results, embedder, layer="control")
         if controls:
             blocks.append(probe_table(results, embedder, "gold_in_context", controls))
             if any(c.get("generated") for c in results["cells"] if c["embedder"] == embedder):
@@ -203,30 +145,32 @@ def _controls(results: dict) -> list[Block]:
     return blocks
 
 
-def _retrieval(results: dict) -> list[Block]:
+def retrieval_section(results: dict) -> list[Block]:
+    """Gold in context per probe x config, one table per embedder."""
     blocks: list[Block] = [
         ("h", 2, "Retrieval: did the evidence reach the model"),
         ("p", "Share of instances whose gold span was whole inside a retrieved chunk."),
     ]
-    for embedder in embedder_specs(results):
-        probes = probes_of(results, embedder, skip="control")
+    for embedder in view.embedder_specs(results):
+        probes = view.probes_for(results, embedder, skip="control")
         if probes:
-            mark = " (uncertified)" if uncertified(results, embedder) else ""
+            mark = " (uncertified)" if view.uncertified(results, embedder) else ""
             blocks.append(("h", 3, f"{embedder}{mark}"))
             blocks.append(probe_table(results, embedder, "gold_in_context", probes))
     return blocks
 
 
-def _generation(results: dict) -> list[Block]:
+def generation_section(results: dict) -> list[Block]:
+    """Correct answers per probe x config, and every verdict's share per generated cell."""
     blocks: list[Block] = [("h", 2, "Generation: was the answer right")]
     generated = [c for c in results.get("cells") or [] if c.get("generated")]
     if not generated:
         return blocks + [("p", "Generation did not run in this results file.")]
-    for embedder in embedder_specs(results):
+    for embedder in view.embedder_specs(results):
         if not any(c["embedder"] == embedder for c in generated):
             continue
-        mark = " (uncertified)" if uncertified(results, embedder) else ""
-        probes = [p for p in probes_of(results, embedder)]
+        mark = " (uncertified)" if view.uncertified(results, embedder) else ""
+        probes = view.probes_for(results, embedder)
         blocks.append(("h", 3, f"Correct answers, {embedder}{mark}"))
         blocks.append(probe_table(results, embedder, "correct", probes))
     rows = []
@@ -250,7 +194,8 @@ def _generation(results: dict) -> list[Block]:
     return blocks
 
 
-def _quotes(results: dict) -> list[Block]:
+def quotes_section(results: dict) -> list[Block]:
+    """One reply quoted per verdict, chosen by the recorded quote rule."""
     rule = (results.get("analysis") or {}).get("quote_rule")
     blocks: list[Block] = [("h", 2, "Replies, quoted by rule"), ("p", f"Rule: {rule}.")]
     for verdict in QUOTED_VERDICTS:
@@ -283,7 +228,8 @@ def _quotes(results: dict) -> list[Block]:
     return blocks
 
 
-def _patterns(results: dict) -> list[Block]:
+def patterns_section(results: dict) -> list[Block]:
+    """The regular expressions behind the abstention and denial verdicts."""
     patterns = results.get("grading_patterns") or {}
     blocks: list[Block] = [
         ("h", 2, "Grading patterns"),
@@ -297,57 +243,3 @@ def _patterns(results: dict) -> list[Block]:
     for name, regexes in patterns.items():
         blocks += [("p", f"{name}:"), ("ul", [f"`{regex}`" for regex in regexes])]
     return blocks
-
-
-def report_blocks(results: dict) -> list[Block]:
-    """All sections, in reading order: conditions and controls first."""
-    from ragaudit.report.findings import (
-        citation_section,
-        comparisons_section,
-        detectability_section,
-        severity_section,
-    )
-
-    blocks: list[Block] = []
-    for section in (
-        _header,
-        _conditions,
-        _controls,
-        _retrieval,
-        _generation,
-        _quotes,
-        _patterns,
-        comparisons_section,
-        detectability_section,
-        citation_section,
-        severity_section,
-    ):
-        blocks.extend(section(results))
-    return blocks
-
-
-def render_markdown(results: dict) -> str:
-    """The report as Markdown."""
-    from ragaudit.report.render import blocks_to_markdown
-
-    return blocks_to_markdown(report_blocks(results))
-
-
-def render_html(results: dict) -> str:
-    """The report as one self-contained HTML page."""
-    from ragaudit.report.render import blocks_to_html
-
-    return blocks_to_html(report_blocks(results), title="ragaudit report")
-
-
-def render_tables(results: dict) -> str:
-    """The probe x config tables (controls, retrieval, generation, severity) for stdout."""
-    from ragaudit.report.render import blocks_to_markdown
-
-    keep = [b for b in report_blocks(results) if b[0] in ("h", "table") and b[0:2] != ("h", 1)]
-    tables = []
-    for i, block in enumerate(keep):
-        if block[0] == "table" and block[1][:2] == ["Probe", "Layer"]:
-            heading = next((b for b in reversed(keep[:i]) if b[0] == "h"), None)
-            tables += [heading, block] if heading else [block]
-    return blocks_to_markdown([b for b in tables if b])

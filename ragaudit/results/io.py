@@ -1,11 +1,13 @@
-"""The results file: atomic write, partial write while a run is in progress, load with
-validation. The contract is docs/results-schema.md (version in ragaudit.results.schema)."""
+"""The results file: atomic write, partial write while a run is in progress, and the one
+loader, with one wording for its errors, for every kind of document ragaudit reads back.
+The contract is docs/results-schema.md (version in ragaudit.results.schema)."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -59,16 +61,39 @@ def write_results(path: str | Path, results: dict, *, complete: bool = True) -> 
     write_json_atomic(path, results)
 
 
-def load_results(path: str | Path, *, allow_partial: bool = True) -> dict:
-    """Read and validate a results file: it must be JSON, the current schema version, and
-    carry every top-level field. Errors name the file and the version or field."""
+@dataclass(frozen=True)
+class DocumentKind:
+    """A kind of JSON document ragaudit writes and reads back: what it is called, the schema
+    version this ragaudit reads, the fields it must carry, and the command that makes one."""
+
+    name: str
+    """How a message names it: `results`, `audit results`."""
+    schema_version: int
+    required_fields: tuple[str, ...]
+    command: str
+    """The command that writes one, named when a file is missing or of another version."""
+    kind: str | None = None
+    """The document's `kind` field; None for the matrix results file, which has none."""
+
+
+RESULTS = DocumentKind("results", SCHEMA_VERSION, TOP_LEVEL_FIELDS, "ragaudit run")
+
+
+def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
+    """Read and check one document of `kind`: JSON, an object, that kind, its schema
+    version, every required field. A RagauditError names the file and the problem, in the
+    same words for every kind."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise RagauditError(f"{path}: no results file here (run `ragaudit run` first)") from None
+        raise RagauditError(
+            f"{path}: no {kind.name} file here (run `{kind.command}` first)"
+        ) from None
     except OSError as error:
-        raise RagauditError(f"{path}: cannot read results ({error.strerror})") from None
+        raise RagauditError(f"{path}: cannot read {kind.name} ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise RagauditError(f"{path}: cannot read {kind.name} (not UTF-8 text)") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -77,18 +102,34 @@ def load_results(path: str | Path, *, allow_partial: bool = True) -> dict:
         ) from None
     if not isinstance(data, dict):
         raise RagauditError(f"{path}: expected a JSON object at the top level")
+    if data.get("kind") != kind.kind:
+        found = f'its "kind" is "{data["kind"]}"' if "kind" in data else f'no "kind": "{kind.kind}"'
+        raise RagauditError(f"{path}: not {_article(kind.name)} {kind.name} file ({found})")
     if "schema_version" not in data:
-        raise RagauditError(f"{path}: missing field 'schema_version' (not a ragaudit results file)")
-    version = data["schema_version"]
-    if version != SCHEMA_VERSION:
-        age = "older" if isinstance(version, int) and version < SCHEMA_VERSION else "other"
         raise RagauditError(
-            f"{path}: schema_version {version!r} is an {age} results format; this ragaudit "
-            f"reads version {SCHEMA_VERSION} (rerun `ragaudit run` to regenerate it)"
+            f"{path}: missing field 'schema_version' (not a ragaudit {kind.name} file)"
         )
-    missing = [name for name in TOP_LEVEL_FIELDS if name not in data]
+    version = data["schema_version"]
+    if version != kind.schema_version:
+        age = "older" if isinstance(version, int) and version < kind.schema_version else "other"
+        raise RagauditError(
+            f"{path}: schema_version {version!r} is an {age} {kind.name} format; this ragaudit "
+            f"reads version {kind.schema_version} (rerun `{kind.command}` to regenerate it)"
+        )
+    missing = [name for name in kind.required_fields if name not in data]
     if missing:
         raise RagauditError(f"{path}: missing top-level field {missing[0]!r}")
+    return data
+
+
+def _article(noun: str) -> str:
+    return "an" if noun[:1] in "aeiou" else "a"
+
+
+def load_results(path: str | Path, *, allow_partial: bool = True) -> dict:
+    """`load_document` of a matrix results file; `allow_partial=False` also refuses a file
+    whose run has not finished."""
+    data = load_document(path, RESULTS)
     if not isinstance(data["instances"], list):
         raise RagauditError(f"{path}: field 'instances' must be a list")
     if not allow_partial and not data["complete"]:

@@ -8,6 +8,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ragaudit.audit.report import AUDIT_RESULTS, default_audit_path, structure_words
+from ragaudit.errors import RagauditError
+from ragaudit.results.format import fmt_ratio
+from ragaudit.ui import links
+from ragaudit.ui.data import read_cached
+
 AUDIT_RESULTS_ENV = "RAGAUDIT_AUDIT_RESULTS"
 QUERY_PARAM = "audit_results"
 
@@ -18,30 +24,16 @@ def audit_results_path(query_value: str | None = None) -> Path:
         return Path(query_value).expanduser()
     if os.environ.get(AUDIT_RESULTS_ENV):
         return Path(os.environ[AUDIT_RESULTS_ENV]).expanduser()
-    from ragaudit.audit.report import default_audit_path
-
     return default_audit_path()
 
 
-def _cached_read(path_str: str, mtime_ns: int, size: int) -> dict:
-    # mtime and size only key the cache: a rewritten file reloads on the next rerun.
-    from ragaudit.audit.report import read_audit_results
-
-    return read_audit_results(Path(path_str))
-
-
 def load_audit(path: Path) -> tuple[dict | None, str | None]:
-    """The results, or None and the one-line reason (missing, not an audit file, ...)."""
-    import streamlit as st
-
-    from ragaudit.errors import RagauditError
-
+    """The results (cached on the file's mtime and size), or None and the one-line reason
+    (missing, not an audit file, ...)."""
     if not path.exists():
         return None, None
-    cached = st.cache_data(show_spinner="Loading audit results…", max_entries=4)(_cached_read)
     try:
-        stat = path.stat()
-        return cached(str(path), stat.st_mtime_ns, stat.st_size), None
+        return read_cached(path, AUDIT_RESULTS), None
     except RagauditError as error:
         return None, str(error)
 
@@ -78,12 +70,6 @@ def _grid_colour(value: object) -> str:
     return ""
 
 
-def ratio(count: int, n: int) -> str:
-    from ragaudit.audit.report import ratio as fmt
-
-    return fmt(count, n)
-
-
 def render() -> None:
     """Draw the Audit page."""
     import pandas as pd
@@ -105,19 +91,8 @@ def render() -> None:
         st.stop()
         return
 
-    settings = results["settings"]
-    k = settings["values"]["k"]
-    summary = results["summary"]
-    st.caption(
-        f"`{path}` · written {results['created_at']} · settings "
-        f"{settings['values'].get('name') or settings['path']} · embedder "
-        f"{settings['values']['embedder']} · k={k}"
-    )
-    cols = st.columns(4)
-    cols[0].metric("phrasings pass", ratio(summary["passed"], summary["cases"]))
-    cols[1].metric("failed embedding calls", summary["failed_calls"])
-    cols[2].metric("chunks not embedded", summary["passage_embedding_failures"])
-    cols[3].metric("files skipped", results["corpus"]["skipped_count"])
+    k = results["settings"]["values"]["k"]
+    _headline(st, results, path, k)
     _structure(st, results)
     if not results["cases"]:
         st.info(f"No phrasings in this audit: {results.get('index_reason')}.")
@@ -133,6 +108,28 @@ def render() -> None:
         "backfill; — = below the ranking depth or not indexed."
     )
 
+    _spread(st, results, k)
+    _rank_chart(st, results, k)
+    _case_detail(st, results)
+    _dilution(st, results)
+    _failures(st, results)
+
+
+def _headline(st, results: dict, path: Path, k: int) -> None:
+    settings, summary = results["settings"], results["summary"]
+    st.caption(
+        f"`{path}` · written {results['created_at']} · settings "
+        f"{settings['values'].get('name') or settings['path']} · embedder "
+        f"{settings['values']['embedder']} · k={k}"
+    )
+    cols = st.columns(4)
+    cols[0].metric("phrasings pass", fmt_ratio(summary["passed"], summary["cases"]))
+    cols[1].metric("failed embedding calls", summary["failed_calls"])
+    cols[2].metric("chunks not embedded", summary["passage_embedding_failures"])
+    cols[3].metric("files skipped", results["corpus"]["skipped_count"])
+
+
+def _spread(st, results: dict, k: int) -> None:
     st.subheader("Spread across phrasings, per intent")
     spread_rows = []
     for intent in results["intents"]:
@@ -141,10 +138,10 @@ def render() -> None:
                 {
                     "intent": intent["intent"],
                     "source": row["source"],
-                    "phrasings pass": ratio(intent["passed"], intent["phrasings"]),
+                    "phrasings pass": fmt_ratio(intent["passed"], intent["phrasings"]),
                     "ranks": ", ".join("—" if r is None else str(r) for r in row["ranks"].values()),
                     "spread": row["spread"],
-                    f"in top-{k}": ratio(row["in_top_k_count"], row["phrasings"]),
+                    f"in top-{k}": fmt_ratio(row["in_top_k_count"], row["phrasings"]),
                     "red flag": "RED FLAG" if row["red_flag"] else "",
                 }
             )
@@ -155,20 +152,13 @@ def render() -> None:
             "Red flag: a phrasing pushes a key source out of the top-k while another keeps it "
             f"in, for {', '.join(flagged)}."
         )
-    _rank_chart(st, results, k)
-    _case_detail(st, results)
-    _dilution(st, results)
-    _failures(st, results)
 
 
 def _structure(st, results: dict) -> None:
-    structure = results["structure"]
-    st.write(
-        f"Structural check: {structure['entries']} entries, "
-        f"{structure['distinct_phrasings']} distinct phrasings."
-    )
-    for intent in structure["single_phrasing_intents"]:
-        st.warning(f"Intent {intent} is asked only one way: it is tested from one angle.")
+    counts, flags = structure_words(results["structure"])
+    st.write(f"Structural check: {counts}.")
+    for flag in flags:
+        st.warning(f"{flag[:1].upper()}{flag[1:]}.")
 
 
 def _rank_chart(st, results: dict, k: int) -> None:
@@ -196,8 +186,6 @@ def _rank_chart(st, results: dict, k: int) -> None:
 
 
 def _case_detail(st, results: dict) -> None:
-    from ragaudit.ui import links
-
     case_ids = [c["case_id"] for c in results["cases"]]
     st.subheader("One phrasing: what the model would see")
     links.bind("audit_case", "audit_case", case_ids)

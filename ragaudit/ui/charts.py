@@ -5,12 +5,24 @@ Every number drawn is read from the results file; these functions only lay it ou
 
 from __future__ import annotations
 
-from ragaudit.ui.data import fmt_interval, fmt_measure
+from ragaudit.results.format import fmt_cell, fmt_interval, fmt_measure
+from ragaudit.results.view import cell_measure
 
 # High is good for these measures; for the others (abstained, trap taken, empty) high is bad.
 GOOD_MEASURES = {"gold_in_context", "span_preserved", "correct"}
 _GOOD_SCALE = [[0.0, "#f4c7c3"], [0.5, "#fce8b2"], [1.0, "#b7e1cd"]]
 _BAD_SCALE = [[0.0, "#b7e1cd"], [0.5, "#fce8b2"], [1.0, "#f4c7c3"]]
+
+
+def _hover(probe: str, layer: str, config: str, cell: dict | None, measure: str) -> str:
+    recorded = cell_measure(cell, measure)
+    if recorded:
+        return (
+            f"{probe} ({layer}) × {config}<br>{fmt_measure(recorded)}<br>"
+            f"Wilson interval {fmt_interval(recorded.get('wilson'))}"
+        )
+    reason = ((cell or {}).get("measures") or {}).get(f"{measure}_reason")
+    return f"{probe} × {config}: {fmt_cell(cell, measure)}" + (f" ({reason})" if reason else "")
 
 
 def heatmap_figure(
@@ -19,9 +31,9 @@ def heatmap_figure(
     cells: dict[tuple[str, str], dict | None],
     measure: str,
     layers: dict[str, str],
-    reasons: dict[tuple[str, str], str | None] | None = None,
 ):
-    """Probe rows × config columns; `cells[(probe, config)]` is the measure dict or None.
+    """Probe rows × config columns of one measure; `cells[(probe, config)]` is the cell
+    record, or None where the cell was not run.
 
     The heatmap draws colour only; an invisible square-marker scatter on top carries the
     labels, the hover and the click, because Streamlit gets no selection from a Heatmap
@@ -29,28 +41,23 @@ def heatmap_figure(
     """
     import plotly.graph_objects as go
 
-    z, xs, ys, labels, hovers, custom = [], [], [], [], [], []
+    z, points = [], []
     for probe in probes:
-        row = []
+        z.append([])
         for config in configs:
-            m = cells.get((probe, config))
-            row.append(m["rate"] if m else None)
-            xs.append(config)
-            ys.append(probe)
-            text = fmt_measure(m)
-            labels.append(text.replace(" ", "<br>", 1) if m else "not run")
-            hovers.append(
-                f"{probe} ({layers.get(probe, '')}) × {config}<br>{text}<br>{fmt_interval(m)}"
-                if m
-                else f"{probe} × {config}: not run"
-                + (
-                    f" ({reasons[(probe, config)]})"
-                    if reasons and reasons.get((probe, config))
-                    else ""
-                )
+            cell = cells.get((probe, config))
+            recorded = cell_measure(cell, measure)
+            z[-1].append(recorded["rate"] if recorded else None)
+            text = fmt_cell(cell, measure)
+            points.append(
+                {
+                    "x": config,
+                    "y": probe,
+                    "text": text.replace(" ", "<br>", 1) if recorded else text,
+                    "hover": _hover(probe, layers.get(probe, ""), config, cell, measure),
+                    "custom": [probe, config, "run" if recorded else "not run"],
+                }
             )
-            custom.append([probe, config, "run" if m else "not run"])
-        z.append(row)
     heat = go.Heatmap(
         z=z,
         x=configs,
@@ -63,19 +70,7 @@ def heatmap_figure(
         xgap=2,
         ygap=2,
     )
-    overlay = go.Scatter(
-        x=xs,
-        y=ys,
-        mode="markers+text",
-        text=labels,
-        textfont={"size": 12, "color": "#222"},
-        marker={"symbol": "square", "size": 44, "color": "rgba(0,0,0,0)"},
-        customdata=custom,
-        hovertext=hovers,
-        hovertemplate="%{hovertext}<extra></extra>",
-        showlegend=False,
-    )
-    fig = go.Figure([heat, overlay])
+    fig = go.Figure([heat, _overlay(points)])
     fig.update_layout(
         clickmode="event+select",
         height=80 + 52 * len(probes),
@@ -88,6 +83,24 @@ def heatmap_figure(
     return fig
 
 
+def _overlay(points: list[dict]):
+    """The invisible scatter that carries each cell's label, hover and click."""
+    import plotly.graph_objects as go
+
+    return go.Scatter(
+        x=[p["x"] for p in points],
+        y=[p["y"] for p in points],
+        mode="markers+text",
+        text=[p["text"] for p in points],
+        textfont={"size": 12, "color": "#222"},
+        marker={"symbol": "square", "size": 44, "color": "rgba(0,0,0,0)"},
+        customdata=[p["custom"] for p in points],
+        hovertext=[p["hover"] for p in points],
+        hovertemplate="%{hovertext}<extra></extra>",
+        showlegend=False,
+    )
+
+
 def detectability_figure(
     passing: list[float], failing: list[float], cut: float | None, score_label: str
 ):
@@ -95,24 +108,16 @@ def detectability_figure(
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=passing,
-            y=["passing"] * len(passing),
-            mode="markers",
-            name=f"passing ({len(passing)})",
-            marker={"color": "#2e7d32", "size": 10, "opacity": 0.7},
+    for name, scores, colour in (("passing", passing, "#2e7d32"), ("failing", failing, "#c62828")):
+        fig.add_trace(
+            go.Scatter(
+                x=scores,
+                y=[name] * len(scores),
+                mode="markers",
+                name=f"{name} ({len(scores)})",
+                marker={"color": colour, "size": 10, "opacity": 0.7},
+            )
         )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=failing,
-            y=["failing"] * len(failing),
-            mode="markers",
-            name=f"failing ({len(failing)})",
-            marker={"color": "#c62828", "size": 10, "opacity": 0.7},
-        )
-    )
     if cut is not None:
         fig.add_vline(x=cut, line_dash="dash", annotation_text=f"recorded cut {cut}")
     fig.update_layout(
@@ -127,22 +132,10 @@ def sweep_figure(sweep: list[dict]):
 
     cuts = [point["cut"] for point in sweep]
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=cuts,
-            y=[p.get("catches") for p in sweep],
-            name="failures caught",
-            mode="lines+markers",
+    for field, name in (("catches", "failures caught"), ("false_positives", "false positives")):
+        fig.add_trace(
+            go.Scatter(x=cuts, y=[p.get(field) for p in sweep], name=name, mode="lines+markers")
         )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=cuts,
-            y=[p.get("false_positives") for p in sweep],
-            name="false positives",
-            mode="lines+markers",
-        )
-    )
     fig.update_layout(
         height=260, margin={"l": 10, "r": 10, "t": 30, "b": 30}, xaxis_title="threshold"
     )

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from ragaudit.pipeline.diagnostics import DIAGNOSTIC_FIELDS
-from ragaudit.ui import links
-from ragaudit.ui.common import results_or_stop
-from ragaudit.ui.data import (
+from ragaudit.results.format import NOT_RUN, fmt_cell
+from ragaudit.results.view import (
     cell_index,
     cell_records,
     chunking_of,
     config_by_name,
     config_names,
     embedder_specs,
-    fmt_measure,
     instance_records,
     probes_for,
 )
+from ragaudit.ui import links
+from ragaudit.ui.common import results_or_stop
 from ragaudit.ui.docview import (
     chunk_boxes,
     document_text,
@@ -83,13 +83,12 @@ def render() -> None:
     if not records:
         st.write(f"Not run: no records for {probe} × {config} under {embedder}.")
         return
-    cell = cell_index(results).get((probe, config, embedder), {})
-    measures = cell.get("measures", {})
+    cell = cell_index(results).get((probe, config, embedder))
     st.markdown(
         f"**{probe} × {config}** under `{embedder}`: gold in context "
-        f"{fmt_measure(measures.get('gold_in_context'))}"
-        f" · span preserved {fmt_measure(measures.get('span_preserved'))}"
-        f" · answer correct {fmt_measure(measures.get('correct'))}"
+        f"{fmt_cell(cell, 'gold_in_context')}"
+        f" · span preserved {fmt_cell(cell, 'span_preserved')}"
+        f" · answer correct {fmt_cell(cell, 'correct')}"
     )
     table = st.dataframe(
         [
@@ -312,9 +311,9 @@ def _render_flips(results: dict, record: dict) -> None:
             rows.append(
                 {
                     "config": name,
-                    "gold in context": "not run",
-                    "span preserved": "not run",
-                    "verdict": "not run",
+                    "gold in context": NOT_RUN,
+                    "span preserved": NOT_RUN,
+                    "verdict": NOT_RUN,
                     "flip": "",
                 }
             )

@@ -9,9 +9,20 @@ from __future__ import annotations
 
 import time
 
+from ragaudit import paths
+from ragaudit.corpus.files import manifest_sha256
+from ragaudit.pipeline.diagnostics import span_in
+from ragaudit.results.format import fmt_measure, fmt_ratio
+from ragaudit.results.view import cell_index, embedder_specs
 from ragaudit.ui import links
 from ragaudit.ui.common import current_results
-from ragaudit.ui.data import embedder_specs
+from ragaudit.ui.lab_engine import (
+    build_lab_index,
+    diagnose_at_k,
+    load_lab_corpus,
+    probe_instances,
+    probe_rankings,
+)
 
 SIZES = [256, 512, 1000, 2000, 4000]
 OVERLAPS = [0, 64, 128, 200, 400]
@@ -22,8 +33,6 @@ ALL_INSTANCES = "all instances"
 def lab_index(embedder: str, splitter: str, size: int, overlap: int, n: int | None):
     """The shared live index for one setting (built once per server process)."""
     import streamlit as st
-
-    from ragaudit.ui.lab_engine import build_lab_index
 
     @st.cache_resource(
         show_spinner="Chunking and embedding the corpus for this setting…", max_entries=8
@@ -36,8 +45,6 @@ def lab_index(embedder: str, splitter: str, size: int, overlap: int, n: int | No
 
 def _where() -> str:
     # Part of the cache keys: a different corpus or call cache is a different index.
-    from ragaudit import paths
-
     return f"{paths.corpus_dir()}|{paths.cache_path()}"
 
 
@@ -46,8 +53,6 @@ def lab_rankings(
 ):
     """Rankings to the pool depth for every instance of `probe` (shared, built once)."""
     import streamlit as st
-
-    from ragaudit.ui.lab_engine import probe_rankings
 
     @st.cache_resource(show_spinner="Ranking…", max_entries=64)
     def _cached(embedder, splitter, size, overlap, n, probe, hybrid, where):
@@ -66,11 +71,9 @@ def render() -> None:
         "results file."
     )
     try:
-        from ragaudit.ui.lab_engine import load_lab_corpus
-
         n = _run_n()
         corpus = load_lab_corpus(n)
-    except Exception as error:  # noqa: BLE001 - no corpus (or no corpus module): say so, no traceback
+    except Exception as error:  # noqa: BLE001 - no corpus on disk: say so, no traceback
         st.error(f"The Lab needs the planted-fault corpus and could not load it: {error}")
         return
     probes = list(dict.fromkeys(i.probe for i in corpus.instances))
@@ -129,8 +132,6 @@ def live_panel(probe: str, instance_id: str | None, embedder: str, n: int | None
 
     @st.fragment
     def panel() -> None:
-        from ragaudit.ui.lab_engine import diagnose_at_k, probe_instances
-
         k, splitter, size, overlap, hybrid = _controls()
         if overlap >= size:
             st.error(f"Overlap {overlap} must be smaller than the chunk size {size}.")
@@ -173,9 +174,8 @@ def _summary(found: dict[str, dict], lab, k: int, hybrid: bool, elapsed_ms: floa
     n = len(with_gold)
     if n:
         st.markdown(
-            f"**Gold in context: {arrived / n:.0%} {arrived}/{n}** · span preserved "
-            f"{preserved / n:.0%} "
-            f"{preserved}/{n} · `{lab.chunking}`, k={k}{', hybrid' if hybrid else ''}"
+            f"**Gold in context: {fmt_ratio(arrived, n)}** · span preserved "
+            f"{fmt_ratio(preserved, n)} · `{lab.chunking}`, k={k}{', hybrid' if hybrid else ''}"
         )
     else:
         st.markdown(f"This probe has no gold spans to retrieve ({len(found)} instances).")
@@ -189,8 +189,6 @@ def _summary(found: dict[str, dict], lab, k: int, hybrid: bool, elapsed_ms: floa
 def _recorded(probe: str, embedder: str, setting: tuple) -> None:
     """The loaded results' figure for this probe at a config with exactly this setting."""
     import streamlit as st
-
-    from ragaudit.ui.data import cell_index, fmt_measure
 
     results = current_results().results
     if not results:
@@ -218,8 +216,6 @@ _OTHER_CORPUS = (
 def _same_corpus(results: dict) -> bool:
     """The corpus on disk is the run's (its manifest digest is the one recorded)."""
     try:
-        from ragaudit.corpus.build import manifest_sha256
-
         return manifest_sha256() == results.get("corpus", {}).get("sha256")
     except Exception:  # noqa: BLE001 - unreadable manifest: treat as not the same
         return False
@@ -227,8 +223,6 @@ def _same_corpus(results: dict) -> bool:
 
 def _retrieved(lab, instance, hits: list, diagnostics: dict) -> None:
     import streamlit as st
-
-    from ragaudit.pipeline.diagnostics import span_in
 
     arrived = diagnostics.get("gold_in_context")
     st.markdown(

@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+from ragaudit.results.format import fmt_cell, percent
+from ragaudit.results.view import (
+    cell_index,
+    certification,
+    config_names,
+    embedder_specs,
+    probe_layers,
+    probes_for,
+    wilson_confidence,
+)
 from ragaudit.ui import links
 from ragaudit.ui.charts import heatmap_figure
 from ragaudit.ui.common import PAGES, link_params, results_or_stop
-from ragaudit.ui.data import (
-    MEASURE_LABELS,
-    cell_index,
-    config_names,
-    embedder_specs,
-    fmt_interval,
-    fmt_measure,
-    probe_layers,
-    probes_for,
-)
+
+MEASURE_LABELS = {
+    "gold_in_context": "gold in context",
+    "span_preserved": "span preserved",
+    "correct": "answer correct",
+    "abstained": "abstained",
+    "trap_taken": "trap taken",
+    "empty": "empty reply",
+    "failed_call": "generation call failed",
+    "retrieval_failed_call": "retrieval call failed",
+}
 
 CHART_KEY = "matrix_heatmap"
 
@@ -79,13 +90,13 @@ def render() -> None:
     links.publish("matrix_measure", "measure")
 
     role = next((e for e in results["embedders"] if e["spec"] == embedder), {})
-    certification = (results.get("control_certification") or {}).get(embedder)
-    if certification is not None and not certification.get("certified"):
+    verdict = certification(results, embedder)
+    if verdict is not None and not verdict.get("certified"):
         st.warning(
             f"Uncertified: the controls do not certify {embedder} "
-            f"({certification.get('reason') or 'no reason recorded'})."
+            f"({verdict.get('reason') or 'no reason recorded'})."
         )
-    elif certification is None and "control" not in role.get("probes", []):
+    elif verdict is None and "control" not in role.get("probes", []):
         st.warning(
             f"Uncertified: no controls were run under {embedder}, so nothing here certifies "
             "the instrument that produced these cells."
@@ -94,20 +105,12 @@ def render() -> None:
     index = cell_index(results)
     probes = probes_for(results, embedder)
     configs = config_names(results)
-    cells: dict[tuple[str, str], dict | None] = {}
-    reasons: dict[tuple[str, str], str | None] = {}
-    for probe in probes:
-        for config in configs:
-            cell = index.get((probe, config, embedder))
-            measures = (cell or {}).get("measures", {})
-            cells[(probe, config)] = measures.get(measure)
-            if cell is not None and measures.get(measure) is None:
-                reasons[(probe, config)] = measures.get(f"{measure}_reason")
+    cells = {(p, c): index.get((p, c, embedder)) for p in probes for c in configs}
     if not probes:
         st.write(f"No records for {embedder} in this file.")
         return
     if results["cells"]:
-        _heatmap(results, probes, configs, cells, reasons, measure, embedder)
+        _heatmap(results, probes, configs, cells, measure, embedder)
     else:
         st.info(
             f"No cells in this file yet: {len(results['instances'])} instance records are "
@@ -117,14 +120,19 @@ def render() -> None:
     _open_cell(probes, configs, embedder)
 
 
-def _heatmap(results, probes, configs, cells, reasons, measure: str, embedder: str) -> None:
+def _interval_name(results: dict) -> str:
+    confidence = wilson_confidence(results)
+    return "Wilson interval" if confidence is None else f"{percent(confidence)}% Wilson interval"
+
+
+def _heatmap(results, probes, configs, cells, measure: str, embedder: str) -> None:
     import streamlit as st
 
     st.caption(
-        f"{MEASURE_LABELS[measure]}: rate and count/n per cell; hover for the 95% Wilson interval. "
-        "Click a cell to open its instances."
+        f"{MEASURE_LABELS[measure]}: rate and count/n per cell; hover for the "
+        f"{_interval_name(results)}. Click a cell to open its instances."
     )
-    fig = heatmap_figure(probes, configs, cells, measure, probe_layers(results), reasons)
+    fig = heatmap_figure(probes, configs, cells, measure, probe_layers(results))
     event = st.plotly_chart(
         fig,
         key=CHART_KEY,
@@ -144,8 +152,7 @@ def _heatmap(results, probes, configs, cells, reasons, measure: str, embedder: s
         for probe in probes:
             row = {"probe": probe}
             for config in configs:
-                m = cells[(probe, config)]
-                row[config] = f"{fmt_measure(m)} ({fmt_interval(m)})" if m else "not run"
+                row[config] = fmt_cell(cells[(probe, config)], measure, interval=True)
             rows.append(row)
         st.dataframe(rows, hide_index=True, width="stretch")
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ragaudit.grading.citation_check import OUTCOMES as CITATION_OUTCOMES
+from ragaudit.results.format import NOT_RUN, fmt_p
+from ragaudit.results.view import cell_index, cell_records, config_names, embedder_specs, probes_for
 from ragaudit.ui import links
 from ragaudit.ui.charts import detectability_figure, sweep_figure
 from ragaudit.ui.common import results_or_stop
-from ragaudit.ui.data import cell_index, cell_records, config_names, embedder_specs, probes_for
 
 _NO_CELLS = (
     "No cells in this file yet: severity and detectability are computed by the analysis "
@@ -59,7 +60,7 @@ def render() -> None:
         for config in configs:
             cell = index.get((probe, config, embedder))
             severity = (cell or {}).get("severity")
-            row[config] = f"{severity['class']} · {severity['branch']}" if severity else "not run"
+            row[config] = f"{severity['class']} · {severity['branch']}" if severity else NOT_RUN
         rows.append(row)
     st.dataframe(rows, hide_index=True, width="stretch")
     rules = results.get("severity_rules") or []
@@ -91,7 +92,7 @@ def render() -> None:
                 {
                     "probe": p,
                     "config": c,
-                    "p_value": perm.get("p_value"),
+                    "p_value": fmt_p(perm.get("p_value")),
                     "mean fail": perm.get("mean_fail"),
                     "mean pass": perm.get("mean_pass"),
                     "reshuffles": perm.get("reshuffles"),
@@ -154,7 +155,7 @@ def _render_detectability(
     perm = detect.get("permutation")
     if perm:
         st.markdown(
-            f"Permutation test: p = {perm.get('p_value')} ({perm.get('reshuffles')} "
+            f"Permutation test: p = {fmt_p(perm.get('p_value'))} ({perm.get('reshuffles')} "
             f"reshuffles, seed {perm.get('seed')})"
         )
     if detect.get("sweep"):

@@ -1,0 +1,67 @@
+"""The report as one document: its sections in reading order, rendered as Markdown, as one
+HTML page, or as the probe x config tables `ragaudit report` prints.
+
+Sections are built once as blocks and rendered by report.render, so the formats cannot
+disagree. Every figure and every quoted reply is read from the results file.
+"""
+
+from __future__ import annotations
+
+from ragaudit.report.findings import (
+    citation_section,
+    comparisons_section,
+    detectability_section,
+    severity_section,
+)
+from ragaudit.report.render import Block, blocks_to_html, blocks_to_markdown
+from ragaudit.report.tables import (
+    conditions_section,
+    controls_section,
+    generation_section,
+    header_section,
+    patterns_section,
+    quotes_section,
+    retrieval_section,
+)
+
+SECTIONS = (
+    header_section,
+    conditions_section,
+    controls_section,
+    retrieval_section,
+    generation_section,
+    quotes_section,
+    patterns_section,
+    comparisons_section,
+    detectability_section,
+    citation_section,
+    severity_section,
+)
+"""Reading order: how the run went and its controls first, then what it measured."""
+
+
+def report_blocks(results: dict) -> list[Block]:
+    """All sections' blocks, in reading order."""
+    return [block for section in SECTIONS for block in section(results)]
+
+
+def render_markdown(results: dict) -> str:
+    """The report as Markdown."""
+    return blocks_to_markdown(report_blocks(results))
+
+
+def render_html(results: dict) -> str:
+    """The report as one self-contained HTML page."""
+    return blocks_to_html(report_blocks(results), title="ragaudit report")
+
+
+def render_tables(results: dict) -> str:
+    """The probe x config tables (controls, retrieval, generation, severity) for stdout,
+    each under its nearest heading."""
+    keep = [b for b in report_blocks(results) if b[0] in ("h", "table") and b[0:2] != ("h", 1)]
+    tables = []
+    for i, block in enumerate(keep):
+        if block[0] == "table" and block[1][:2] == ["Probe", "Layer"]:
+            heading = next((b for b in reversed(keep[:i]) if b[0] == "h"), None)
+            tables += [heading, block] if heading else [block]
+    return blocks_to_markdown([b for b in tables if b])
