@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 from ragaudit import paths
+from ragaudit.corpus.build import build_corpus
+from ragaudit.corpus.files import write_corpus
+from ragaudit.errors import RagauditError
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 # What a wheel is built from: the package, its metadata and the files it ships.
@@ -75,6 +78,20 @@ def test_installed_data_goes_to_the_user_data_directory(monkeypatch, tmp_path, n
     assert paths.default_results_path() == tmp_path / "xdg" / "ragaudit" / "results" / "latest.json"
     monkeypatch.setenv("XDG_DATA_HOME", "relative/xdg")  # the XDG spec says: ignore it
     assert paths.data_dir() == no_overrides / ".local" / "share" / "ragaudit"
+
+
+def test_an_installed_corpus_is_never_rewritten(monkeypatch, tmp_path, no_overrides):
+    package = _fake_install(monkeypatch, tmp_path)
+    shipped = package / "_shipped" / "corpus"
+    shipped.mkdir(parents=True)
+    (shipped / "manifest.json").write_text("{}")
+    corpus = build_corpus(n=1, probes=["control"])
+    with pytest.raises(RagauditError, match="installed package's corpus is read-only"):
+        write_corpus(corpus)
+    assert sorted(p.name for p in shipped.iterdir()) == ["manifest.json"]
+    monkeypatch.setenv("RAGAUDIT_CORPUS", str(tmp_path / "mine"))
+    write_corpus(corpus)  # the person named a folder: that one is written
+    assert (tmp_path / "mine" / "manifest.json").is_file()
 
 
 def _copy_build_inputs(target: Path) -> Path:

@@ -135,3 +135,11 @@ def test_demo_over_complete_results_runs_nothing(ragaudit_home, monkeypatch, cap
     assert f"using the complete results in {out} (--rerun to run again)" in capsys.readouterr().out
     assert main(["demo", "--no-app", "--rerun"]) == 0
     assert [p.out for p in planned] == [out]
+
+
+def test_demo_refuses_a_bad_port_before_running_anything(ragaudit_home, monkeypatch, capsys):
+    planned: list = []
+    monkeypatch.setattr(demo, "run_plan", lambda plan: planned.append(plan) or 0)
+    assert main(["demo", "--port", "70000"]) == 2
+    assert planned == []
+    assert capsys.readouterr().err == "ragaudit demo: --port 70000: not a TCP port (1-65535)\n"

@@ -16,7 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The `ragaudit app` options."""
     parser.add_argument("--port", type=int, default=8501, help="port on 127.0.0.1 (default 8501)")
     parser.add_argument(
-        "--results", default=None, help="results file to show (default data/results/latest.json)"
+        "--results",
+        default=None,
+        help="results file to show (default: results/latest.json in the data folder)",
     )
 
 
@@ -32,11 +34,16 @@ def streamlit_command(port: int) -> list[str]:
     ]  # fmt: skip
 
 
+def check_port(port: int) -> None:
+    """Refuse a number that is no TCP port (before any work that would be wasted)."""
+    if not 0 < port < 65536:
+        raise RagauditError(f"--port {port}: not a TCP port (1-65535)")
+
+
 def launch(results_path: Path | None, port: int) -> int:
     """Serve the inspector over `results_path` (None: the default results file) until
     interrupted; returns streamlit's exit status."""
-    if not 0 < port < 65536:
-        raise RagauditError(f"--port {port}: not a TCP port (1-65535)")
+    check_port(port)
     env = dict(os.environ)
     if results_path is not None:
         env["RAGAUDIT_RESULTS"] = str(Path(results_path).expanduser().resolve())

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.cli.app import launch
+from ragaudit.cli.app import check_port, launch
 from ragaudit.cli.run import run_plan
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.plan import build_plan
@@ -22,7 +22,9 @@ from ragaudit.stack import presets
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The `ragaudit demo` options."""
     parser.add_argument(
-        "--results", default=None, help="results file (default data/results/latest.json)"
+        "--results",
+        default=None,
+        help="results file (default: results/latest.json in the data folder)",
     )
     parser.add_argument(
         "--rerun", action="store_true", help="run the matrix again even if results exist"
@@ -48,6 +50,8 @@ def _complete(path: Path) -> bool:
 def run(args: argparse.Namespace) -> int:
     """Run the quick matrix unless its results are complete, then serve the inspector."""
     results = Path(args.results) if args.results else paths.default_results_path()
+    if not args.no_app:
+        check_port(args.port)
     if args.rerun or not _complete(results):
         status = run_plan(build_plan(presets.QUICK, out=results))
         if status:

@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out",
         default=None,
         metavar="PATH",
-        help="results file (default data/results/latest.json)",
+        help="results file (default: results/latest.json in the data folder)",
     )
 
 

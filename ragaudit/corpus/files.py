@@ -56,6 +56,12 @@ def _write_text(path: Path, text: str) -> None:
 
 def write_corpus(corpus: Corpus, path: Path | str | None = None) -> Path:
     """Write the corpus folder: into a temp folder first, then moved into place whole."""
+    if path is None and "RAGAUDIT_CORPUS" not in os.environ and paths.checkout_root() is None:
+        # An installed package's corpus is a shipped copy inside site-packages: never rewrite it.
+        raise RagauditError(
+            f"{paths.corpus_dir()}: the installed package's corpus is read-only; set "
+            "RAGAUDIT_CORPUS to a folder to write a corpus there"
+        )
     target = Path(path) if path is not None else paths.corpus_dir()
     parent = target.parent
     # Replacing a folder wholesale is only safe when it is a corpus we wrote (or empty).
