@@ -7,7 +7,7 @@ import json
 import pytest
 from ui_fixtures import build_results, chart_specs, open_app, texts, write_results
 
-from ragaudit.ui.docview import ChunkBox, highlighted_html, span_cut
+from ragaudit.ui.docview import ChunkBox, highlighted_html
 
 
 @pytest.fixture
@@ -125,12 +125,56 @@ def test_secondary_embedder_offers_only_its_probes(results_file):
 def test_highlighting_marks_chunk_edges_inside_a_cut_span():
     text = "Header line\n\nfiller. The gold sentence is here."
     gold = {"doc_id": "d", "start": 22, "end": 48, "text": text[22:48], "role": "gold"}
-    boxes = [ChunkBox("c#0", 0, 0, 30, 1), ChunkBox("c#1", 1, 30, 48, None)]
+    boxes = [ChunkBox("c#0", 0, 0, 30, 1), ChunkBox(None, 1, 30, 48, None)]
     html = highlighted_html(text, boxes, [gold])
-    assert span_cut(gold, boxes)
-    # the edge between chunk 0 and 1 falls inside the highlighted gold span
-    assert html.index("⟩0") > html.index("background:#f9d648")
-    assert not span_cut(gold, [ChunkBox("c#0", 0, 0, 48, 1)])
+    # the edge between chunk 0 and 1 (char 30) falls inside the highlighted gold span
+    assert html.index("background:#f9d648") < html.index("⟩0") < html.index("⟨1")
+
+
+def _write(path, results: dict):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results))
+    return path
+
+
+def _chunk_bars(at, chunking: str) -> list[tuple[int, int]]:
+    """(start, end) of each chunk bar in the timeline drawn under `chunking`."""
+    (timeline,) = [s for s in chart_specs(at) if chunking in str(s["layout"].get("title"))]
+    bars = [t for t in timeline["data"] if str(t["y"][0]).startswith("chunks")]
+    return [(t["base"][0], t["base"][0] + t["x"][0]) for t in bars]
+
+
+def test_the_timeline_draws_the_chunk_offsets_the_run_recorded(ragaudit_home, monkeypatch):
+    # Offsets set by hand in the file: the page draws those, not a chunking of its own.
+    monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
+    results = build_results(n=5)
+    results["chunk_offsets"]["fixed-1000-0"]["boundary-001"] = [[0, 400], [300, 900]]
+    path = _write(ragaudit_home / "results" / "latest.json", results)
+    at = open_app(path, page="pages/instance.py", probe="boundary", config="A",
+                  instance="boundary-001")  # fmt: skip
+    assert not at.exception
+    assert _chunk_bars(at, "fixed-1000-0") == [(0, 400), (300, 900)]
+    assert "Document `boundary-001` under `fixed-1000-0`**: 2 chunks drawn" in "\n".join(
+        m.value for m in at.markdown
+    )
+
+
+def test_a_file_without_chunk_offsets_says_so_and_draws_no_boundaries(ragaudit_home, monkeypatch):
+    monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
+    results = build_results(n=5)
+    del results["chunk_offsets"]
+    path = _write(ragaudit_home / "results" / "latest.json", results)
+    at = open_app(path, page="pages/instance.py", probe="boundary", config="A",
+                  instance="boundary-001")  # fmt: skip
+    assert not at.exception
+    page = texts(at)
+    assert (
+        "This results file records no chunk offsets for boundary-001 under fixed-1000-0 "
+        "(chunk_offsets), so its chunk boundaries are not drawn." in page
+    )
+    assert _chunk_bars(at, "fixed-1000-0") == []
+    # the recorded verdict is still given
+    assert "the gold span is cut by a chunk boundary (span_preserved: false)" in page
 
 
 def test_selecting_a_row_of_the_cell_table_opens_that_instance(results_file):
@@ -147,8 +191,9 @@ def test_selecting_a_row_of_the_cell_table_opens_that_instance(results_file):
 def test_the_cut_verdict_is_the_recorded_one_even_when_the_corpus_on_disk_differs(
     ragaudit_home, monkeypatch
 ):
-    # The file keeps only retrieved chunks and the corpus on disk no longer matches:
-    # the page must not chunk a partial text and call the span cut.
+    # The file keeps only retrieved chunks and the corpus on disk does not hold these
+    # documents: the page pieces the text, draws the recorded offsets, and gives the
+    # recorded verdict.
     results = build_results(n=5)
     record = next(
         r
@@ -158,12 +203,12 @@ def test_the_cut_verdict_is_the_recorded_one_even_when_the_corpus_on_disk_differ
     )
     kept = {h["chunk_id"] for r in results["instances"] for h in r["retrieved"]}
     results["chunks"] = {cid: c for cid, c in results["chunks"].items() if cid in kept}
-    path = ragaudit_home / "results" / "latest.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(results))
+    path = _write(ragaudit_home / "results" / "latest.json", results)
     monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
     at = open_app(path, page="pages/instance.py", probe="boundary", config="C",
                   instance=record["instance_id"])  # fmt: skip
     page = texts(at)
     assert "no gold span is cut (span_preserved: true)" in page
     assert "the gold span is cut" not in page
+    offsets = results["chunk_offsets"]["recursive-1000-200"][record["instance_id"]]
+    assert _chunk_bars(at, "recursive-1000-200") == [tuple(pair) for pair in offsets]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from ui_fixtures import build_results, chart_specs, open_app, texts, write_results
 
@@ -62,6 +64,39 @@ def test_detectability_of_a_chosen_cell_with_its_recorded_cut(results_file):
         in s["layout"].get("xaxis", {}).get("title", {}).get("text", "")
     ]
     assert scores and {t["name"].split(" ")[0] for t in scores[0]["data"]} == {"passing", "failing"}
+
+
+def test_the_dots_are_the_points_analysis_recorded_not_recomputed(ragaudit_home, monkeypatch):
+    # Points set by hand in the file, unlike anything the instance records would give:
+    # the page plots exactly these.
+    monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
+    results = build_results(n=5)
+    cell = next(
+        c
+        for c in results["cells"]
+        if c["embedder"] == "local:minilm" and c["detectability"]["measurable"]
+    )
+    ids = list(cell["detectability"]["by_instance"])
+    cell["detectability"]["by_instance"] = {
+        ids[0]: {"failed": True, "score": 0.123},
+        ids[1]: {"failed": True, "score": 0.234},
+        ids[2]: {"failed": False, "score": 0.987},
+        ids[3]: {"failed": False, "score": None},  # unscored: not plotted
+    }
+    path = ragaudit_home / "results" / "latest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(results))
+    at = open_app(path, page="pages/severity.py", probe=cell["probe"], config=cell["config"])
+    assert not at.exception
+    (scores,) = [
+        s
+        for s in chart_specs(at)
+        if "recorded retrieval score"
+        in s["layout"].get("xaxis", {}).get("title", {}).get("text", "")
+    ]
+    traces = {t["name"]: t["x"] for t in scores["data"]}
+    assert traces == {"passing (1)": [0.987], "failing (2)": [0.123, 0.234]}
+    assert "failure judged on answer" in texts(at)
 
 
 def test_citation_rollup_per_config(results_file):

@@ -1,14 +1,18 @@
 """One document drawn with a chunking's boundaries over its gold, trap and header spans.
 
-Two views of the same offsets: a plotly timeline (chunks as bars in alternating lanes so
-overlaps show, spans as bands across them) and the text itself with the spans marked
-and each chunk's start and end inline. A span cut by a boundary is visible in both.
+The boundaries are the ones the run recorded (the results file's `chunk_offsets`); the
+inspector never re-chunks a document. Two views of the same offsets: a plotly timeline
+(chunks as bars in alternating lanes so overlaps show, spans as bands across them) and the
+text itself with the spans marked and each chunk's start and end inline. A span cut by a
+boundary is visible in both.
 """
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+
+from ragaudit.ui.lab_engine import corpus_documents
 
 SPAN_COLOURS = {
     "gold": "#f9d648",
@@ -26,9 +30,10 @@ SPAN_COLOURS = {
 
 @dataclass(frozen=True)
 class ChunkBox:
-    """A chunk of the drawn document: offsets, and its rank if it was retrieved."""
+    """A chunk of the drawn document: offsets, and its id and rank if it was retrieved."""
 
-    chunk_id: str
+    chunk_id: str | None
+    """The chunk id of a retrieved chunk (as the record names it); None otherwise."""
     index: int
     start: int
     end: int
@@ -46,16 +51,15 @@ class DocText:
 
 
 def document_text(results: dict, doc_id: str, spans: list[dict]) -> DocText:
-    """The document's text: the corpus copy if it agrees with the record's spans, else
-    pieced from the chunks the results file holds (None if those leave gaps)."""
-    text = _corpus_text(doc_id)
+    """The document's text: the corpus copy if it agrees with the record's spans and the
+    chunks the file holds, else pieced from those chunks (None if they leave gaps)."""
+    held = [c for c in results.get("chunks", {}).values() if c["doc_id"] == doc_id]
+    text = corpus_documents_or_none().get(doc_id)
     if text is not None and all(text[s["start"] : s["end"]] == s["text"] for s in spans):
-        return DocText(text, "corpus")
-    pieces = sorted(
-        (c["start"], c["text"]) for c in results.get("chunks", {}).values() if c["doc_id"] == doc_id
-    )
+        if all(text[c["start"] : c["end"]] == c["text"] for c in held if "text" in c):
+            return DocText(text, "corpus")
     rebuilt = ""
-    for start, piece in pieces:
+    for start, piece in sorted((c["start"], c["text"]) for c in held if "text" in c):
         if start > len(rebuilt):
             return DocText(None, None)  # a gap: the file does not hold the whole document
         if start + len(piece) > len(rebuilt):
@@ -63,44 +67,30 @@ def document_text(results: dict, doc_id: str, spans: list[dict]) -> DocText:
     return DocText(rebuilt, "results") if rebuilt else DocText(None, None)
 
 
-def _corpus_text(doc_id: str) -> str | None:
+def corpus_documents_or_none() -> dict[str, str]:
+    """The corpus on disk by doc_id, or {} when there is none to read."""
     try:
-        from ragaudit.ui.lab_engine import corpus_documents
-
-        return corpus_documents().get(doc_id)
-    except Exception:  # noqa: BLE001 - no corpus on disk: fall back to the results file
-        return None
+        return corpus_documents()
+    except Exception:  # noqa: BLE001 - no corpus on disk: the results file's chunks remain
+        return {}
 
 
 def chunk_boxes(
-    results: dict, doc_id: str, chunking: str, retrieved: list[dict], text: str | None
-) -> list[ChunkBox]:
-    """This document's chunks under `chunking`, in offset order, with retrieved ranks.
-
-    With the corpus's copy of the document, the chunking is recomputed (it is
-    deterministic, and the results file keeps only retrieved chunks); otherwise only the
-    chunks the file holds are drawn (never a chunking of a partial text).
-    """
-    ranks = {hit["chunk_id"]: hit["rank"] for hit in retrieved}
-    boxes: list[tuple[str, int, int]] = []
-    if text is not None:
-        try:
-            from ragaudit.stack.chunking import Chunking, chunk_spans
-
-            spans = chunk_spans(text, Chunking.from_name(chunking))
-            boxes = [(f"{chunking}/{doc_id}#{i}", a, b) for i, (a, b) in enumerate(spans)]
-        except ImportError:
-            boxes = []
-    if not boxes:
-        boxes = sorted(
-            (
-                (cid, c["start"], c["end"])
-                for cid, c in results.get("chunks", {}).items()
-                if c["doc_id"] == doc_id and c.get("chunking") == chunking
-            ),
-            key=lambda b: (b[1], b[2]),
-        )
-    return [ChunkBox(cid, i, s, e, ranks.get(cid)) for i, (cid, s, e) in enumerate(boxes)]
+    results: dict, doc_id: str, chunking: str, retrieved: list[dict]
+) -> list[ChunkBox] | None:
+    """This document's chunks under `chunking` as the run recorded them (the results
+    file's `chunk_offsets`), in chunk order, with retrieved ranks; None when the file
+    records no offsets for it. Nothing is re-chunked here."""
+    offsets = (results.get("chunk_offsets") or {}).get(chunking, {}).get(doc_id)
+    if offsets is None:
+        return None
+    # A retrieved chunk is matched by its offsets (unique within one document).
+    hits = {(h["start"], h["end"]): h for h in retrieved if h.get("doc_id") == doc_id}
+    boxes = []
+    for index, (start, end) in enumerate(offsets):
+        hit = hits.get((start, end)) or {}
+        boxes.append(ChunkBox(hit.get("chunk_id"), index, start, end, hit.get("rank")))
+    return boxes
 
 
 def spans_of(record: dict, doc_id: str) -> list[dict]:
@@ -113,38 +103,13 @@ def spans_of(record: dict, doc_id: str) -> list[dict]:
     return spans
 
 
-def span_cut(span: dict, boxes: list[ChunkBox]) -> bool:
-    """True when no single chunk holds the span whole (read off the drawn offsets)."""
-    return bool(boxes) and not any(b.start <= span["start"] and b.end >= span["end"] for b in boxes)
-
-
 def timeline_figure(boxes: list[ChunkBox], spans: list[dict], length: int, title: str):
     """Chunks as bars in two alternating lanes over the document, spans as coloured bands."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
     for box in boxes:
-        lane = "chunks (even)" if box.index % 2 == 0 else "chunks (odd)"
-        retrieved = box.rank is not None
-        fig.add_trace(
-            go.Bar(
-                x=[box.end - box.start],
-                base=[box.start],
-                y=[lane],
-                orientation="h",
-                marker={
-                    "color": "#1a73e8" if retrieved else "#bdc1c6",
-                    "line": {"color": "#444", "width": 1},
-                },
-                text=[f"#{box.index}" + (f" · rank {box.rank}" if retrieved else "")],
-                textposition="inside",
-                insidetextanchor="middle",
-                hovertemplate=f"{box.chunk_id}<br>chars {box.start}–{box.end}"
-                + (f"<br>retrieved at rank {box.rank}" if retrieved else "<br>not retrieved")
-                + "<extra></extra>",
-                showlegend=False,
-            )
-        )
+        fig.add_trace(_chunk_bar(go, box))
     for span in spans:
         role = span.get("role", "gold")
         colour = SPAN_COLOURS.get(role, "#c58af9")
@@ -159,31 +124,48 @@ def timeline_figure(boxes: list[ChunkBox], spans: list[dict], length: int, title
                 showlegend=False,
             )
         )
-        fig.add_vrect(
-            x0=span["start"],
-            x1=span["end"],
-            fillcolor=colour,
-            opacity=0.25,
-            line_width=0,
-            layer="below",
-        )
+        band = {"fillcolor": colour, "opacity": 0.25, "line_width": 0, "layer": "below"}
+        fig.add_vrect(x0=span["start"], x1=span["end"], **band)
     for box in boxes:  # boundaries as thin lines so a cut through a band is obvious
         fig.add_vline(x=box.start, line_width=1, line_color="#444")
         fig.add_vline(x=box.end, line_width=1, line_dash="dot", line_color="#444")
+    roles = sorted({s.get("role", "gold") for s in spans})
     fig.update_layout(
         title=title,
         barmode="overlay",
-        height=120 + 34 * (2 + len({s.get("role") for s in spans})),
+        height=120 + 34 * (2 + len(roles)),
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
         xaxis={"range": [0, max(length, 1)], "title": "character offset"},
         yaxis={
             "type": "category",
             "categoryorder": "array",
-            "categoryarray": ["chunks (even)", "chunks (odd)"]
-            + sorted({s.get("role", "gold") for s in spans}),
+            "categoryarray": ["chunks (even)", "chunks (odd)", *roles],
         },
     )
     return fig
+
+
+def _chunk_bar(go, box: ChunkBox):
+    """One chunk's bar, in the lane of its index's parity so overlapping chunks show."""
+    retrieved = box.rank is not None
+    name = box.chunk_id or f"chunk #{box.index}"
+    return go.Bar(
+        x=[box.end - box.start],
+        base=[box.start],
+        y=["chunks (even)" if box.index % 2 == 0 else "chunks (odd)"],
+        orientation="h",
+        marker={
+            "color": "#1a73e8" if retrieved else "#bdc1c6",
+            "line": {"color": "#444", "width": 1},
+        },
+        text=[f"#{box.index}" + (f" · rank {box.rank}" if retrieved else "")],
+        textposition="inside",
+        insidetextanchor="middle",
+        hovertemplate=f"{name}<br>chars {box.start}–{box.end}"
+        + (f"<br>retrieved at rank {box.rank}" if retrieved else "<br>not retrieved")
+        + "<extra></extra>",
+        showlegend=False,
+    )
 
 
 def highlighted_html(text: str, boxes: list[ChunkBox], spans: list[dict]) -> str:

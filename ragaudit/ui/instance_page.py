@@ -20,7 +20,6 @@ from ragaudit.ui.docview import (
     chunk_boxes,
     document_text,
     highlighted_html,
-    span_cut,
     spans_of,
     timeline_figure,
 )
@@ -59,26 +58,7 @@ def render() -> None:
 
     st.title("Instance")
     results = results_or_stop("instance")
-    embedders = embedder_specs(results)
-    configs = config_names(results)
-    links.bind("instance_embedder", "embedder", embedders)
-    cols = st.columns(3)
-    with cols[0]:
-        embedder = st.selectbox("Embedder", embedders, key="instance_embedder")
-    probes = probes_for(results, embedder)
-    links.bind("instance_probe", "probe", probes)
-    links.bind("instance_config", "config", configs)
-    with cols[1]:
-        probe = st.selectbox("Probe", probes, key="instance_probe")
-    with cols[2]:
-        config = st.selectbox("Config", configs, key="instance_config")
-    for key, param in (
-        ("instance_embedder", "embedder"),
-        ("instance_probe", "probe"),
-        ("instance_config", "config"),
-    ):
-        links.publish(key, param)
-
+    embedder, probe, config = _choose_cell(results)
     records = cell_records(results, probe, config, embedder) if probe else []
     if not records:
         st.write(f"Not run: no records for {probe} × {config} under {embedder}.")
@@ -117,6 +97,32 @@ def render() -> None:
     )
     links.publish("instance_instance", "instance")
     _render_record(results, by_id[instance_id], config_by_name(results)[config])
+
+
+def _choose_cell(results: dict) -> tuple[str, str | None, str]:
+    """The embedder, probe and config selectors, bound to the page's query parameters."""
+    import streamlit as st
+
+    embedders = embedder_specs(results)
+    configs = config_names(results)
+    links.bind("instance_embedder", "embedder", embedders)
+    cols = st.columns(3)
+    with cols[0]:
+        embedder = st.selectbox("Embedder", embedders, key="instance_embedder")
+    probes = probes_for(results, embedder)
+    links.bind("instance_probe", "probe", probes)
+    links.bind("instance_config", "config", configs)
+    with cols[1]:
+        probe = st.selectbox("Probe", probes, key="instance_probe")
+    with cols[2]:
+        config = st.selectbox("Config", configs, key="instance_config")
+    for key, param in (
+        ("instance_embedder", "embedder"),
+        ("instance_probe", "probe"),
+        ("instance_config", "config"),
+    ):
+        links.publish(key, param)
+    return embedder, probe, config
 
 
 def _open_selected_row(table, records: list[dict]) -> None:
@@ -182,51 +188,58 @@ def _render_documents(results: dict, record: dict, config: dict) -> None:
         st.write("No answer-bearing document: this question has no answer in the corpus.")
         return
     for doc_id in doc_ids[:3]:
-        spans = spans_of(record, doc_id)
-        doc = document_text(results, doc_id, spans)
-        whole = doc.text if doc.source == "corpus" else None
-        boxes = chunk_boxes(results, doc_id, chunking, record.get("retrieved") or [], whole)
-        st.markdown(
-            f"**Document `{doc_id}` under `{chunking}`**: {len(boxes)} chunks drawn; "
-            f"{_cut_verdict(record, spans, boxes, doc.source)}."
-        )
-        if doc.source == "results":
-            st.caption(
-                "Drawn from the chunks the results file holds: the corpus on disk does not "
-                "match this run's documents, so chunks that were not retrieved may be missing."
-            )
-        length = len(doc.text) if doc.text else max((b.end for b in boxes), default=1)
-        st.plotly_chart(
-            timeline_figure(boxes, spans, length, f"{doc_id} · {chunking}"),
-            key=f"instance_doc_{doc_id}",
-            config={"displayModeBar": False},
-        )
-        if doc.text:
-            with st.expander(f"Text of {doc_id} with chunk edges", expanded=len(doc_ids) == 1):
-                st.markdown(highlighted_html(doc.text, boxes, spans), unsafe_allow_html=True)
-        else:
-            st.caption(f"The text of {doc_id} is not in the results file and no corpus was found.")
+        _render_document(results, record, doc_id, chunking, expanded=len(doc_ids) == 1)
     if len(doc_ids) > 3:
         st.caption(f"{len(doc_ids) - 3} more answer-bearing documents not drawn.")
 
 
-def _cut_verdict(record: dict, spans: list[dict], boxes: list, source: str | None) -> str:
-    """What the record's span_preserved says, checked against the drawing when the
-    drawing is of the whole document."""
+def _render_document(
+    results: dict, record: dict, doc_id: str, chunking: str, *, expanded: bool
+) -> None:
+    """One document: its recorded chunk boundaries over the record's spans, then its text."""
+    import streamlit as st
+
+    spans = spans_of(record, doc_id)
+    doc = document_text(results, doc_id, spans)
+    boxes = chunk_boxes(results, doc_id, chunking, record.get("retrieved") or [])
+    drawn = "its chunks are not recorded" if boxes is None else f"{len(boxes)} chunks drawn"
+    st.markdown(
+        f"**Document `{doc_id}` under `{chunking}`**: {drawn}; {_cut_verdict(record, spans)}."
+    )
+    if boxes is None:
+        st.caption(
+            f"This results file records no chunk offsets for {doc_id} under {chunking} "
+            "(chunk_offsets), so its chunk boundaries are not drawn."
+        )
+        boxes = []
+    if doc.source == "results":
+        st.caption(
+            "Text pieced from the chunks the results file holds: the corpus on disk does not "
+            "match this run's documents, so text outside the retrieved chunks may be missing."
+        )
+    length = len(doc.text) if doc.text else max((b.end for b in boxes), default=1)
+    st.plotly_chart(
+        timeline_figure(boxes, spans, length, f"{doc_id} · {chunking}"),
+        key=f"instance_doc_{doc_id}",
+        config={"displayModeBar": False},
+    )
+    if doc.text:
+        with st.expander(f"Text of {doc_id} with chunk edges", expanded=expanded):
+            st.markdown(highlighted_html(doc.text, boxes, spans), unsafe_allow_html=True)
+    else:
+        st.caption(f"The text of {doc_id} is not in the results file and no corpus was found.")
+
+
+def _cut_verdict(record: dict, spans: list[dict]) -> str:
+    """What the record's span_preserved says about the gold spans in this document."""
     doc_ids = {s["doc_id"] for s in spans}
     gold = [s for s in record.get("gold_spans") or [] if s["doc_id"] in doc_ids]
     recorded = record.get("span_preserved")
     if not gold or recorded is None:
         return "no gold span in this document"
-    verdict = (
-        "no gold span is cut (span_preserved: true)"
-        if recorded
-        else "the gold span is cut by a chunk boundary (span_preserved: false)"
-    )
-    drawn_cut = any(span_cut(s, boxes) for s in gold)
-    if source == "corpus" and drawn_cut == bool(recorded):
-        verdict += "; the drawing disagrees: the corpus on disk is not the one this run used"
-    return verdict
+    if recorded:
+        return "no gold span is cut (span_preserved: true)"
+    return "the gold span is cut by a chunk boundary (span_preserved: false)"
 
 
 def _render_retrieved(results: dict, record: dict) -> None:

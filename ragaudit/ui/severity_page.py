@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ragaudit.grading.citation_check import OUTCOMES as CITATION_OUTCOMES
 from ragaudit.results.format import NOT_RUN, fmt_p
-from ragaudit.results.view import cell_index, cell_records, config_names, embedder_specs, probes_for
+from ragaudit.results.view import cell_index, config_names, embedder_specs, probes_for
 from ragaudit.ui import links
 from ragaudit.ui.charts import detectability_figure, sweep_figure
 from ragaudit.ui.common import results_or_stop
@@ -17,24 +17,15 @@ _NO_CELLS = (
 CITATION_COLUMNS = (*CITATION_OUTCOMES, "failures")
 
 
-def scored_classes(
-    records: list[dict], generated: bool
-) -> tuple[list[float], list[float], str | None]:
-    """(passing scores, failing scores, failure basis) of one cell's records, using the
-    analysis stage's own failure definition and score (so the dots are the swept ones)."""
-    from ragaudit.analysis.cells import failure_flags
-    from ragaudit.analysis.detectability import top1_score
-
-    failed, basis = failure_flags(records, generated)
+def swept_points(detect: dict) -> tuple[list[float], list[float]]:
+    """(passing scores, failing scores) as the analysis stage recorded them for its sweep
+    (`detectability.by_instance`); unscored instances are left out, as the sweep did."""
     passing: list[float] = []
     failing: list[float] = []
-    if failed is None:
-        return passing, failing, None
-    for record, is_failure in zip(records, failed, strict=True):
-        score = top1_score(record)
-        if score is not None:
-            (failing if is_failure else passing).append(score)
-    return passing, failing, basis
+    for point in (detect.get("by_instance") or {}).values():
+        if point.get("score") is not None:
+            (failing if point["failed"] else passing).append(point["score"])
+    return passing, failing
 
 
 def render() -> None:
@@ -52,6 +43,28 @@ def render() -> None:
     probes = probes_for(results, embedder)
     if not results["cells"]:
         st.info(_NO_CELLS)
+    _render_severity_table(results, index, probes, configs, embedder)
+
+    st.subheader("Detectability of one cell")
+    links.bind("severity_probe", "probe", probes)
+    links.bind("severity_config", "config", configs)
+    col_probe, col_config = st.columns(2)
+    with col_probe:
+        probe = st.selectbox("Probe", probes, key="severity_probe")
+    with col_config:
+        config = st.selectbox("Config", configs, key="severity_config")
+    links.publish("severity_probe", "probe")
+    links.publish("severity_config", "config")
+    _render_detectability(index.get((probe, config, embedder)), probe, config, embedder)
+    _render_permutations(index, embedder)
+    _render_citation_rollup(results, configs)
+
+
+def _render_severity_table(
+    results: dict, index: dict, probes: list[str], configs: list[str], embedder: str
+) -> None:
+    """Class and branch of every cell under the embedder, then the rules in order."""
+    import streamlit as st
 
     st.subheader("Severity per cell (class · branch)")
     rows = []
@@ -71,17 +84,9 @@ def render() -> None:
     else:
         st.caption("This results file carries no severity_rules.")
 
-    st.subheader("Detectability of one cell")
-    links.bind("severity_probe", "probe", probes)
-    links.bind("severity_config", "config", configs)
-    col_probe, col_config = st.columns(2)
-    with col_probe:
-        probe = st.selectbox("Probe", probes, key="severity_probe")
-    with col_config:
-        config = st.selectbox("Config", configs, key="severity_config")
-    links.publish("severity_probe", "probe")
-    links.publish("severity_config", "config")
-    _render_detectability(results, index.get((probe, config, embedder)), probe, config, embedder)
+
+def _render_permutations(index: dict, embedder: str) -> None:
+    import streamlit as st
 
     st.subheader("Permutation p-values")
     p_rows = []
@@ -106,6 +111,10 @@ def render() -> None:
             "No cell under this embedder had both classes large enough for a permutation test."
         )
 
+
+def _render_citation_rollup(results: dict, configs: list[str]) -> None:
+    import streamlit as st
+
     st.subheader("Citation-check outcomes per config")
     rollup = results.get("citation_rollup") or {}
     if rollup:
@@ -125,9 +134,7 @@ def render() -> None:
         st.write("No citation checks: generation did not run in this results file.")
 
 
-def _render_detectability(
-    results: dict, cell: dict | None, probe: str, config: str, embedder: str
-) -> None:
+def _render_detectability(cell: dict | None, probe: str, config: str, embedder: str) -> None:
     import streamlit as st
 
     if cell is None:
@@ -158,28 +165,33 @@ def _render_detectability(
             f"Permutation test: p = {fmt_p(perm.get('p_value'))} ({perm.get('reshuffles')} "
             f"reshuffles, seed {perm.get('seed')})"
         )
+    _plot_detectability(detect, cell.get("failure_basis"))
+
+
+def _plot_detectability(detect: dict, basis: str | None) -> None:
+    """The recorded sweep, and each instance at its recorded score (read, never recomputed)."""
+    import streamlit as st
+
     if detect.get("sweep"):
         st.plotly_chart(
             sweep_figure(detect["sweep"]), key="severity_sweep", config={"displayModeBar": False}
         )
-    records = cell_records(results, probe, config, embedder)
-    passing, failing, basis = scored_classes(records, bool(cell.get("generated")))
-    score_name = detect.get("score")
-    if passing or failing:
-        st.plotly_chart(
-            detectability_figure(
-                passing,
-                failing,
-                (threshold or {}).get("cut"),
-                f"recorded retrieval score ({score_name or 'top1_score'})",
-            ),
-            key="severity_scores",
-            config={"displayModeBar": False},
-        )
-        st.caption(
-            f"Each dot is one instance (failure judged on {basis}) at its recorded retrieval "
-            "score; the dashed line is the recorded cut, fitted on these same instances "
-            "(no holdout)."
-        )
-    else:
+    passing, failing = swept_points(detect)
+    if not (passing or failing):
         st.caption("No scored instances in this cell: nothing to plot.")
+        return
+    st.plotly_chart(
+        detectability_figure(
+            passing,
+            failing,
+            (detect.get("threshold") or {}).get("cut"),
+            f"recorded retrieval score ({detect.get('score') or 'top1_score'})",
+        ),
+        key="severity_scores",
+        config={"displayModeBar": False},
+    )
+    st.caption(
+        f"Each dot is one instance (failure judged on {basis}) at its recorded retrieval "
+        "score; the dashed line is the recorded cut, fitted on these same instances "
+        "(no holdout)."
+    )
