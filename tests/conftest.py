@@ -12,3 +12,21 @@ def ragaudit_home(tmp_path, monkeypatch):
     home.mkdir()
     monkeypatch.setenv("RAGAUDIT_HOME", str(home))
     return home
+
+
+@pytest.fixture
+def fake_ollama():
+    """Start local processes speaking Ollama's HTTP API (tests/ollama_fake.py):
+    `fake_ollama(mode="normal", failures=0)`; every one started is stopped at teardown."""
+    from ollama_fake import start_fake_ollama
+
+    started = []
+
+    def start(mode: str = "normal", failures: int = 0):
+        server = start_fake_ollama(mode, failures)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

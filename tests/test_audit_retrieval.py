@@ -9,7 +9,6 @@ import json
 import os
 
 import pytest
-from ollama_fake import start_fake_ollama
 
 from ragaudit.cli.main import main
 
@@ -284,18 +283,6 @@ def test_unknown_source_id_is_a_clear_error(workspace, capsys):
     assert main(["audit", str(workspace / "corpus"), str(cases)]) == 2
     err = capsys.readouterr().err
     assert "expects source 'rulings/scan', whose file was skipped (binary (NUL bytes))" in err
-
-
-@pytest.fixture
-def fake_ollama(request):
-    """Start a fake Ollama server (stopped when the test ends)."""
-
-    def start(mode: str, failures: int):
-        server = start_fake_ollama(mode, failures)
-        request.addfinalizer(server.stop)
-        return server
-
-    return start
 
 
 def run_against_ollama(workspace, server, name: str) -> tuple[int, dict]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ollama_fake import MODELS, start_fake_ollama, unused_port
+from ollama_fake import MODELS, unused_port
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.retry import RetryPolicy
@@ -20,22 +20,8 @@ def cache(ragaudit_home):
     return CallCache()
 
 
-@pytest.fixture
-def fake_server():
-    started = []
-
-    def start(mode="normal", failures=0):
-        server = start_fake_ollama(mode, failures)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
-
-def test_embed_and_chat_round_trip_with_digest(cache, fake_server):
-    server = fake_server()
+def test_embed_and_chat_round_trip_with_digest(cache, fake_ollama):
+    server = fake_ollama()
     embedder = load_embedder("ollama:mxbai-embed-large", cache=cache, host=server.url, retry=FAST)
     assert embedder.digest == MODELS["mxbai-embed-large:latest"]
     assert embedder.digest_reason is None
@@ -50,8 +36,8 @@ def test_embed_and_chat_round_trip_with_digest(cache, fake_server):
     assert server.requests()["/api/chat"] == 1  # the second answer came from the cache
 
 
-def test_dropped_connections_are_retried_then_served(cache, fake_server):
-    server = fake_server("drop", failures=2)
+def test_dropped_connections_are_retried_then_served(cache, fake_ollama):
+    server = fake_ollama("drop", failures=2)
     embedder = load_embedder("ollama:mxbai-embed-large", cache=cache, host=server.url, retry=FAST)
     # the first two requests (both /api/tags) were dropped; the third got the digest
     assert server.requests() == {"/api/tags": 3}
@@ -60,8 +46,8 @@ def test_dropped_connections_are_retried_then_served(cache, fake_server):
     assert cache.stats() == {"replayed": 0, "computed": 1, "failed": 0}
 
 
-def test_persistent_500s_are_counted_failed_and_raised(cache, fake_server):
-    server = fake_server("error500", failures=-1)
+def test_persistent_500s_are_counted_failed_and_raised(cache, fake_ollama):
+    server = fake_ollama("error500", failures=-1)
     generator = load_generator("ollama:qwen2.5:7b", cache=cache, host=server.url, retry=FAST)
     assert generator.digest == "unavailable"
     assert "HTTP 500" in generator.digest_reason
@@ -74,9 +60,9 @@ def test_persistent_500s_are_counted_failed_and_raised(cache, fake_server):
     assert "HTTP 500" in failure["error"]
 
 
-def test_a_failure_mid_run_keeps_every_text_in_a_count(cache, fake_server):
+def test_a_failure_mid_run_keeps_every_text_in_a_count(cache, fake_ollama):
     # /api/tags and the first /api/embed batch are served, then the server breaks.
-    server = fake_server("fail_after", failures=2)
+    server = fake_ollama("fail_after", failures=2)
     embedder = load_embedder("ollama:mxbai-embed-large", cache=cache, host=server.url, retry=FAST)
     texts = [f"text number {i}" for i in range(40)]  # batches of 32 + 8
     with pytest.raises(ModelCallFailed, match="8 text"):
@@ -86,8 +72,8 @@ def test_a_failure_mid_run_keeps_every_text_in_a_count(cache, fake_server):
     assert cache.stored_calls() == 32
 
 
-def test_a_missing_model_fails_at_once_without_retries(cache, fake_server):
-    server = fake_server()
+def test_a_missing_model_fails_at_once_without_retries(cache, fake_ollama):
+    server = fake_ollama()
     embedder = load_embedder("ollama:not-pulled", cache=cache, host=server.url, retry=FAST)
     assert embedder.digest == "unavailable"
     assert "not among the models" in embedder.digest_reason
@@ -118,8 +104,8 @@ def test_retry_settings_come_from_the_environment(monkeypatch):
         RetryPolicy.from_env()
 
 
-def test_replay_still_works_after_the_server_is_gone(ragaudit_home, fake_server):
-    server = fake_server()
+def test_replay_still_works_after_the_server_is_gone(ragaudit_home, fake_ollama):
+    server = fake_ollama()
     first = CallCache()
     embedder = load_embedder("ollama:mxbai-embed-large", cache=first, host=server.url, retry=FAST)
     vectors = embedder.embed(["kept text"])
