@@ -139,7 +139,7 @@ def embed_throughput(embedder_spec: str) -> float:
     """Texts per second embedding 64 never-seen 1,000-character texts (the baseline)."""
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.specs import load_embedder
-    from ragaudit.corpus.build import load_corpus
+    from ragaudit.corpus.files import load_corpus
 
     docs = load_corpus().documents[:64]
     embedder = load_embedder(embedder_spec, CallCache())

@@ -12,11 +12,20 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ragaudit.pipeline.diagnostics import DIAGNOSTIC_FIELDS, ChunkingView, anchor_summary, diagnose
-from ragaudit.stack.configs import COMPARISONS, StackConfig
-from ragaudit.stack.retrieval import POOL_DEPTH
-
-TABLE_SPLIT_WIDE = ("recursive", 4000, 0)
+from ragaudit.analysis.comparisons import compare
+from ragaudit.backends.llamaindex import as_llamaindex_embedding
+from ragaudit.pipeline.diagnostics import (
+    DIAGNOSTIC_FIELDS,
+    ChunkingView,
+    anchor_summary,
+    diagnose,
+    span_preserved,
+    table_together,
+)
+from ragaudit.stack.chunking import chunk_corpus
+from ragaudit.stack.configs import COMPARISONS, TABLE_SPLIT_WIDE, B, StackConfig
+from ragaudit.stack.index import ChunkIndex, build_index, embed_texts
+from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
 
 
 @dataclass(frozen=True)
@@ -79,8 +88,6 @@ class MatrixStage:
         client: Any,
         progress: Any,
     ) -> None:
-        from ragaudit.stack.chunking import Chunking, chunk_corpus
-
         self.corpus = corpus
         self.configs = list(configs)
         self.plans = list(plans)
@@ -89,8 +96,9 @@ class MatrixStage:
         self.chunkings: dict[str, list[Any]] = {}
         for config in self.configs:
             if config.chunking_name not in self.chunkings:
-                chunking = Chunking(config.splitter, config.chunk_size, config.overlap)
-                self.chunkings[config.chunking_name] = chunk_corpus(corpus.documents, chunking)
+                self.chunkings[config.chunking_name] = chunk_corpus(
+                    corpus.documents, config.chunking
+                )
         self.views = {name: ChunkingView(name, chunks) for name, chunks in self.chunkings.items()}
         self.chunk_by_id = {c.chunk_id: c for chunks in self.chunkings.values() for c in chunks}
         self.failed_calls: list[dict] = []
@@ -101,8 +109,6 @@ class MatrixStage:
 
     def run(self) -> dict:
         """Records for every plan, the chunks they retrieved, comparisons and extras."""
-        from ragaudit.analysis.comparisons import compare
-
         records: list[dict] = []
         for plan in self.plans:
             records.extend(self._run_plan(plan))
@@ -119,7 +125,8 @@ class MatrixStage:
             for chunk_id in sorted(used)
             for chunk in [self.chunk_by_id[chunk_id]]
         }
-        summary_view = self.views.get("recursive-1000-200") or next(iter(self.views.values()))
+        # the seed reports anchor selectivity at B's chunking (any chunking when B is absent)
+        summary_view = self.views.get(B.chunking_name) or next(iter(self.views.values()))
         return {
             "instances": records,
             "chunks": chunks,
@@ -133,15 +140,28 @@ class MatrixStage:
         }
 
     def _run_plan(self, plan: EmbedderPlan) -> list[dict]:
-        from ragaudit.backends.llamaindex import as_llamaindex_embedding
-        from ragaudit.stack.index import build_index, embed_texts
-        from ragaudit.stack.retrieval import Retriever
-
         embedder = plan.embedder
-        spec = embedder.spec
         instances = self._instances(plan)
+        indexes = self._build_indexes(embedder)
+        query_vectors, query_errors = self._embed_queries(embedder, instances)
+        self.progress.stage(f"retrieve {embedder.spec}", len(instances) * len(self.chunkings))
+        records: list[dict] = []
+        for name, index in indexes.items():
+            block = self._retrieve_chunking(
+                embedder, name, index, instances, query_vectors, query_errors
+            )
+            records.extend(block)
+        self._fail_queries(embedder.spec, query_errors, records)
+        order = {c.name: i for i, c in enumerate(self.configs)}
+        position = {i.instance_id: n for n, i in enumerate(instances)}
+        records.sort(key=lambda r: (position[r["instance_id"]], order[r["config"]]))
+        return records
+
+    def _build_indexes(self, embedder: Any) -> dict[str, ChunkIndex]:
+        """One collection per chunking; every distinct chunk text embedded once across
+        chunkings, before any index is opened."""
+        spec = embedder.spec
         embed_model = as_llamaindex_embedding(embedder)
-        # Every distinct chunk text once across chunkings, before any index is opened.
         texts = list(dict.fromkeys(c.text for chunks in self.chunkings.values() for c in chunks))
         self.progress.stage(f"embed passages {spec}", len(texts))
         vectors, errors = embed_texts(embedder, texts, on_batch=self.progress.advance)
@@ -163,55 +183,54 @@ class MatrixStage:
                 }
             )
             self.progress.advance(1)
-        query_vectors, query_errors = self._embed_queries(embedder, instances)
-        self.progress.stage(f"retrieve {spec}", len(instances) * len(self.chunkings))
-        records: list[dict] = []
-        for name, chunks in self.chunkings.items():
-            configs = [c for c in self.configs if c.chunking_name == name]
-            index = indexes[name]
-            index_error = None
-            if not index.complete:
-                index_error = (
-                    f"embedding call failed: {len(index.failed_chunk_ids)} of {len(chunks)} "
-                    f"chunks of {name} not embedded ({index.errors[0]})"
-                )
-            retriever = Retriever(embedder, chunks, index)
-            depth = max([POOL_DEPTH, *(c.k for c in configs)])
-            block: list[dict] = []
-            for instance in instances:
-                error = index_error or query_errors.get(instance.question)
-                rankings: dict[bool, list] = {}
-                for config in configs:
-                    record = base_record(instance, config, spec)
-                    if error:
-                        block.append(_failed_record(record, error))
-                        continue
-                    if config.hybrid not in rankings:
-                        rankings[config.hybrid] = retriever.ranking(
-                            instance.question,
-                            config.hybrid,
-                            depth,
-                            query_vectors[instance.question],
-                        )
-                    ranking = rankings[config.hybrid]
-                    record["retrieved"] = [hit.to_json() for hit in ranking[: config.k]]
-                    record.update(
-                        diagnose(instance, self.views[name], ranking, config.k, self.chunk_by_id)
+        return indexes
+
+    def _retrieve_chunking(
+        self,
+        embedder: Any,
+        name: str,
+        index: ChunkIndex,
+        instances: list[Any],
+        query_vectors: dict,
+        query_errors: dict,
+    ) -> list[dict]:
+        """Records for every config cut by chunking `name`: each question ranked once per
+        dense|hybrid to the pool depth, then sliced to each config's k."""
+        chunks = self.chunkings[name]
+        configs = [c for c in self.configs if c.chunking_name == name]
+        index_error = None
+        if not index.complete:
+            index_error = (
+                f"embedding call failed: {len(index.failed_chunk_ids)} of {len(chunks)} "
+                f"chunks of {name} not embedded ({index.errors[0]})"
+            )
+        retriever = Retriever(embedder, chunks, index)
+        depth = max([POOL_DEPTH, *(c.k for c in configs)])
+        block: list[dict] = []
+        for instance in instances:
+            error = index_error or query_errors.get(instance.question)
+            rankings: dict[bool, list] = {}
+            for config in configs:
+                record = base_record(instance, config, embedder.spec)
+                if error:
+                    block.append(_failed_record(record, error))
+                    continue
+                if config.hybrid not in rankings:
+                    rankings[config.hybrid] = retriever.ranking(
+                        instance.question, config.hybrid, depth, query_vectors[instance.question]
                     )
-                    block.append(record)
-                self.progress.advance(1)
-            if index_error:
-                self._fail(spec, index_error, [r["key"] for r in block])
-            records.extend(block)
-        self._fail_queries(spec, query_errors, records)
-        order = {c.name: i for i, c in enumerate(self.configs)}
-        position = {i.instance_id: n for n, i in enumerate(instances)}
-        records.sort(key=lambda r: (position[r["instance_id"]], order[r["config"]]))
-        return records
+                ranking = rankings[config.hybrid]
+                record["retrieved"] = [hit.to_json() for hit in ranking[: config.k]]
+                record.update(
+                    diagnose(instance, self.views[name], ranking, config.k, self.chunk_by_id)
+                )
+                block.append(record)
+            self.progress.advance(1)
+        if index_error:
+            self._fail(embedder.spec, index_error, [r["key"] for r in block])
+        return block
 
     def _embed_queries(self, embedder: Any, instances: list[Any]) -> tuple[dict, dict]:
-        from ragaudit.stack.index import embed_texts
-
         questions = list(dict.fromkeys(i.question for i in instances))
         self.progress.stage(f"queries {embedder.spec}", len(questions))
         vectors, errors = embed_texts(
@@ -246,12 +265,9 @@ def chunk_offsets(chunkings: dict[str, list[Any]]) -> dict[str, dict[str, list[l
 
 
 def table_split_wide(corpus: Any) -> dict:
-    """table_split measured outside the matrix at recursive 4000/0: header and answer row
+    """table_split measured outside the matrix at TABLE_SPLIT_WIDE: header and answer row
     in one chunk, per instance (model-free)."""
-    from ragaudit.pipeline.diagnostics import table_together
-    from ragaudit.stack.chunking import Chunking, chunk_corpus
-
-    chunking = Chunking(*TABLE_SPLIT_WIDE)
+    chunking = TABLE_SPLIT_WIDE
     instances = [i for i in corpus.instances if i.probe == "table_split"]
     wanted = {s.doc_id for i in instances for s in (*i.gold_spans, *i.extra_spans)}
     view = ChunkingView(
@@ -261,7 +277,7 @@ def table_split_wide(corpus: Any) -> dict:
         {
             "instance_id": i.instance_id,
             "table_together": table_together(i, view),
-            "span_preserved": all(view.preserved(s) for s in i.gold_spans),
+            "span_preserved": span_preserved(i, view),
         }
         for i in instances
     ]
