@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ragaudit.ui.data import Loaded, load, results_path
+from ragaudit.ui.runs import start_run
 
 # Page files, as registered in app.py's st.navigation.
 PAGES = {
@@ -47,8 +48,6 @@ def results_or_stop(prefix: str) -> dict:
     if loaded.missing:
         st.write(f"No results yet at `{loaded.path}`: run the quick matrix to make some.")
         if st.button("Start the default quick run", key=f"{prefix}_start_default", type="primary"):
-            from ragaudit.ui.runs import start_run
-
             try:
                 start_run(["--quick"], out=loaded.path)
             except RuntimeError as error:

@@ -116,12 +116,9 @@ def _choose_cell(results: dict) -> tuple[str, str | None, str]:
         probe = st.selectbox("Probe", probes, key="instance_probe")
     with cols[2]:
         config = st.selectbox("Config", configs, key="instance_config")
-    for key, param in (
-        ("instance_embedder", "embedder"),
-        ("instance_probe", "probe"),
-        ("instance_config", "config"),
-    ):
-        links.publish(key, param)
+    links.publish_all(
+        {"instance_embedder": "embedder", "instance_probe": "probe", "instance_config": "config"}
+    )
     return embedder, probe, config
 
 

@@ -14,6 +14,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragaudit import paths
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.llamaindex import as_llamaindex_embedding
+from ragaudit.backends.specs import load_embedder
+from ragaudit.corpus.files import load_corpus
+from ragaudit.pipeline.diagnostics import ChunkingView, diagnose
+from ragaudit.stack.chunking import Chunking, chunk_corpus
 from ragaudit.stack.index import build_index, open_client
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
 
@@ -36,6 +43,9 @@ class LabIndex:
     computed: int = 0
     """Embeddings the model computed for this index (the rest came from the call cache)."""
     errors: list[str] = field(default_factory=list)
+    """Distinct embedding errors met while building (the first is shown)."""
+    failed_chunks: int = 0
+    """Chunks left out of the index because their embedding failed."""
 
 
 def corpus_documents() -> dict[str, str]:
@@ -50,11 +60,7 @@ def load_lab_corpus(n: int | None = None) -> Any:
 
     @st.cache_resource(show_spinner="Loading the corpus…")
     def _load(corpus_dir: str) -> Any:
-        from ragaudit.corpus.files import load_corpus
-
         return load_corpus(corpus_dir)
-
-    from ragaudit import paths
 
     corpus = _load(str(paths.corpus_dir()))
     return corpus.subset(n) if n is not None and n < corpus.n else corpus
@@ -64,12 +70,6 @@ def build_lab_index(
     embedder_spec: str, splitter: str, size: int, overlap: int, n: int | None = None
 ) -> LabIndex:
     """Chunk the corpus, embed through the call cache, and index in memory."""
-    from ragaudit.backends.cache import CallCache
-    from ragaudit.backends.llamaindex import as_llamaindex_embedding
-    from ragaudit.backends.specs import load_embedder
-    from ragaudit.pipeline.diagnostics import ChunkingView
-    from ragaudit.stack.chunking import Chunking, chunk_corpus
-
     started = time.perf_counter()
     chunking = Chunking(splitter, size, overlap)  # type: ignore[arg-type]
     chunks = chunk_corpus(load_lab_corpus(n).documents, chunking)
@@ -91,6 +91,7 @@ def build_lab_index(
         embedded=index.added,
         computed=cache.stats()["computed"],
         errors=list(index.errors),
+        failed_chunks=len(index.failed_chunk_ids),
     )
 
 
@@ -113,6 +114,4 @@ def probe_rankings(
 
 def diagnose_at_k(lab: LabIndex, instance: Any, ranking: list[Any], k: int) -> dict:
     """The model-free diagnostics of one instance when the top `k` of `ranking` is retrieved."""
-    from ragaudit.pipeline.diagnostics import diagnose
-
     return diagnose(instance, lab.view, ranking, k, lab.chunk_by_id)

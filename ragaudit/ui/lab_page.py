@@ -92,12 +92,9 @@ def render() -> None:
         instance_id = st.selectbox("Instance", instance_ids, key="lab_instance")
     with col_embedder:
         embedder = st.selectbox("Embedder", embedders, key="lab_embedder")
-    for key, param in (
-        ("lab_probe", "probe"),
-        ("lab_instance", "instance"),
-        ("lab_embedder", "embedder"),
-    ):
-        links.publish(key, param)
+    links.publish_all(
+        {"lab_probe": "probe", "lab_instance": "instance", "lab_embedder": "embedder"}
+    )
     if n is not None and n < load_lab_corpus().n:
         st.caption(f"The first {n} instances of each probe, as in the loaded results file.")
     live_panel(probe, None if instance_id == ALL_INSTANCES else instance_id, embedder, n)
@@ -153,8 +150,8 @@ def live_panel(probe: str, instance_id: str | None, embedder: str, n: int | None
         _recorded(probe, embedder, (splitter, size, overlap, k, hybrid))
         if lab.errors:
             st.warning(
-                f"{len(lab.errors)} embedding batch(es) failed; this index is incomplete: "
-                f"{lab.errors[0]}"
+                f"{lab.failed_chunks} of {len(lab.chunk_by_id)} chunks could not be embedded; "
+                f"this index is incomplete: {lab.errors[0]}"
             )
         shown = instance_id or (instances[0].instance_id if instances else None)
         if shown is None:

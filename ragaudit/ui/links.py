@@ -57,6 +57,12 @@ def publish(key: str, param: str) -> None:
     st.session_state[f"_kept_{key}"] = value
 
 
+def publish_all(params: dict[str, str]) -> None:
+    """`publish` each widget key -> URL parameter, so a page's selection is a shareable link."""
+    for key, param in params.items():
+        publish(key, param)
+
+
 def carried(*names: str) -> dict[str, str]:
     """The current values of shared URL params (to hand to another page)."""
     import streamlit as st
