@@ -52,5 +52,4 @@ def run(args: argparse.Namespace) -> int:
 
 def _require_analysis(results: dict, path: Path) -> None:
     if "severity_rules" not in results or not results.get("cells"):
-        reason = results.get("cells_reason") or "it has no analysed cells"
-        raise RagauditError(f"{path}: cannot render a report: {reason}")
+        raise RagauditError(f"{path}: cannot render a report: it has no analysed cells")

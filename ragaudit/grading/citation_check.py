@@ -17,7 +17,7 @@ from ragaudit.grading.text import (
     strip_citations,
 )
 
-TEXTS_UNAVAILABLE = "chunk texts were not available"
+TEXTS_UNAVAILABLE = "nothing was retrieved, so no cited chunk can be checked"
 OUTCOMES = (
     "caught",
     "satisfied",
@@ -104,7 +104,7 @@ def _outcome(generation: dict, retrieved_texts: dict[str, str]) -> dict:
             "detail": "the reply asserts no number, quote or list",
         }
     if not retrieved_texts:
-        # Without the chunk texts the check cannot run; say so rather than flag everything.
+        # Grading refuses a retrieved chunk without its text, so only an empty context is left.
         return {"outcome": "not_applicable", "detail": TEXTS_UNAVAILABLE}
     cited_texts = [retrieved_texts[c] for c in cited if c in retrieved_texts]
     missing = [v["value"] for v in values if not any(_contained(v, t) for t in cited_texts)]
