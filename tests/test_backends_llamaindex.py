@@ -62,6 +62,10 @@ def test_llm_chat_sends_messages_and_reports_replay(cache):
         [{"role": m.role.value, "content": m.content} for m in messages], {"max_tokens": 16}
     )
     assert direct.replayed and direct.text == first.message.content
+    # a stream is the whole answer as one delta, replayed from the same cache
+    streamed = list(llm.stream_chat(messages))
+    assert [r.delta for r in streamed] == [first.message.content]
+    assert streamed[0].raw == {"replayed": True}
     assert llm.complete("What is the capital of France?").text.strip() != ""
 
 

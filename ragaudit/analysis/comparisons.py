@@ -5,19 +5,13 @@ before and whole after: preservation) or a ranking change."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from ragaudit.analysis.stats import mcnemar_exact
 from ragaudit.stack.configs import Comparison
 
 MEASURE = "gold_in_context"
-
-
-def _mcnemar(b: int, c: int) -> tuple[float | None, str | None]:
-    try:
-        from ragaudit.analysis.stats import mcnemar_exact
-    except ImportError as error:  # the analysis stage ships it; say so rather than guess
-        return None, f"mcnemar_exact unavailable ({error})"
-    return mcnemar_exact(b, c), None
 
 
 def compare(
@@ -48,18 +42,36 @@ def compare(
     return out
 
 
-def _compare_cell(
+@dataclass
+class _Tally:
+    """One comparison's flips in one probe × embedder cell, counted per instance."""
+
+    gains: list[str] = field(default_factory=list)
+    losses: list[str] = field(default_factory=list)
+    gain_kinds: dict[str, int] = field(default_factory=lambda: {"preservation": 0, "ranking": 0})
+    gain_kind_by_instance: dict[str, str] = field(default_factory=dict)
+    from_count: int = 0
+    to_count: int = 0
+    n: int = 0
+    excluded: int = 0
+
+
+def _gain_kind(before: dict, after: dict) -> str:
+    # Preservation: retrieval could not have found it before, the boundary cut it.
+    if before.get("span_preserved") is False and after.get("span_preserved") is True:
+        return "preservation"
+    return "ranking"
+
+
+def _tally_cell(
     comparison: Comparison,
     probe: str,
     embedder: str,
     instance_ids: list[str],
     by_key: dict[tuple[str, str, str, str], dict],
-) -> dict | None:
-    gains: list[str] = []
-    losses: list[str] = []
-    kinds = {"preservation": 0, "ranking": 0}
-    gain_kind: dict[str, str] = {}
-    from_count = to_count = n = excluded = 0
+) -> _Tally | None:
+    """The cell's flips, or None when no instance has a record at both ends."""
+    tally = _Tally()
     ran = False
     for instance_id in instance_ids:
         before = by_key.get((probe, embedder, comparison.from_config, instance_id))
@@ -69,24 +81,30 @@ def _compare_cell(
         ran = True
         was, now = before.get(MEASURE), after.get(MEASURE)
         if was is None or now is None:
-            excluded += 1
+            tally.excluded += 1
             continue
-        n += 1
-        from_count += was
-        to_count += now
+        tally.n += 1
+        tally.from_count += was
+        tally.to_count += now
         if now and not was:
-            gains.append(instance_id)
-            # Preservation: retrieval could not have found it before, the boundary cut it.
-            kind = (
-                "preservation"
-                if before.get("span_preserved") is False and after.get("span_preserved") is True
-                else "ranking"
-            )
-            kinds[kind] += 1
-            gain_kind[instance_id] = kind
+            tally.gains.append(instance_id)
+            kind = _gain_kind(before, after)
+            tally.gain_kinds[kind] += 1
+            tally.gain_kind_by_instance[instance_id] = kind
         elif was and not now:
-            losses.append(instance_id)
-    if not ran:
+            tally.losses.append(instance_id)
+    return tally if ran else None
+
+
+def _compare_cell(
+    comparison: Comparison,
+    probe: str,
+    embedder: str,
+    instance_ids: list[str],
+    by_key: dict[tuple[str, str, str, str], dict],
+) -> dict | None:
+    tally = _tally_cell(comparison, probe, embedder, instance_ids, by_key)
+    if tally is None:
         return None
     entry: dict[str, Any] = {
         "name": comparison.name,
@@ -96,19 +114,19 @@ def _compare_cell(
         "probe": probe,
         "embedder": embedder,
         "measure": MEASURE,
-        "from_count": from_count,
-        "to_count": to_count,
-        "n": n,
-        "excluded": excluded,
-        "gains": gains,
-        "losses": losses,
-        "gain_kinds": kinds,
-        "gain_kind_by_instance": gain_kind,
+        "from_count": tally.from_count,
+        "to_count": tally.to_count,
+        "n": tally.n,
+        "excluded": tally.excluded,
+        "gains": tally.gains,
+        "losses": tally.losses,
+        "gain_kinds": tally.gain_kinds,
+        "gain_kind_by_instance": tally.gain_kind_by_instance,
         "mcnemar_p": None,
         "mcnemar_p_reason": None,
     }
-    if n == 0:
+    if tally.n == 0:
         entry["mcnemar_p_reason"] = f"no instance has {MEASURE} at both ends"
     else:
-        entry["mcnemar_p"], entry["mcnemar_p_reason"] = _mcnemar(len(gains), len(losses))
+        entry["mcnemar_p"] = mcnemar_exact(len(tally.gains), len(tally.losses))
     return entry

@@ -58,17 +58,7 @@ def _rank(source: dict) -> str:
 
 def render_table(results: dict) -> list[str]:
     """The terminal report, line by line."""
-    k = results["settings"]["values"]["k"]
-    lines: list[str] = []
-    counts, flags = structure_words(results["structure"])
-    lines.append(f"structure: {counts}")
-    lines.extend(f"  [flag] {flag}" for flag in flags)
-    corpus = results["corpus"]
-    lines.append(
-        f"corpus: {corpus['documents']} documents, {corpus['skipped_count']} files skipped"
-    )
-    for skipped in corpus["skipped"]:
-        lines.append(f"  [skipped] {skipped['path']}: {skipped['reason']}")
+    lines = _inputs_lines(results)
     index = results["index"]
     if index is None:
         lines.append(f"index: none ({results.get('index_reason')})")
@@ -82,13 +72,36 @@ def render_table(results: dict) -> list[str]:
         f"index: {index['indexed']} of {index['chunks']} chunks indexed "
         f"({index['chunking']}{split_text})"
     )
-    lines.append("")
+    lines.extend(_case_lines(results))
+    lines.extend(_intent_lines(results))
+    lines.extend(_dilution_lines(results.get("dilution")))
+    lines.extend(_summary_lines(results))
+    return lines
+
+
+def _inputs_lines(results: dict) -> list[str]:
+    """The structural check and the corpus read: what the audit was given."""
+    counts, flags = structure_words(results["structure"])
+    lines = [f"structure: {counts}"]
+    lines.extend(f"  [flag] {flag}" for flag in flags)
+    corpus = results["corpus"]
+    lines.append(
+        f"corpus: {corpus['documents']} documents, {corpus['skipped_count']} files skipped"
+    )
+    for skipped in corpus["skipped"]:
+        lines.append(f"  [skipped] {skipped['path']}: {skipped['reason']}")
+    return lines
+
+
+def _case_lines(results: dict) -> list[str]:
+    """One row per phrasing × expected source: its rank, whether it made the top-k, the
+    verdict; then the error of a failed call and the floor's note."""
+    k = results["settings"]["values"]["k"]
     header = (
         f"{'case':<28} {'question':<40} {'expected source':<34} {'rank':>5} "
         f"{'top-' + str(k):>6}  verdict"
     )
-    lines.append(header)
-    lines.append("-" * len(header))
+    lines = ["", header, "-" * len(header)]
     for case in results["cases"]:
         verdict = {"pass": "pass", "fail": "FAIL", "failed_call": "FAILED CALL"}[case["status"]]
         for i, source in enumerate(case["sources"]):
@@ -109,8 +122,13 @@ def render_table(results: dict) -> list[str]:
             lines.append(f"{'':<28} {floor_line}")
     if any(s["via_backfill"] for c in results["cases"] for s in c["sources"]):
         lines.append("  * reached the top-k only through the floor's backfill")
-    lines.append("")
-    lines.append("per intent: spread of each expected source's rank across phrasings")
+    return lines
+
+
+def _intent_lines(results: dict) -> list[str]:
+    """Per intent: phrasings passed, and each expected source's ranks across phrasings."""
+    k = results["settings"]["values"]["k"]
+    lines = ["", "per intent: spread of each expected source's rank across phrasings"]
     for intent in results["intents"]:
         lines.append(
             f"  {intent['intent']}: "
@@ -125,15 +143,18 @@ def render_table(results: dict) -> list[str]:
                 f"    {row['source']}: ranks {ranks} ({spread}); in top-{k} "
                 f"{fmt_ratio(row['in_top_k_count'], row['phrasings'])}{flag}"
             )
-    lines.extend(_dilution_lines(results.get("dilution")))
+    return lines
+
+
+def _summary_lines(results: dict) -> list[str]:
     summary = results["summary"]
-    lines.append("")
-    lines.append(
+    lines = [
+        "",
         f"summary: {fmt_ratio(summary['passed'], summary['cases'])} phrasings pass; "
         f"{summary['failed']} fail; {summary['failed_calls']} failed embedding calls "
         f"(kept in the denominator); {summary['passage_embedding_failures']} chunks "
-        "could not be embedded"
-    )
+        "could not be embedded",
+    ]
     for failure in results["conditions"]["embedding_failures"]:
         lines.append(f"  [failed call] {failure['kind']} {failure['item']}: {failure['error']}")
     return lines

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from ragaudit.audit.cases import Case, StructureReport, check_sources, check_structure, load_cases
+from ragaudit.audit.chunks import AuditChunk, build_chunks
 from ragaudit.audit.corpus_io import Corpus, load_corpus
+from ragaudit.audit.dilution import dilution_report
 from ragaudit.audit.engine import (
     AuditIndex,
     EmbedFailure,
@@ -20,6 +22,9 @@ from ragaudit.audit.engine import (
 )
 from ragaudit.audit.policy import Candidate, PolicyOutcome, apply_policy
 from ragaudit.audit.settings import AuditSettings, load_settings
+from ragaudit.audit.subsections import SplitDecision, summarise
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.specs import describe_model, load_embedder
 
 SCHEMA_VERSION = 1
 DEFAULT_RANK_DEPTH = 100
@@ -57,38 +62,71 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
     corpus = load_corpus(inputs.corpus)
     skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
     check_sources(cases, corpus.ids(), inputs.cases, skipped)
-
-    from ragaudit.audit.chunks import build_chunks
-    from ragaudit.backends.cache import CallCache
-
     cache = CallCache()
-    models: list[dict] = []
-    records: list[dict] = []
-    failures: list[EmbedFailure] = []
-    index_section: dict | None = None
     chunks, decisions = build_chunks(corpus.documents, settings)
-    if cases:
-        from ragaudit.backends.specs import describe_model, load_embedder
+    ranking = (
+        _rank_cases(cases, chunks, decisions, settings, inputs.rank_depth, cache)
+        if cases
+        else _Ranking()
+    )
+    dilution = dilution_report(corpus.documents, settings) if inputs.dilution else None
+    results = _results_document(
+        inputs, argv, settings, corpus, structure, cases, ranking, dilution, cache, started
+    )
+    return AuditOutcome(structure, inputs.cases, results)
 
-        embedder = load_embedder(settings.embedder, cache)
-        models.append(describe_model(embedder))
-        index = build_index(embedder, chunks, settings.chunking_name())
-        depth = max(inputs.rank_depth, settings.candidate_pool)
-        query_vectors, query_failures = embed_questions(
-            embedder, [(c.case_id, c.question) for c in cases]
-        )
-        failures = index.failures + query_failures
-        records = [
-            _case_record(case, index, settings, query_vectors.get(case.case_id), depth, failures)
-            for case in cases
-        ]
-        index_section = _index_section(index, settings, decisions)
-    dilution = None
-    if inputs.dilution:
-        from ragaudit.audit.dilution import dilution_report
 
-        dilution = dilution_report(corpus.documents, settings)
-    results = {
+@dataclass
+class _Ranking:
+    """What embedding and ranking the cases gave; empty when there is no case file."""
+
+    models: list[dict] = field(default_factory=list)
+    records: list[dict] = field(default_factory=list)
+    failures: list[EmbedFailure] = field(default_factory=list)
+    index_section: dict | None = None
+
+
+def _rank_cases(
+    cases: list[Case],
+    chunks: list[AuditChunk],
+    decisions: list[SplitDecision],
+    settings: AuditSettings,
+    rank_depth: int,
+    cache: CallCache,
+) -> _Ranking:
+    """Embed the chunks and the questions, then rank and apply the slot policy per case."""
+    embedder = load_embedder(settings.embedder, cache)
+    models = [describe_model(embedder)]
+    index = build_index(embedder, chunks, settings.chunking_name())
+    depth = max(rank_depth, settings.candidate_pool)
+    query_vectors, query_failures = embed_questions(
+        embedder, [(c.case_id, c.question) for c in cases]
+    )
+    failures = index.failures + query_failures
+    records = [
+        _case_record(case, index, settings, query_vectors.get(case.case_id), depth, failures)
+        for case in cases
+    ]
+    index_section = _index_section(index, settings, decisions)
+    if decisions:
+        index_section["split"] = summarise(decisions)
+    return _Ranking(models, records, failures, index_section)
+
+
+def _results_document(
+    inputs: AuditInputs,
+    argv: list[str] | None,
+    settings: AuditSettings,
+    corpus: Corpus,
+    structure: StructureReport,
+    cases: list[Case],
+    ranking: _Ranking,
+    dilution: dict | None,
+    cache: CallCache,
+    started: float,
+) -> dict:
+    """The audit results document (docs/audit-results.md), field order as written."""
+    return {
         "schema_version": SCHEMA_VERSION,
         "kind": "audit",
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -100,27 +138,22 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
             "path": str(inputs.settings) if inputs.settings else None,
             "values": settings.model_dump(mode="json"),
         },
-        "models": models,
+        "models": ranking.models,
         "structure": _structure_section(structure),
-        "index": index_section,
+        "index": ranking.index_section,
         "index_reason": None if cases else "no case file: dilution report only, nothing embedded",
-        "cases": records,
-        "intents": intent_summaries(cases, records),
-        "summary": _summary(records, failures),
+        "cases": ranking.records,
+        "intents": intent_summaries(cases, ranking.records),
+        "summary": _summary(ranking.records, ranking.failures),
         "dilution": dilution,
         "dilution_reason": None if dilution else "not requested (run with --dilution)",
         "conditions": {
             "calls": cache.stats(),
             "calls_by_model": cache.stats_by_model(),
-            "embedding_failures": [vars(f) for f in failures],
+            "embedding_failures": [vars(f) for f in ranking.failures],
             "elapsed_seconds": round(time.perf_counter() - started, 2),
         },
     }
-    if decisions and index_section is not None:
-        from ragaudit.audit.subsections import summarise
-
-        index_section["split"] = summarise(decisions)
-    return AuditOutcome(structure, inputs.cases, results)
 
 
 def _case_record(

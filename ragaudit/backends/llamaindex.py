@@ -9,6 +9,8 @@ template formats them), not flattened into one prompt.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
@@ -16,6 +18,50 @@ from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
 
 def as_llamaindex_embedding(embedder: CachedEmbedder, batch_size: int = 256):
     """A llama_index.core BaseEmbedding answering through `embedder` (and its cache)."""
+    # llama-index batches texts itself (10 by default); a large batch lets our front
+    # look them up in the cache together and batch only the misses.
+    return _embedding_class()(embedder, embed_batch_size=batch_size)
+
+
+def as_llamaindex_llm(
+    generator: CachedGenerator, params: dict | None = None, context_window: int = 8192
+):
+    """A llama-index CustomLLM answering through `generator` (and its cache).
+
+    `params` are the generation parameters for every call (temperature, seed, max_tokens,
+    top_p, stop). Each response's `raw` carries {"replayed": bool}.
+    """
+    return _llm_class()(generator, dict(params or {}), context_window)
+
+
+def _role(role: Any) -> str:
+    """A llama-index role (enum or string) as our generators name it; any other is "user"."""
+    value = getattr(role, "value", role)
+    return value if value in ("system", "user", "assistant") else "user"
+
+
+def _plain_messages(messages: Sequence[Any]) -> list[dict]:
+    """llama-index ChatMessages as the {"role", "content"} dicts our generators take."""
+    return [{"role": _role(m.role), "content": m.content or ""} for m in messages]
+
+
+def _ask(generator: CachedGenerator, messages: list[dict], params: dict) -> tuple[str, dict]:
+    """The generator's answer and the `raw` every response carries: whether it was replayed."""
+    result = generator.generate_detailed(messages, params)
+    return result.text, {"replayed": result.replayed}
+
+
+def _once(item: Any) -> Iterator[Any]:
+    # Our generators do not stream: a stream is the whole answer as one delta.
+    yield item
+
+
+# The adapter classes subclass llama-index's, so they are built on first use (llama_index is
+# heavy to import) and once: every adapter is an instance of the same class.
+
+
+@functools.cache
+def _embedding_class() -> type:
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from pydantic import PrivateAttr
 
@@ -52,38 +98,24 @@ def as_llamaindex_embedding(embedder: CachedEmbedder, batch_size: int = 256):
         async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
             return self._get_text_embeddings(texts)
 
-    # llama-index batches texts itself (10 by default); a large batch lets our front
-    # look them up in the cache together and batch only the misses.
-    return RagauditEmbedding(embedder, embed_batch_size=batch_size)
+    return RagauditEmbedding
 
 
-def as_llamaindex_llm(
-    generator: CachedGenerator, params: dict | None = None, context_window: int = 8192
-):
-    """A llama-index CustomLLM answering through `generator` (and its cache).
-
-    `params` are the generation parameters for every call (temperature, seed, max_tokens,
-    top_p, stop). Each response's `raw` carries {"replayed": bool}.
-    """
-    from llama_index.core.base.llms.types import (
-        ChatMessage,
-        ChatResponse,
-        CompletionResponse,
-        LLMMetadata,
-        MessageRole,
-    )
+@functools.cache
+def _llm_class() -> type:
+    from llama_index.core.base.llms import types
     from llama_index.core.llms import CustomLLM
     from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
     from pydantic import PrivateAttr
 
-    fixed_params = dict(params or {})
-
     class RagauditLLM(CustomLLM):
         _generator: Any = PrivateAttr()
+        _params: dict = PrivateAttr()
+        _context_window: int = PrivateAttr()
 
-        def __init__(self, wrapped: CachedGenerator, **kwargs: Any) -> None:
-            super().__init__(**kwargs)
-            self._generator = wrapped
+        def __init__(self, wrapped: CachedGenerator, params: dict, context_window: int) -> None:
+            super().__init__()
+            self._generator, self._params, self._context_window = wrapped, params, context_window
 
         @classmethod
         def class_name(cls) -> str:
@@ -94,54 +126,38 @@ def as_llamaindex_llm(
             return self._generator
 
         @property
-        def metadata(self) -> LLMMetadata:
-            return LLMMetadata(
-                context_window=context_window,
-                num_output=int(fixed_params.get("max_tokens", 256)),
+        def metadata(self) -> types.LLMMetadata:
+            return types.LLMMetadata(
+                context_window=self._context_window,
+                num_output=int(self._params.get("max_tokens", 256)),
                 is_chat_model=True,
                 model_name=self._generator.spec,
             )
 
-        def _ask(self, messages: list[dict]) -> tuple[str, bool]:
-            result = self._generator.generate_detailed(messages, fixed_params)
-            return result.text, result.replayed
-
         @llm_chat_callback()
-        def chat(self, messages, **kwargs: Any) -> ChatResponse:
-            plain = [{"role": _role(m.role), "content": m.content or ""} for m in messages]
-            text, replayed = self._ask(plain)
-            return ChatResponse(
-                message=ChatMessage(role=MessageRole.ASSISTANT, content=text),
-                raw={"replayed": replayed},
-            )
+        def chat(self, messages, **kwargs: Any) -> types.ChatResponse:
+            text, raw = _ask(self._generator, _plain_messages(messages), self._params)
+            message = types.ChatMessage(role=types.MessageRole.ASSISTANT, content=text)
+            return types.ChatResponse(message=message, raw=raw)
 
         @llm_chat_callback()
         def stream_chat(self, messages, **kwargs: Any):
             response = self.chat(messages, **kwargs)
-
-            def gen():
-                yield ChatResponse(
-                    message=response.message, delta=response.message.content, raw=response.raw
-                )
-
-            return gen()
+            message = response.message
+            return _once(
+                types.ChatResponse(message=message, delta=message.content, raw=response.raw)
+            )
 
         @llm_completion_callback()
         def complete(self, prompt: str, formatted: bool = False, **kwargs: Any):
-            text, replayed = self._ask([{"role": "user", "content": prompt}])
-            return CompletionResponse(text=text, raw={"replayed": replayed})
+            text, raw = _ask(self._generator, [{"role": "user", "content": prompt}], self._params)
+            return types.CompletionResponse(text=text, raw=raw)
 
         @llm_completion_callback()
         def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any):
             response = self.complete(prompt, formatted=formatted, **kwargs)
+            return _once(
+                types.CompletionResponse(text=response.text, delta=response.text, raw=response.raw)
+            )
 
-            def gen():
-                yield CompletionResponse(text=response.text, delta=response.text, raw=response.raw)
-
-            return gen()
-
-    def _role(role: Any) -> str:
-        value = getattr(role, "value", role)
-        return value if value in ("system", "user", "assistant") else "user"
-
-    return RagauditLLM(generator)
+    return RagauditLLM
