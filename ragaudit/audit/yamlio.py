@@ -3,7 +3,6 @@ name the file, the line and the field at fault."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ragaudit.errors import RagauditError
+from ragaudit.results.io import parse_json
 
 Loc = tuple[str | int, ...]
 
@@ -34,12 +34,7 @@ def load_with_lines(path: Path, what: str) -> tuple[Any, dict[Loc, int]]:
 
     text = read_text(path, what)
     if Path(path).suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RagauditError(
-                f"{what} {path}: line {error.lineno}: invalid JSON ({error.msg})"
-            ) from error
+        data = parse_json(text, f"{what} {path}")
     else:
         try:
             data = yaml.safe_load(text)

@@ -10,6 +10,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ragaudit.errors import RagauditError
 from ragaudit.results.schema import SCHEMA_VERSION, TOP_LEVEL_FIELDS
@@ -94,12 +95,7 @@ def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
         raise RagauditError(f"{path}: cannot read {kind.name} ({error.strerror})") from None
     except UnicodeDecodeError:
         raise RagauditError(f"{path}: cannot read {kind.name} (not UTF-8 text)") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise RagauditError(
-            f"{path}: not valid JSON ({error.msg} at line {error.lineno})"
-        ) from None
+    data = parse_json(text, path)
     if not isinstance(data, dict):
         raise RagauditError(f"{path}: expected a JSON object at the top level")
     if data.get("kind") != kind.kind:
@@ -120,6 +116,17 @@ def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
     if missing:
         raise RagauditError(f"{path}: missing top-level field {missing[0]!r}")
     return data
+
+
+def parse_json(text: str, source: str | Path) -> Any:
+    """`text` parsed as JSON. A syntax error names `source` (the file, as the caller names
+    it) and the line, in the one wording every reader of a JSON file uses."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RagauditError(
+            f"{source}: not valid JSON ({error.msg} at line {error.lineno})"
+        ) from None
 
 
 def _article(noun: str) -> str:
