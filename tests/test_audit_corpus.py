@@ -83,7 +83,7 @@ def test_jsonl_documents_with_source_type_and_metadata(tmp_path):
 @pytest.mark.parametrize(
     "lines, expected",
     [
-        (['{"id": "a", "text": "x"}', '{"id": "b", "text": '], "line 2: invalid JSON"),
+        (['{"id": "a", "text": "x"}', '{"id": "b", "text": '], "line 2: not valid JSON"),
         (['{"id": "a", "text": "x"}', '{"id": "a", "text": "y"}'], "line 2: id 'a' already used"),
         (['{"id": "a"}'], "line 1: field text: missing"),
         (['{"id": "a", "text": "x", "source": "s"}'], "line 1: field source: unknown field"),

@@ -134,7 +134,7 @@ def _load_jsonl(file: Path) -> Corpus:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RagauditError(f"{where}: invalid JSON ({error.msg})") from error
+            raise RagauditError(f"{where}: not valid JSON ({error.msg})") from error
         if not isinstance(record, dict):
             raise RagauditError(f"{where}: expected an object with id and text")
         for key in record:
