@@ -20,7 +20,10 @@ import time
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.specs import load_embedder
 from ragaudit.bench.fixture.build import write_results
+from ragaudit.corpus.files import load_corpus
 
 TARGET_MATRIX_S = 2.0
 TARGET_TOGGLE_MS = 300.0
@@ -137,9 +140,6 @@ def _lab_counts(at) -> tuple[int, int]:
 
 def embed_throughput(embedder_spec: str) -> float:
     """Texts per second embedding 64 never-seen 1,000-character texts (the baseline)."""
-    from ragaudit.backends.cache import CallCache
-    from ragaudit.backends.specs import load_embedder
-    from ragaudit.corpus.files import load_corpus
 
     docs = load_corpus().documents[:64]
     embedder = load_embedder(embedder_spec, CallCache())
