@@ -29,18 +29,63 @@ DEFAULT_PARAMS = {"temperature": 0.0, "seed": 17, "max_tokens": 256, "top_p": 1.
 
 def ollama_host(host: str | None = None) -> str:
     """The server URL: `host`, else OLLAMA_HOST, else http://127.0.0.1:11434 (scheme and
-    port filled in the way the ollama CLI does)."""
-    raw = (host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST).strip().rstrip("/")
-    if "://" not in raw:
-        raw = f"http://{raw}"
-    parts = urlsplit(raw)
+    port filled in the way the ollama CLI does). A value that names no usable server is a
+    RagauditError naming the variable and the value (never the URL parser's ValueError)."""
+    label = "host" if host else "OLLAMA_HOST"
+    given = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+    raw = given.strip()
+    parts = urlsplit(raw if "://" in raw else f"http://{raw}")
+    try:
+        port = parts.port
+    except ValueError:  # a port that is not a number, or out of range
+        raise RagauditError(
+            f"{label}={given!r}: the port is not a number from 1 to 65535 (e.g. {DEFAULT_HOST})"
+        ) from None
+    if parts.scheme not in ("http", "https"):
+        raise RagauditError(f"{label}={given!r}: the scheme must be http or https")
     if not parts.hostname:
-        raise RagauditError(f"OLLAMA_HOST={raw!r} names no host")
-    netloc = parts.netloc if parts.port else f"{parts.netloc}:11434"
-    return f"{parts.scheme}://{netloc}{parts.path}"
+        raise RagauditError(f"{label}={given!r} names no host (e.g. {DEFAULT_HOST})")
+    netloc = parts.netloc if port is not None else f"{parts.netloc}:11434"
+    return f"{parts.scheme}://{netloc}{parts.path.rstrip('/')}"
 
 
-def _tagged(model: str) -> str:
+def _call(host: str, model: str, what: str, request, retry: RetryPolicy):
+    """`request()` with retries; any failure is one ModelCallFailed naming the host,
+    the request and the model (`model` is quoted as given, e.g. "'a', 'b'")."""
+    try:
+        return call_with_retries(request, retry)
+    except RetriesExhausted as error:
+        if isinstance(error.last_error, ConnectionError):
+            raise ModelCallFailed(
+                f"ollama server at {host} is unreachable ({what} for {model}, "
+                f"{error.attempts} attempt(s): "
+                f"{describe_network_error(error.last_error)}); is `ollama serve` running "
+                "there, or does OLLAMA_HOST point elsewhere?"
+            ) from error
+        raise ModelCallFailed(
+            f"ollama server at {host} failed {what} for {model} after "
+            f"{error.attempts} attempt(s): {describe_network_error(error.last_error)}"
+        ) from error
+    except Exception as error:
+        raise ModelCallFailed(
+            f"ollama server at {host} refused {what} for {model}: {describe_network_error(error)}"
+        ) from error
+
+
+def list_models(host: str, models: list[str], retry: RetryPolicy | None = None) -> dict[str, str]:
+    """The models the server at `host` lists in /api/tags, as tagged name -> digest
+    (`models` are the ones wanted, named in the error when the server cannot be asked)."""
+    import ollama
+
+    retry = retry or RetryPolicy.from_env()
+    client = ollama.Client(host=host, timeout=retry.timeout)
+    wanted = ", ".join(repr(model) for model in models)
+    listing = _call(host, wanted, "the model list (/api/tags)", client.list, retry)
+    return {tagged(entry.model or ""): entry.digest or "" for entry in listing.models}
+
+
+def tagged(model: str) -> str:
+    """The name as /api/tags lists it: `mxbai-embed-large` is `mxbai-embed-large:latest`."""
     return model if ":" in model else f"{model}:latest"
 
 
@@ -57,35 +102,15 @@ class _OllamaEngine:
         self.digest, self.digest_reason = self._lookup_digest()
 
     def _call(self, what: str, request):
-        try:
-            return call_with_retries(request, self.retry)
-        except RetriesExhausted as error:
-            if isinstance(error.last_error, ConnectionError):
-                raise ModelCallFailed(
-                    f"ollama server at {self.host} is unreachable ({what} for {self.name!r}, "
-                    f"{error.attempts} attempt(s): "
-                    f"{describe_network_error(error.last_error)}); is `ollama serve` running "
-                    "there, or does OLLAMA_HOST point elsewhere?"
-                ) from error
-            raise ModelCallFailed(
-                f"ollama server at {self.host} failed {what} for {self.name!r} after "
-                f"{error.attempts} attempt(s): {describe_network_error(error.last_error)}"
-            ) from error
-        except Exception as error:
-            raise ModelCallFailed(
-                f"ollama server at {self.host} refused {what} for {self.name!r}: "
-                f"{describe_network_error(error)}"
-            ) from error
+        return _call(self.host, repr(self.name), what, request, self.retry)
 
     def _lookup_digest(self) -> tuple[str, str | None]:
         try:
-            listing = self._call("the model list (/api/tags)", self._client.list)
+            listed = list_models(self.host, [self.name], self.retry)
         except ModelCallFailed as error:
             return "unavailable", str(error)
-        wanted = _tagged(self.name)
-        for entry in listing.models:
-            if _tagged(entry.model or "") == wanted and entry.digest:
-                return entry.digest, None
+        if listed.get(tagged(self.name)):
+            return listed[tagged(self.name)], None
         return "unavailable", f"{self.name!r} is not among the models listed by {self.host}"
 
 

@@ -58,7 +58,8 @@ def _shared_engine(key: tuple, build: Callable[[], object]) -> object:
         return _engines[key]
 
 
-def _ollama_model(spec: str) -> str | None:
+def remote_model(spec: str) -> str | None:
+    """The Ollama model an `ollama:<model>` spec names; None for any other spec."""
     if spec.startswith("ollama:") and len(spec) > len("ollama:"):
         return spec[len("ollama:") :]
     return None
@@ -67,13 +68,13 @@ def _ollama_model(spec: str) -> str | None:
 def check_embedder_spec(spec: str) -> None:
     """Refuse a spec that names no embedder, before anything loads (a run checks its flags
     first)."""
-    if spec not in _LOCAL_EMBEDDERS and _ollama_model(spec) is None:
+    if spec not in _LOCAL_EMBEDDERS and remote_model(spec) is None:
         raise RagauditError(unknown_name_message("embedder spec", spec, _EMBEDDER_EXAMPLES))
 
 
 def check_generator_spec(spec: str) -> None:
     """Refuse a spec that names no generator, before anything loads."""
-    if spec not in _LOCAL_GENERATORS and _ollama_model(spec) is None:
+    if spec not in _LOCAL_GENERATORS and remote_model(spec) is None:
         raise RagauditError(unknown_name_message("generator spec", spec, _GENERATOR_EXAMPLES))
 
 
@@ -95,7 +96,7 @@ def load_embedder(
     elif spec == "local:e5-small":
         engine = _shared_engine(("embed", spec), E5Engine)
     else:
-        engine = OllamaEmbeddingEngine(_ollama_model(spec), host=host, retry=retry)
+        engine = OllamaEmbeddingEngine(remote_model(spec), host=host, retry=retry)
     return CachedEmbedder(spec, engine, cache)
 
 
@@ -122,7 +123,7 @@ def load_generator(
             ("generate", spec, context), lambda: QwenEngine(size, n_ctx=context)
         )
     else:
-        engine = OllamaChatEngine(_ollama_model(spec), host=host, retry=retry, n_ctx=n_ctx)
+        engine = OllamaChatEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
     return CachedGenerator(spec, engine, cache)
 
 

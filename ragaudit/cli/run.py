@@ -1,7 +1,8 @@
 """`ragaudit run`: the matrix end to end — retrieval, then (unless --no-generate)
 generation and grading, then analysis — written to one results file.
 
-The flags become a RunPlan (ragaudit.pipeline.plan), checked before any work; the stages
+The flags become a RunPlan (ragaudit.pipeline.plan), checked before any work, and every
+Ollama model it names is checked on its server (ragaudit.pipeline.preflight); the stages
 run in ragaudit.pipeline.orchestrate. Rerunning the same command after a kill resumes:
 finished model calls and indexes are replayed, not recomputed.
 """
@@ -14,7 +15,16 @@ from pathlib import Path
 
 from ragaudit.pipeline.orchestrate import run_matrix
 from ragaudit.pipeline.plan import DEFAULT_EMBEDDERS, RunPlan, plan_from_args
+from ragaudit.pipeline.preflight import preflight
 from ragaudit.stack import presets
+
+TOP_REASONS = 3  # reasons named on the failed-calls line; the rest are in the file
+EXIT_STATUS = (
+    "exit status: 0 when the run is complete and no instance lost a model call; 1 when the "
+    "results file was written but model calls failed (the failures stay in the cells' "
+    "denominators; --allow-failed-calls makes this 0); 2 when the run was refused before any "
+    "work (a bad flag, an unreachable Ollama server, a model not pulled)"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="results file (default: results/latest.json in the data folder)",
     )
+    parser.add_argument(
+        "--allow-failed-calls",
+        action="store_true",
+        help="exit 0 even when model calls failed (default: exit 1; the file is written "
+        "either way)",
+    )
+    parser.epilog = EXIT_STATUS
 
 
 def _add_generation_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,14 +104,25 @@ def _add_generation_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the matrix the flags describe and write the results file; returns the exit status."""
-    return run_plan(plan_from_args(args))
+    return run_plan(plan_from_args(args), allow_failed_calls=args.allow_failed_calls)
 
 
-def run_plan(plan: RunPlan) -> int:
-    """Run `plan`, then print the two summary lines on stderr; returns the exit status."""
+def run_plan(plan: RunPlan, *, allow_failed_calls: bool = False) -> int:
+    """Check the plan's remote models, run it, then print the summary on stderr; returns
+    the exit status: 1 when an instance lost a model call (0 if `allow_failed_calls`)."""
+    preflight(plan)
     results = run_matrix(plan)
     for line in summary_lines(results, plan.out):
         print(line, file=sys.stderr)
+    failed = failure_lines(results)
+    for line in failed:
+        print(line, file=sys.stderr)
+    if failed and lost_instances(results) and not allow_failed_calls:
+        print(
+            "ragaudit run: exit 1 because model calls failed (--allow-failed-calls exits 0)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -114,4 +142,31 @@ def summary_lines(results: dict, out: Path) -> list[str]:
         f"({failed} with a failed retrieval), {len(results['configs'])} configs",
         f"model calls: {calls['replayed']} replayed, {calls['computed']} computed, "
         f"{calls['failed']} failed; elapsed {timing}",
+    ]
+
+
+def lost_instances(results: dict) -> int:
+    """How many instance records lost a model call (retrieval or generation)."""
+    failed_calls = results["conditions"]["failed_calls"]
+    return len({key for entry in failed_calls for key in entry["instance_keys"]})
+
+
+def failure_lines(results: dict) -> list[str]:
+    """``N of M calls failed: <top reasons with counts>`` and how many instance records
+    that cost; nothing when no call failed."""
+    conditions = results["conditions"]
+    calls = conditions["calls"]
+    if not calls["failed"]:
+        return []
+    reasons = conditions["failure_reasons"]
+    named = [f"{r['calls']} × {r['kind']} {r['model']}: {r['reason']}" for r in reasons]
+    if len(named) > TOP_REASONS:
+        named = [*named[:TOP_REASONS], f"{len(named) - TOP_REASONS} more reasons in the file"]
+    lost = lost_instances(results)
+    return [
+        f"{calls['failed']} of {sum(calls.values())} calls failed: {'; '.join(named)}",
+        f"{lost} of {len(results['instances'])} instance records lost a model call; "
+        "they count as failures in their cells' denominators"
+        if lost
+        else "no instance record lost its result (the calls succeeded when asked again)",
     ]

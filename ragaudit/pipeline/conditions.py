@@ -13,6 +13,7 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.errors import RagauditError
 
 CONTENTION_ENV = "RAGAUDIT_CONTENTION_PATTERN"
+_NUMBER = re.compile(r"(?<!HTTP )\b\d+\b")  # an HTTP status tells causes apart; a port does not
 
 
 def contention_pattern() -> re.Pattern | None:
@@ -44,6 +45,25 @@ def contention_snapshot(pattern: re.Pattern | None) -> list[dict]:
     return seen
 
 
+def reason_key(failure: dict) -> tuple[str, str, str]:
+    """What makes two failed calls the same reason: model, kind, and the error with its
+    numbers blanked (a port, a token count, an attempt count), HTTP statuses kept."""
+    return failure["model"], failure["kind"], _NUMBER.sub("#", failure["error"])
+
+
+def failure_reasons(failures: list[dict]) -> list[dict]:
+    """Failed calls grouped by reason, most calls first: [{"model", "kind", "reason",
+    "calls"}], the reason worded as its first occurrence."""
+    grouped: dict[tuple[str, str, str], dict] = {}
+    for failure in failures:
+        entry = grouped.setdefault(
+            reason_key(failure),
+            {"model": failure["model"], "kind": failure["kind"], "reason": failure["error"]},
+        )
+        entry["calls"] = entry.get("calls", 0) + failure["calls"]
+    return sorted(grouped.values(), key=lambda entry: -entry["calls"])
+
+
 def conditions_section(
     cache: CallCache,
     failed_calls: list[dict],
@@ -65,6 +85,7 @@ def conditions_section(
         "calls": stats,
         "calls_by_model": cache.stats_by_model(),
         "failed_calls": failed_calls,
+        "failure_reasons": failure_reasons(cache.failures()),
         "contention_detection_configured": pattern is not None,
         "contention_pattern_env": CONTENTION_ENV,
         "contention_seen": {"before": before, "after": after},

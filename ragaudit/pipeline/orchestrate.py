@@ -53,7 +53,7 @@ def run_matrix(plan: RunPlan) -> dict:
     if plan.n < corpus.n:
         corpus = corpus.subset(plan.n)
     cache = CallCache()
-    progress = Progress(json_path=paths.results_dir() / "progress.json")
+    progress = Progress(json_path=paths.results_dir() / "progress.json", failures=cache)
     results, failed = _retrieve(plan, corpus, cache, progress)
     results["conditions"] = watch.conditions(cache, failed, finished=False)
     partial = PartialWriter(plan.out, results)

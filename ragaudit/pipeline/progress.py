@@ -3,6 +3,9 @@ throttled), a small JSON file the inspector polls, and an optional callback.
 
 The interface stages use: ``progress.stage(name, total)`` then ``progress.advance(n)``;
 ``progress.done()`` at the end. A stage's ETA is its remaining units at its own rate so far.
+
+Given the run's call cache, it also prints each failed model call (or failed batch) as the
+cache counts it, so a run whose server breaks says so while it runs, not only in the file.
 """
 
 from __future__ import annotations
@@ -14,7 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from ragaudit.backends.cache import CallCache
+from ragaudit.pipeline.conditions import reason_key
 from ragaudit.results.io import write_json_atomic
+
+REPEAT_SECONDS = 10.0
+"""A reason already printed is printed again at most this often (a down server fails
+every batch the same way)."""
 
 
 def _clock(seconds: float | None) -> str:
@@ -29,8 +38,45 @@ def _clock(seconds: float | None) -> str:
     )
 
 
+class FailureNotices:
+    """The lines for failed calls the cache counted since the last look: one per failed
+    call or batch, ``embed failed (ollama:m): <error> — 63 failed so far``; repeats of a
+    reason within REPEAT_SECONDS are held back and counted on its next line."""
+
+    def __init__(self, cache: CallCache, repeat_seconds: float = REPEAT_SECONDS) -> None:
+        self.cache = cache
+        self.repeat_seconds = repeat_seconds
+        self._seen = 0  # failure entries already looked at
+        self._failed = 0  # calls they account for
+        self._printed_at: dict[tuple, float] = {}
+        self._held: dict[tuple, int] = {}
+
+    def new_lines(self) -> list[str]:
+        """Lines for the failures recorded since the last call (cheap when there are none)."""
+        if self.cache.stats()["failed"] == self._failed:
+            return []
+        fresh = self.cache.failures()[self._seen :]
+        self._seen += len(fresh)
+        now, lines = time.monotonic(), []
+        for failure in fresh:
+            self._failed += failure["calls"]
+            key = reason_key(failure)
+            if now - self._printed_at.get(key, -self.repeat_seconds) < self.repeat_seconds:
+                self._held[key] = self._held.get(key, 0) + 1
+                continue
+            self._printed_at[key] = now
+            held = self._held.pop(key, 0)
+            lines.append(
+                f"{failure['kind']} failed ({failure['model']}): {failure['error']} — "
+                f"{self._failed} failed so far"
+                + (f" ({held} more like it not shown)" if held else "")
+            )
+        return lines
+
+
 class Progress:
-    """Reports stage progress to a stream, a JSON file and a callback (any may be None)."""
+    """Reports stage progress to a stream, a JSON file and a callback (any may be None);
+    given `failures` (the run's call cache), each failed call on the stream too."""
 
     def __init__(
         self,
@@ -38,8 +84,10 @@ class Progress:
         json_path: str | Path | None = None,
         callback: Callable[[dict], None] | None = None,
         min_interval: float | None = None,
+        failures: CallCache | None = None,
     ) -> None:
         self.stream = stream
+        self.failures = FailureNotices(failures) if failures is not None else None
         self.json_path = Path(json_path) if json_path else None
         self.callback = callback
         self.tty = bool(stream is not None and hasattr(stream, "isatty") and stream.isatty())
@@ -116,6 +164,7 @@ class Progress:
 
     def done(self) -> None:
         """Close the last stage and mark the run finished in the JSON file."""
+        self._report_failures()
         self._close_stage()
         self.name, self.total, self.done_units = "finished", 0, 0
         snapshot = self.snapshot()
@@ -136,7 +185,13 @@ class Progress:
                 }
             )
 
+    def _report_failures(self) -> None:
+        if self.failures is not None:
+            for line in self.failures.new_lines():
+                self.message(line)
+
     def _emit(self, force: bool = False) -> None:
+        self._report_failures()  # before the throttle: a failure is news at once
         now = time.monotonic()
         if not force and now - self._last_emit < self.min_interval:
             return
