@@ -5,7 +5,8 @@ It binds a random port and prints `PORT <n>` on its first stdout line. Modes:
 - normal: serve every request;
 - drop: close the connection without a reply for the first N requests, then serve;
 - error500: answer HTTP 500 to the first N requests (N=-1: always), then serve;
-- fail_after: serve the first N requests, then answer HTTP 500 to every later one.
+- fail_after: serve the first N requests, then answer HTTP 500 to every later one;
+- embed500: list the models (/api/tags) and chat, but answer HTTP 500 to every /api/embed.
 "Never reachable" needs no process: use a port nothing listens on (`unused_port()`).
 
 Embeddings are a deterministic hashed bag of words (similar texts -> similar vectors);
@@ -86,8 +87,10 @@ class FakeOllama(BaseHTTPRequestHandler):
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
             return True
-        if (self.mode == "error500" and (self.failures < 0 or index <= self.failures)) or (
-            self.mode == "fail_after" and index > self.failures
+        if (
+            (self.mode == "error500" and (self.failures < 0 or index <= self.failures))
+            or (self.mode == "fail_after" and index > self.failures)
+            or (self.mode == "embed500" and self.path == "/api/embed")
         ):
             self._reply(500, {"error": "fake server error"})
             return True
@@ -187,7 +190,7 @@ def start_fake_ollama(mode: str = "normal", failures: int = 0) -> FakeOllamaProc
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "--mode", choices=["normal", "drop", "error500", "fail_after"], default="normal"
+        "--mode", choices=["normal", "drop", "error500", "fail_after", "embed500"], default="normal"
     )
     parser.add_argument("--failures", type=int, default=0)
     args = parser.parse_args()

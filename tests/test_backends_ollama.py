@@ -7,9 +7,10 @@ import pytest
 from ollama_fake import MODELS, unused_port
 
 from ragaudit.backends.cache import CallCache
+from ragaudit.backends.ollama_backend import list_models, ollama_host
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.backends.specs import describe_model, load_embedder, load_generator
-from ragaudit.errors import ModelCallFailed
+from ragaudit.errors import ModelCallFailed, RagauditError
 
 FAST = RetryPolicy(retries=3, delay=0.01, timeout=10)
 HELLO = [{"role": "user", "content": "hello there"}]
@@ -121,3 +122,49 @@ def test_replay_still_works_after_the_server_is_gone(ragaudit_home, fake_ollama)
     assert embedder.embed(["kept text"]) == vectors
     assert generator.generate(HELLO) == reply
     assert later.stats() == {"replayed": 2, "computed": 0, "failed": 0}
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("http://", "OLLAMA_HOST='http://' names no host (e.g. http://127.0.0.1:11434)"),
+        ("http:///", "OLLAMA_HOST='http:///' names no host (e.g. http://127.0.0.1:11434)"),
+        (
+            "127.0.0.1:abc",
+            "OLLAMA_HOST='127.0.0.1:abc': the port is not a number from 1 to 65535 "
+            "(e.g. http://127.0.0.1:11434)",
+        ),
+        ("ftp://example.org", "OLLAMA_HOST='ftp://example.org': the scheme must be http or https"),
+    ],
+)
+def test_an_ollama_host_without_a_server_is_one_line_naming_it(monkeypatch, value, message):
+    monkeypatch.setenv("OLLAMA_HOST", value)
+    with pytest.raises(RagauditError) as caught:
+        ollama_host()
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("value", "url"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:11434"),
+        ("http://gpu-box:8080/", "http://gpu-box:8080"),
+        ("https://proxy.example/ollama/", "https://proxy.example:11434/ollama"),
+    ],
+)
+def test_ollama_host_fills_in_scheme_and_port(monkeypatch, value, url):
+    monkeypatch.setenv("OLLAMA_HOST", value)
+    assert ollama_host() == url
+
+
+def test_list_models_names_the_host_and_the_models_wanted(fake_ollama):
+    server = fake_ollama()
+    assert list_models(server.url, ["mxbai-embed-large"], FAST) == MODELS
+    gone = f"http://127.0.0.1:{unused_port()}"
+    with pytest.raises(ModelCallFailed) as caught:
+        list_models(gone, ["mxbai-embed-large", "qwen2.5:7b"], RetryPolicy(retries=0))
+    assert str(caught.value) == (
+        f"ollama server at {gone} is unreachable (the model list (/api/tags) for "
+        "'mxbai-embed-large', 'qwen2.5:7b', 1 attempt(s): connection refused); is "
+        "`ollama serve` running there, or does OLLAMA_HOST point elsewhere?"
+    )

@@ -1,5 +1,6 @@
-"""Run conditions: progress with an ETA on a non-TTY stream and in progress.json, and
-contention detection from RAGAUDIT_CONTENTION_PATTERN withholding elapsed_seconds."""
+"""Run conditions: progress with an ETA on a non-TTY stream and in progress.json, failed
+calls printed as they are counted and grouped by reason, and contention detection from
+RAGAUDIT_CONTENTION_PATTERN withholding elapsed_seconds."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import io
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.conditions import conditions_section, contention_pattern, contention_snapshot
-from ragaudit.pipeline.progress import Progress
+from ragaudit.pipeline.progress import FailureNotices, Progress
 
 
 def test_progress_prints_plain_lines_with_eta_and_writes_json(tmp_path):
@@ -80,3 +82,58 @@ def test_a_bad_contention_pattern_is_one_clear_error(monkeypatch):
     monkeypatch.setenv("RAGAUDIT_CONTENTION_PATTERN", "([unclosed")
     with pytest.raises(RagauditError, match="RAGAUDIT_CONTENTION_PATTERN"):
         contention_pattern()
+
+
+DOWN = "ollama server at http://127.0.0.1:{port} failed /api/embed for 'm' after 4 attempt(s)"
+
+
+def test_failed_calls_are_printed_as_counted_and_repeats_held_back(tmp_path):
+    cache = CallCache(tmp_path / "cache.sqlite")
+    stream = io.StringIO()
+    progress = Progress(stream=stream, min_interval=3600, failures=cache)
+    progress.stage("embed passages ollama:m", 100)
+    cache.record_failure("ollama:m", "embed", DOWN.format(port=4001) + ": HTTP 500: boom", n=32)
+    progress.advance(32)  # throttled as a bar, but the failure is news: printed at once
+    cache.record_failure("ollama:m", "embed", DOWN.format(port=4001) + ": HTTP 500: boom", n=1)
+    cache.record_failure("ollama:m", "embed", DOWN.format(port=4001) + ": HTTP 503: busy", n=2)
+    progress.advance(3)
+    progress.done()
+    notices = [line for line in stream.getvalue().splitlines() if not line.startswith("[")]
+    assert notices == [
+        "embed failed (ollama:m): " + DOWN.format(port=4001) + ": HTTP 500: boom"
+        " — 32 failed so far",
+        # the second 500 repeats the first reason within the interval: held back
+        "embed failed (ollama:m): " + DOWN.format(port=4001) + ": HTTP 503: busy"
+        " — 35 failed so far",
+    ]
+
+
+def test_a_held_back_reason_is_counted_on_its_next_line(tmp_path):
+    cache = CallCache(tmp_path / "cache.sqlite")
+    notices = FailureNotices(cache, repeat_seconds=0.2)
+    for n in (1, 1, 1):
+        cache.record_failure("local:qwen2.5-0.5b", "generate", "ValueError: 2010 > 256", n=n)
+    assert notices.new_lines() == [
+        "generate failed (local:qwen2.5-0.5b): ValueError: 2010 > 256 — 1 failed so far"
+    ]
+    assert notices.new_lines() == []  # nothing new
+    time.sleep(0.25)
+    cache.record_failure("local:qwen2.5-0.5b", "generate", "ValueError: 2011 > 256")
+    assert notices.new_lines() == [
+        "generate failed (local:qwen2.5-0.5b): ValueError: 2011 > 256 — 4 failed so far "
+        "(2 more like it not shown)"
+    ]
+
+
+def test_failure_reasons_group_calls_that_differ_only_in_numbers(tmp_path):
+    cache = CallCache(tmp_path / "cache.sqlite")
+    cache.record_failure("ollama:m", "embed", DOWN.format(port=4001) + ": HTTP 500: boom", n=32)
+    cache.record_failure("ollama:m", "embed", DOWN.format(port=4002) + ": HTTP 500: boom", n=8)
+    cache.record_failure("ollama:m", "embed", DOWN.format(port=4001) + ": HTTP 503: boom", n=9)
+    cache.record_failure("ollama:g", "generate", "timed out", n=1)
+    first_500, first_503 = (DOWN.format(port=4001) + f": HTTP {s}: boom" for s in (500, 503))
+    assert conditions_section(cache, [], None, [], [], 1.0)["failure_reasons"] == [
+        {"model": "ollama:m", "kind": "embed", "reason": first_500, "calls": 40},
+        {"model": "ollama:m", "kind": "embed", "reason": first_503, "calls": 9},
+        {"model": "ollama:g", "kind": "generate", "reason": "timed out", "calls": 1},
+    ]

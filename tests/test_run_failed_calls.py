@@ -1,0 +1,186 @@
+"""`ragaudit run` whose model calls fail says so: refused before any work when the Ollama
+server is unreachable or a model is not pulled (exit 2, one line naming host and model);
+a run whose every embedding call fails prints the failures as they happen, ends with
+"N of M calls failed" and exits 1 (0 with --allow-failed-calls), the file still written.
+
+Every run here is a real `ragaudit run` process against a real local process speaking
+Ollama's API (tests/ollama_fake.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from ollama_fake import start_fake_ollama, unused_port
+
+from ragaudit.pipeline.plan import build_plan
+from ragaudit.pipeline.preflight import remote_specs
+from ragaudit.stack import presets
+
+EMBEDDER = "ollama:mxbai-embed-large"
+TINY = ["--n", "1", "--no-generate"]
+# The n=1 corpus: 11 probes, one question each, over the matrix's 7 configs (A…M), whose
+# four chunkings cut 63 distinct chunk texts (the "embed passages" line below shows 63/63).
+QUESTIONS, CONFIGS, PASSAGES = 11, 7, 63
+
+
+def ragaudit_run(home, host: str, *flags: str) -> subprocess.CompletedProcess:
+    """`ragaudit run` as a user types it, with data in `home` and Ollama at `host`."""
+    env = {**os.environ, "RAGAUDIT_HOME": str(home), "OLLAMA_HOST": host}
+    env.update(RAGAUDIT_RETRIES="0", RAGAUDIT_RETRY_DELAY="0")
+    env.pop("RAGAUDIT_CONTENTION_PATTERN", None)
+    command = [sys.executable, "-m", "ragaudit.cli.main", "run", *flags]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+
+
+def written(home) -> list[str]:
+    """Every file under the data folder (a refused run writes none)."""
+    return sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
+
+
+def test_unreachable_server_is_refused_before_any_work(tmp_path):
+    url = f"http://127.0.0.1:{unused_port()}"
+    done = ragaudit_run(tmp_path, url, *TINY, "--embedders", EMBEDDER)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"ragaudit run: ollama server at {url} is unreachable (the model list (/api/tags) "
+        "for 'mxbai-embed-large', 1 attempt(s): connection refused); is `ollama serve` "
+        "running there, or does OLLAMA_HOST point elsewhere?\n"
+    )
+    assert written(tmp_path) == []
+
+
+def test_a_model_not_pulled_is_refused_naming_it(tmp_path, fake_ollama):
+    server = fake_ollama()
+    done = ragaudit_run(tmp_path, server.url, *TINY, "--embedders", "ollama:nomic-embed-text")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "ragaudit run: ollama:nomic-embed-text: model 'nomic-embed-text' is not on the "
+        f"ollama server at {server.url} (it has: mxbai-embed-large:latest, qwen2.5:7b); "
+        "run `ollama pull nomic-embed-text` there, or name another model\n"
+    )
+    assert written(tmp_path) == []
+    assert server.requests() == {"/api/tags": 1}  # asked once, nothing embedded
+
+
+def test_a_generator_not_pulled_is_refused_before_retrieval(tmp_path, fake_ollama):
+    server = fake_ollama()
+    flags = ["--n", "1", "--embedders", EMBEDDER, "--generator", "ollama:llama3"]
+    done = ragaudit_run(tmp_path, server.url, *flags)
+    assert done.returncode == 2
+    assert done.stderr.startswith("ragaudit run: ollama:llama3: model 'llama3' is not on ")
+    assert "run `ollama pull llama3` there" in done.stderr and done.stderr.count("\n") == 1
+    assert written(tmp_path) == [] and "/api/embed" not in server.requests()
+
+
+def test_only_remote_specs_the_run_uses_are_checked(tmp_path):
+    plan = build_plan(
+        presets.QUICK,
+        n=1,
+        embedders=["local:minilm", EMBEDDER],
+        generator="ollama:llama3",
+        out=tmp_path / "r.json",
+    )
+    assert remote_specs(plan) == [EMBEDDER, "ollama:llama3"]
+    quiet = build_plan(
+        presets.QUICK, n=1, embedders=["local:minilm"], generator="ollama:llama3",
+        generate=False, out=tmp_path / "r.json",
+    )  # fmt: skip
+    assert remote_specs(quiet) == []  # local only, and the generator is not used
+
+
+def test_an_ollama_host_naming_no_host_is_one_line(tmp_path):
+    done = ragaudit_run(tmp_path, "http://", *TINY, "--embedders", EMBEDDER)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "ragaudit run: OLLAMA_HOST='http://' names no host (e.g. http://127.0.0.1:11434)\n"
+    )
+    assert written(tmp_path) == []
+
+
+@pytest.fixture(scope="module")
+def embed_500(tmp_path_factory):
+    """Two runs against a server that lists its models but answers 500 to every embedding:
+    the default (exit 1) and with --allow-failed-calls (exit 0)."""
+    server = start_fake_ollama("embed500")
+    home = tmp_path_factory.mktemp("ragaudit-home")
+    try:
+        strict = ragaudit_run(home, server.url, *TINY, "--embedders", EMBEDDER)
+        results = json.loads((home / "results" / "latest.json").read_text())
+        allowed = ragaudit_run(
+            home, server.url, *TINY, "--embedders", EMBEDDER, "--allow-failed-calls"
+        )
+    finally:
+        server.stop()
+    return {"url": server.url, "strict": strict, "results": results, "allowed": allowed}
+
+
+def reason(url: str) -> str:
+    return (
+        f"ollama server at {url} failed /api/embed for 'mxbai-embed-large' after 1 attempt(s): "
+        "HTTP 500: fake server error"
+    )
+
+
+def test_every_call_failing_exits_1_and_names_the_cause(embed_500):
+    done, url = embed_500["strict"], embed_500["url"]
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert f"[embed passages {EMBEDDER}] ------------------------ 0/{PASSAGES}" in done.stderr
+    # Each text is asked in its batch, then once alone (a failing batch is split to find a
+    # bad text before the server is taken as down): 2 × (63 passages + 11 questions).
+    assert f"148 of 148 calls failed: 148 × embed {EMBEDDER}: {reason(url)}" in lines, done.stderr
+    assert "77 of 77 instance records lost a model call; " in done.stderr
+    assert lines[-1] == (
+        "ragaudit run: exit 1 because model calls failed (--allow-failed-calls exits 0)"
+    )
+
+
+def test_failures_are_printed_as_they_happen_without_flooding(embed_500):
+    done, url = embed_500["strict"], embed_500["url"]
+    notices = [line for line in done.stderr.splitlines() if line.startswith("embed failed")]
+    # The first failed batch: the 63 passages (a batch of 32 failed, 31 behind it unasked).
+    assert notices[0] == f"embed failed ({EMBEDDER}): {reason(url)} — 63 failed so far"
+    # 76 failures of one reason (2 batches + 74 texts alone) print as a handful of lines.
+    assert 1 <= len(notices) <= 4
+    stage = done.stderr.index(f"[index {EMBEDDER}]")
+    assert done.stderr.index(notices[0]) < stage  # printed while the run went on
+
+
+def test_the_file_is_written_with_the_failures_in_it(embed_500):
+    results = embed_500["results"]
+    conditions = results["conditions"]
+    assert results["complete"] is True
+    assert conditions["calls"] == {"replayed": 0, "computed": 0, "failed": 148}
+    assert conditions["failure_reasons"] == [
+        {"model": EMBEDDER, "kind": "embed", "reason": reason(embed_500["url"]), "calls": 148}
+    ]
+    assert len(results["instances"]) == 77
+    assert all(r["retrieval_error"] for r in results["instances"])
+    # One record per cell, lost and still counted: n 1, one failure, one failed call.
+    cells = results["cells"]
+    assert len(cells) == QUESTIONS * CONFIGS
+    assert all(c["n"] == 1 and c["failures"] == 1 for c in cells)
+    assert all(c["measures"]["retrieval_failed_call"]["count"] == 1 for c in cells)
+
+
+def test_allow_failed_calls_exits_0_and_still_reports(embed_500):
+    done = embed_500["allowed"]
+    assert done.returncode == 0, done.stderr
+    assert f"148 of 148 calls failed: 148 × embed {EMBEDDER}: " in done.stderr
+    assert "exit 1" not in done.stderr
+
+
+def test_help_names_the_exit_status_and_the_flag():
+    done = subprocess.run(
+        [sys.executable, "-m", "ragaudit.cli.main", "run", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    text = " ".join(done.stdout.split())
+    assert "--allow-failed-calls" in text
+    assert "1 when the results file was written but model calls failed" in text
