@@ -6,7 +6,8 @@ It binds a random port and prints `PORT <n>` on its first stdout line. Modes:
 - drop: close the connection without a reply for the first N requests, then serve;
 - error500: answer HTTP 500 to the first N requests (N=-1: always), then serve;
 - fail_after: serve the first N requests, then answer HTTP 500 to every later one;
-- embed500: list the models (/api/tags) and chat, but answer HTTP 500 to every /api/embed.
+- embed500: list the models (/api/tags) and chat, but answer HTTP 500 to the first N
+  /api/embed requests (N=-1: every one), then serve.
 "Never reachable" needs no process: use a port nothing listens on (`unused_port()`).
 
 Embeddings are a deterministic hashed bag of words (similar texts -> similar vectors);
@@ -82,6 +83,7 @@ class FakeOllama(BaseHTTPRequestHandler):
         with self.lock:
             self.seen[self.path] += 1
             index = sum(self.seen.values())
+            embeds = self.seen["/api/embed"]
         if self.mode == "drop" and index <= self.failures:
             self.close_connection = True
             with contextlib.suppress(OSError):
@@ -90,7 +92,11 @@ class FakeOllama(BaseHTTPRequestHandler):
         if (
             (self.mode == "error500" and (self.failures < 0 or index <= self.failures))
             or (self.mode == "fail_after" and index > self.failures)
-            or (self.mode == "embed500" and self.path == "/api/embed")
+            or (
+                self.mode == "embed500"
+                and self.path == "/api/embed"
+                and (self.failures < 0 or embeds <= self.failures)
+            )
         ):
             self._reply(500, {"error": "fake server error"})
             return True

@@ -105,7 +105,7 @@ def test_an_ollama_host_naming_no_host_is_one_line(tmp_path):
 def embed_500(tmp_path_factory):
     """Two runs against a server that lists its models but answers 500 to every embedding:
     the default (exit 1) and with --allow-failed-calls (exit 0)."""
-    server = start_fake_ollama("embed500")
+    server = start_fake_ollama("embed500", failures=-1)
     home = tmp_path_factory.mktemp("ragaudit-home")
     try:
         strict = ragaudit_run(home, server.url, *TINY, "--embedders", EMBEDDER)
@@ -183,4 +183,16 @@ def test_help_names_the_exit_status_and_the_flag():
     )
     text = " ".join(done.stdout.split())
     assert "--allow-failed-calls" in text
-    assert "1 when the results file was written but model calls failed" in text
+    assert "1 when the results file was written but model calls failed and records" in text
+
+
+def test_calls_that_fail_once_and_then_succeed_cost_no_record_and_exit_0(tmp_path, fake_ollama):
+    server = fake_ollama("embed500", failures=1)  # only the first /api/embed answers 500
+    done = ragaudit_run(tmp_path, server.url, *TINY, "--embedders", EMBEDDER)
+    assert done.returncode == 0, done.stderr
+    # The first batch of passages fails (32 asked, 31 behind it: 63 counted), then each of
+    # the 63 is asked alone and embedded, then the 11 questions: 63 + 63 + 11 = 137 calls.
+    lines = done.stderr.splitlines()
+    assert f"63 of 137 calls failed: 63 × embed {EMBEDDER}: {reason(server.url)}" in lines
+    assert "no instance record lost its result (the calls succeeded when asked again)" in lines
+    assert "exit 1" not in done.stderr

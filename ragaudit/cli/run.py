@@ -20,10 +20,10 @@ from ragaudit.stack import presets
 
 TOP_REASONS = 3  # reasons named on the failed-calls line; the rest are in the file
 EXIT_STATUS = (
-    "exit status: 0 when the run is complete and no instance lost a model call; 1 when the "
-    "results file was written but model calls failed (the failures stay in the cells' "
-    "denominators; --allow-failed-calls makes this 0); 2 when the run was refused before any "
-    "work (a bad flag, an unreachable Ollama server, a model not pulled)"
+    "exit status: 0 when the run is complete and no instance record lost a model call; 1 "
+    "when the results file was written but model calls failed and records lost them (they "
+    "stay in the cells' denominators; --allow-failed-calls makes this 0); 2 when the run was "
+    "refused before any work (a bad flag, an unreachable Ollama server, a model not pulled)"
 )
 
 
@@ -64,8 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-failed-calls",
         action="store_true",
-        help="exit 0 even when model calls failed (default: exit 1; the file is written "
-        "either way)",
+        help="exit 0 even when instance records lost failed model calls (default: exit 1; "
+        "the results file is written either way)",
     )
     parser.epilog = EXIT_STATUS
 
