@@ -4,6 +4,7 @@ the example corpus (local:minilm): every figure on the page is the file's."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from ui_fixtures import chart_specs, open_app, texts
@@ -29,7 +30,15 @@ def audit_file(tmp_path_factory):
     return out
 
 
+@pytest.fixture(autouse=True)
+def _given(monkeypatch):
+    """Each test names its own audit file, as `ragaudit app --audit-results F` does (a link
+    may name only that file or one in the results folder)."""
+    monkeypatch.setenv("RAGAUDIT_AUDIT_RESULTS", "")  # none given; restored after the test
+
+
 def open_audit(path, **query):
+    os.environ["RAGAUDIT_AUDIT_RESULTS"] = str(path)  # undone by _given's monkeypatch
     return open_app(None, page="pages/audit.py", audit_results=str(path), **query)
 
 

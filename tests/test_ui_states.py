@@ -99,7 +99,8 @@ def test_partial_results_are_shown_with_a_notice_and_refresh_when_rewritten(raga
 
 
 def test_results_query_param_overrides_env_and_default(ragaudit_home, monkeypatch, tmp_path):
-    elsewhere = write_results(tmp_path / "elsewhere.json", n=3, generate=False)
+    # a link may name another file in the results folder (tests/test_ui_url_policy.py)
+    elsewhere = write_results(ragaudit_home / "results" / "elsewhere.json", n=3, generate=False)
     monkeypatch.setenv("RAGAUDIT_RESULTS", str(tmp_path / "missing.json"))
     at = open_app()
     assert "missing.json" in texts(at)

@@ -70,7 +70,7 @@ def bench_matrix(home: Path, results_arg: str | None) -> dict:
     def matrix_first_render():
         st.cache_data.clear()  # first render: nothing loaded yet
         at = AppTest.from_file(str(paths.app_script()), default_timeout=60)
-        at.query_params["results"] = str(path)
+        os.environ["RAGAUDIT_RESULTS"] = str(path)  # as `ragaudit app --results` does
         at.run()
         if at.exception or not at.get("plotly_chart"):
             raise RuntimeError(f"the Matrix page did not render: {at.exception}")

@@ -5,26 +5,24 @@ the file; nothing is recomputed here."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ragaudit.audit.report import AUDIT_RESULTS, default_audit_path, structure_words
 from ragaudit.errors import RagauditError
 from ragaudit.results.format import fmt_ratio
 from ragaudit.ui import links
+from ragaudit.ui.allowed import Refused, given_path, url_path
 from ragaudit.ui.data import read_cached
 
-AUDIT_RESULTS_ENV = "RAGAUDIT_AUDIT_RESULTS"
 QUERY_PARAM = "audit_results"
 
 
 def audit_results_path(query_value: str | None = None) -> Path:
-    """`?audit_results=` wins, then $RAGAUDIT_AUDIT_RESULTS, then data/results/audit-latest.json."""
+    """`?audit_results=` wins (only a file allowed.url_path allows: else Refused), then
+    $RAGAUDIT_AUDIT_RESULTS, then data/results/audit-latest.json."""
     if query_value:
-        return Path(query_value).expanduser()
-    if os.environ.get(AUDIT_RESULTS_ENV):
-        return Path(os.environ[AUDIT_RESULTS_ENV]).expanduser()
-    return default_audit_path()
+        return url_path(query_value, QUERY_PARAM)
+    return given_path(QUERY_PARAM) or default_audit_path()
 
 
 def load_audit(path: Path) -> tuple[dict | None, str | None]:
@@ -76,7 +74,12 @@ def render() -> None:
     import streamlit as st
 
     st.title("Audit: your own retrieval")
-    path = audit_results_path(st.query_params.get(QUERY_PARAM))
+    try:
+        path = audit_results_path(st.query_params.get(QUERY_PARAM))
+    except Refused as refusal:
+        st.error(f"Cannot show the audit: {refusal}")
+        st.stop()
+        return
     results, problem = load_audit(path)
     if results is None:
         if problem:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragaudit.ui.data import Loaded, load, results_path
+from ragaudit.ui.data import Loaded, load_from_url
 from ragaudit.ui.runs import start_run
 
 # Page files, as registered in app.py's st.navigation.
@@ -17,10 +17,11 @@ PAGES = {
 
 
 def current_results() -> Loaded:
-    """Load the results file this session points at (URL, env or default)."""
+    """Load the results file this session points at (URL, env or default). A URL naming a
+    file the inspector may not open comes back refused: no path, `problem` says why."""
     import streamlit as st
 
-    return load(results_path(st.query_params.get("results")))
+    return load_from_url(st.query_params.get("results"))
 
 
 def link_params(**values: str | None) -> dict[str, str]:
@@ -56,6 +57,7 @@ def results_or_stop(prefix: str) -> dict:
                 st.switch_page(PAGES["runs"], query_params=link_params())
     else:
         st.error(f"Cannot show results: {loaded.problem}")
-        st.caption("Fix or remove the file, or start a new run from the Runs page.")
+        if loaded.path is not None:  # a refused link has no file to fix
+            st.caption("Fix or remove the file, or start a new run from the Runs page.")
     st.stop()
     raise AssertionError("unreachable")  # st.stop() raises

@@ -3,41 +3,41 @@
 Reading goes through the one loader, results.io.load_document; the lookups every page
 shares are results.view and the figures results.format. What this module adds is the
 caching: `st.cache_data` keyed on path + mtime + size, so partial results rewritten
-during a run show up on the next rerun while an unchanged file is parsed once.
+during a run show up on the next rerun while an unchanged file is parsed once; and the
+rule of ui.allowed: a URL names only an allowed file, and only regular files of a bounded
+size are read.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.errors import RagauditError
 from ragaudit.results.io import RESULTS, DocumentKind, load_document, load_results
-
-RESULTS_ENV = "RAGAUDIT_RESULTS"
+from ragaudit.ui.allowed import Refused, given_path, regular_file, url_path
 
 
 @dataclass(frozen=True)
 class Loaded:
     """What a page gets: the path, and either the results or the one-line problem."""
 
-    path: Path
+    path: Path | None
+    """The file, resolved; None when the URL named one the inspector may not open, so a
+    refused path never reaches a reader or `ragaudit run --out`."""
     results: dict | None
     problem: str | None
-    """None when loaded; else why not (missing file, corrupt, older schema)."""
+    """None when loaded; else why not (missing file, corrupt, older schema, refused)."""
     missing: bool = False
 
 
 def results_path(query_value: str | None = None) -> Path:
-    """`?results=` wins, then $RAGAUDIT_RESULTS, then the default under data/."""
+    """`?results=` wins (only a file allowed.url_path allows: else Refused), then
+    $RAGAUDIT_RESULTS, then the default under data/."""
     if query_value:
-        return Path(query_value).expanduser()
-    env = os.environ.get(RESULTS_ENV)
-    if env:
-        return Path(env).expanduser()
-    return paths.default_results_path()
+        return url_path(query_value, "results")
+    return given_path("results") or paths.default_results_path()
 
 
 def _read(path_str: str, mtime_ns: int, size: int, kind_name: str, _kind: DocumentKind) -> dict:
@@ -50,15 +50,27 @@ def _read(path_str: str, mtime_ns: int, size: int, kind_name: str, _kind: Docume
 
 def read_cached(path: Path, kind: DocumentKind = RESULTS) -> dict:
     """`path` as a document of `kind`, parsed once per version of the file on disk.
-    Raises RagauditError (the loader's wording) for a missing, unreadable or bad file."""
+    Raises RagauditError (the loader's wording) for a missing, unreadable or bad file, and
+    Refused for anything but a regular file within the size limit (checked before opening).
+    """
     import streamlit as st
 
     cached = st.cache_data(show_spinner=f"Loading {kind.name}…", max_entries=4)(_read)
     try:
-        stat = path.stat()
+        stat = regular_file(path)
     except OSError:  # gone or unreadable: the loader says which, in its own words
         return _read(str(path), 0, 0, kind.name, kind)
     return cached(str(path), stat.st_mtime_ns, stat.st_size, kind.name, kind)
+
+
+def load_from_url(query_value: str | None) -> Loaded:
+    """The results file a session's `?results=` value (or its absence) points at, loaded;
+    a value naming a file the inspector may not open gives a Loaded without a path."""
+    try:
+        path = results_path(query_value)
+    except Refused as refusal:
+        return Loaded(None, None, str(refusal))
+    return load(path)
 
 
 def load(path: Path) -> Loaded:

@@ -78,6 +78,8 @@ def render() -> None:
         return
     probes = list(dict.fromkeys(i.probe for i in corpus.instances))
     loaded = current_results()
+    if loaded.path is None:  # the link named a file the inspector may not open
+        st.error(f"Not using this link's results: {loaded.problem}")
     embedders = list(
         dict.fromkeys(LOCAL_EMBEDDERS + (embedder_specs(loaded.results) if loaded.results else []))
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ragaudit.ui.common import current_results
+from ragaudit.ui.data import Loaded
 from ragaudit.ui.runs import log_tail, run_status, start_run, stop_run
 
 CONFIGS = ["A", "A_prime", "B", "C", "C_prime", "D", "M"]
@@ -47,10 +48,17 @@ def render() -> None:
 
     st.title("Runs")
     loaded = current_results()
+    if loaded.path is None:  # the link named a file no run may write
+        st.error(f"Cannot show or start runs for this link: {loaded.problem}")
     _live_status()
 
     with st.form("runs_form"):
-        st.markdown(f"Start a run writing `{loaded.path}`")
+        st.markdown(
+            f"Start a run writing `{loaded.path}`"
+            if loaded.path is not None
+            else "Start a run: refused for this link (see above); open the Runs page without "
+            "`?results=` to write the default results file"
+        )
         preset = st.radio("Preset", ["quick", "full", "custom"], horizontal=True, key="runs_preset")
         n = st.number_input("Instances per probe (custom)", 1, 100, 5, key="runs_n")
         embedders = st.multiselect(
@@ -63,20 +71,29 @@ def render() -> None:
         )
         submitted = st.form_submit_button("Start run", type="primary")
     if submitted:
-        args = run_args(preset, int(n), embedders, generator, gen_configs, generate)
-        try:
-            pid = start_run(args, loaded.path)
-        except RuntimeError as error:
-            st.error(str(error))
-        else:
-            st.success(f"Started `ragaudit run {' '.join(args)}` (pid {pid}).")
-            st.rerun()
+        _start(run_args(preset, int(n), embedders, generator, gen_configs, generate), loaded)
 
     st.subheader("Conditions of the loaded results")
     if loaded.results is None:
-        st.write(loaded.problem)
+        st.write(loaded.problem if loaded.path is not None else "None: the link was refused.")
         return
     _render_conditions(loaded.results)
+
+
+def _start(args: list[str], loaded: Loaded) -> None:
+    """Start the run writing the loaded (allowed) path; a refused link starts nothing."""
+    import streamlit as st
+
+    if loaded.path is None:
+        st.error(f"Not started: {loaded.problem}")
+        return
+    try:
+        pid = start_run(args, loaded.path)
+    except RuntimeError as error:
+        st.error(str(error))
+    else:
+        st.success(f"Started `ragaudit run {' '.join(args)}` (pid {pid}).")
+        st.rerun()
 
 
 def _live_status() -> None:
