@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.errors import RagauditError
+from ragaudit.ui.allowed import AUDIT_RESULTS_ENV, RESULTS_ENV
+
+HOST = "127.0.0.1"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,7 +23,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--results",
         default=None,
-        help="results file to show (default: results/latest.json in the data folder)",
+        help="results file to show (default: results/latest.json in the data folder); "
+        "links may name it or files in that results folder, nothing else",
+    )
+    parser.add_argument(
+        "--audit-results",
+        default=None,
+        help="audit results file for the Audit page (default: results/audit-latest.json "
+        "in the data folder)",
     )
 
 
@@ -27,7 +39,7 @@ def streamlit_command(port: int) -> list[str]:
     app = paths.app_script()
     return [
         sys.executable, "-m", "streamlit", "run", str(app),
-        "--server.address", "127.0.0.1",
+        "--server.address", HOST,
         "--server.port", str(port),
         "--browser.gatherUsageStats", "false",
         "--server.headless", "true",
@@ -35,19 +47,36 @@ def streamlit_command(port: int) -> list[str]:
 
 
 def check_port(port: int) -> None:
-    """Refuse a number that is no TCP port (before any work that would be wasted)."""
+    """Refuse a number that is no TCP port, or a port something already listens on
+    (before any work that would be wasted, and before announcing the address)."""
     if not 0 < port < 65536:
         raise RagauditError(f"--port {port}: not a TCP port (1-65535)")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # as the server will bind: SO_REUSEADDR, so a port in TIME_WAIT is not "taken"
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((HOST, port))
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                raise RagauditError(
+                    f"--port {port}: {HOST}:{port} is already in use; choose another with --port"
+                ) from None
+            raise RagauditError(
+                f"--port {port}: cannot listen on {HOST}:{port} ({error.strerror})"
+            ) from None
 
 
-def launch(results_path: Path | None, port: int) -> int:
-    """Serve the inspector over `results_path` (None: the default results file) until
-    interrupted; returns streamlit's exit status."""
+def launch(results_path: Path | None, port: int, audit_results: Path | None = None) -> int:
+    """Serve the inspector over `results_path` (None: the default results file) and
+    `audit_results` (None: the default audit file) until interrupted; returns streamlit's
+    exit status. The files named here are the ones outside the results folder that the
+    inspector's links may name (ragaudit.ui.allowed)."""
     check_port(port)
     env = dict(os.environ)
-    if results_path is not None:
-        env["RAGAUDIT_RESULTS"] = str(Path(results_path).expanduser().resolve())
-    print(f"ragaudit app: the inspector is on http://127.0.0.1:{port} (Ctrl-C to stop)")
+    for name, given in ((RESULTS_ENV, results_path), (AUDIT_RESULTS_ENV, audit_results)):
+        if given is not None:
+            env[name] = str(Path(given).expanduser().resolve())
+    print(f"ragaudit app: the inspector is on http://{HOST}:{port} (Ctrl-C to stop)")
     try:
         # From the checkout, if any, so that an uninstalled checkout imports itself and a
         # relative ?results= path means what it meant before; else the caller's folder.
@@ -58,4 +87,5 @@ def launch(results_path: Path | None, port: int) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """`ragaudit app`: serve the inspector until interrupted."""
-    return launch(Path(args.results) if args.results else None, args.port)
+    audit = Path(args.audit_results) if args.audit_results else None
+    return launch(Path(args.results) if args.results else None, args.port, audit)
