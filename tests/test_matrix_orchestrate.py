@@ -1,6 +1,7 @@
 """`ragaudit run` through the orchestrator on a tiny slice, with the Ollama path against a
-local fake server (fast, no model weights): the partial file while in progress, generation
-only where asked, the two summary lines, and a rerun that replays every call."""
+local fake server (fast, no model weights): the partial file beside the target while in
+progress, generation only where asked, the two summary lines, and a rerun that replays
+every call."""
 
 from __future__ import annotations
 
@@ -34,14 +35,20 @@ def runs(tmp_path_factory):
     patch.setenv("RAGAUDIT_HOME", str(home))
     patch.setenv("OLLAMA_HOST", server.url)
     patch.delenv("RAGAUDIT_CONTENTION_PATTERN", raising=False)
-    on_disk: list[dict] = []  # the file as a reader sees it after each write
-    real_write = orchestrate.write_results
+    on_disk: list[dict] = []  # each file written, as a reader sees it after the write
+    real_write, real_publish = orchestrate.write_results, orchestrate.publish_results
 
     def write_and_read_back(path, results, *, complete=True):
         real_write(path, results, complete=complete)
-        on_disk.append(json.loads(path.read_text()))
+        on_disk.append({**json.loads(path.read_text()), "written_to": path.name})
+
+    def publish_and_read_back(path, results):
+        kept = real_publish(path, results)
+        on_disk.append({**json.loads(path.read_text()), "written_to": path.name})
+        return kept
 
     patch.setattr(orchestrate, "write_results", write_and_read_back)
+    patch.setattr(orchestrate, "publish_results", publish_and_read_back)
     try:
         first = _run(out, on_disk)
         second = _run(out, on_disk)
@@ -62,6 +69,13 @@ def _run(out, on_disk: list[dict]) -> dict:
 def test_the_file_is_partial_until_the_run_ends(runs):
     writes = runs["first"]["writes"]
     assert [w["complete"] for w in writes] == [False, False, True]
+    # In progress beside the target; the target itself only ever holds a finished run.
+    assert [w["written_to"] for w in writes] == [
+        "latest.partial.json",
+        "latest.partial.json",
+        "latest.json",
+    ]
+    assert not (runs["out"].parent / "latest.partial.json").exists()
     after_retrieval = writes[0]
     # The heatmap exists before generation starts: one cell per probe × config.
     assert len(after_retrieval["cells"]) == PROBES * CONFIGS

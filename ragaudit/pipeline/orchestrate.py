@@ -5,12 +5,16 @@ inspector's Runs page (through `ragaudit run`) all come here with a RunPlan.
 
 Resumable by construction: every model call goes through the call cache and every index
 lives in a persistent Chroma collection, so running the same plan again after a kill
-replays finished work instead of recomputing it. A partial results file (`complete:
-false`) is written after each stage so the inspector can show a run in progress.
+replays finished work instead of recomputing it. The results in progress (`complete:
+false`) go to a partial file beside the target after each stage, so the inspector can show
+a run in progress; the target is replaced only by the complete results, and the file it
+held is kept beside it (results.io.publish_results). So a late failure or a kill never
+costs the previous results. One run at a time per data folder (pipeline.lock).
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -23,22 +27,30 @@ from ragaudit.corpus.files import load_corpus, manifest_sha256
 from ragaudit.grading.grade import grade_records
 from ragaudit.pipeline.conditions import RunWatch
 from ragaudit.pipeline.generate import failed_calls, generate_records
+from ragaudit.pipeline.lock import hold_run_lock
 from ragaudit.pipeline.plan import RunPlan
 from ragaudit.pipeline.progress import Progress
 from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
 from ragaudit.results.build import results_document
-from ragaudit.results.io import write_results
+from ragaudit.results.io import (
+    partial_path,
+    previous_path,
+    publish_results,
+    remove_orphan_temps,
+    write_results,
+)
 from ragaudit.stack.index import open_client
 
 PARTIAL_WRITE_SECONDS = 30.0
+PROGRESS_NAME = "progress.json"
 
 
 class PartialWriter:
-    """Writes the in-progress results file (`complete: false`), at most every
-    PARTIAL_WRITE_SECONDS unless forced."""
+    """Writes the results in progress (`complete: false`) to the target's partial file,
+    at most every PARTIAL_WRITE_SECONDS unless forced."""
 
     def __init__(self, out: Path, results: dict) -> None:
-        self.out, self.results, self.last = out, results, 0.0
+        self.out, self.results, self.last = partial_path(out), results, 0.0
 
     def __call__(self, force: bool = False) -> None:
         if force or time.monotonic() - self.last >= PARTIAL_WRITE_SECONDS:
@@ -47,13 +59,26 @@ class PartialWriter:
 
 
 def run_matrix(plan: RunPlan) -> dict:
-    """Run every stage the plan asks for and write `plan.out`; returns the results."""
+    """Run every stage the plan asks for and write `plan.out`; returns the results.
+    Holds the data folder's run lock throughout (a second run waits for this one)."""
+    with hold_run_lock():
+        _remove_orphans(plan.out)
+        return _run_stages(plan)
+
+
+def _remove_orphans(out: Path) -> None:
+    """The temp files of this run's own files that a killed write left behind."""
+    remove_orphan_temps(out.parent, [p.name for p in (out, partial_path(out), previous_path(out))])
+    remove_orphan_temps(paths.results_dir(), [PROGRESS_NAME])
+
+
+def _run_stages(plan: RunPlan) -> dict:
     watch = RunWatch()
     corpus = load_corpus()
     if plan.n < corpus.n:
         corpus = corpus.subset(plan.n)
     cache = CallCache()
-    progress = Progress(json_path=paths.results_dir() / "progress.json", failures=cache)
+    progress = Progress(json_path=paths.results_dir() / PROGRESS_NAME, failures=cache)
     results, failed = _retrieve(plan, corpus, cache, progress)
     results["conditions"] = watch.conditions(cache, failed, finished=False)
     partial = PartialWriter(plan.out, results)
@@ -64,7 +89,9 @@ def run_matrix(plan: RunPlan) -> dict:
     analyse(results)
     progress.done()
     results["conditions"] = watch.conditions(cache, failed, finished=True)
-    write_results(plan.out, results, complete=True)
+    kept = publish_results(plan.out, results)
+    if kept is not None:
+        print(f"kept the previous results as {kept}", file=sys.stderr)
     return results
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
+import shutil
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +24,21 @@ def now_iso() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
+def process_umask() -> int:
+    """The process's umask, read without changing it: os.umask can only read it by setting
+    it, and the moment it is set to anything else every other thread creating a file gets
+    that mode (the Streamlit server's threads). Linux reports it in /proc/self/status;
+    elsewhere the common default 0o022."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write `text` to a temp file beside `path`, fsync, then os.replace: a reader sees the
     old file or the new one, never half of one. Every atomic write in ragaudit goes here."""
@@ -29,9 +47,7 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes the file owner-only; a results file is for every reader (umask rules)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(handle, 0o666 & ~umask)
+        os.fchmod(handle, 0o666 & ~process_umask())
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
@@ -60,6 +76,71 @@ def write_results(path: str | Path, results: dict, *, complete: bool = True) -> 
     results = {**results, "schema_version": SCHEMA_VERSION, "complete": complete}
     results["created_at"] = now_iso()
     write_json_atomic(path, results)
+
+
+def partial_path(path: str | Path) -> Path:
+    """Where a run writes its results in progress for `path`: `<stem>.partial<suffix>`
+    beside it, so the file at `path` is only ever replaced by a complete one."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.partial{path.suffix}")
+
+
+def previous_path(path: str | Path) -> Path:
+    """Where the file at `path` is kept when a finished run replaces it:
+    `<stem>.prev<suffix>` beside it."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.prev{path.suffix}")
+
+
+def publish_results(path: str | Path, results: dict) -> Path | None:
+    """Write the finished run's results to `path` (complete), after keeping the file that
+    was there as `previous_path(path)`, then remove the run's partial file. Returns where
+    the previous file was kept, or None when there was none."""
+    path = Path(path)
+    kept = _keep_previous(path)
+    write_results(path, results, complete=True)
+    partial_path(path).unlink(missing_ok=True)
+    return kept
+
+
+def _keep_previous(path: Path) -> Path | None:
+    if not path.is_file():
+        return None
+    previous = previous_path(path)
+    # Named like write_text_atomic's temp files, so a kill here leaves an orphan the next
+    # run removes; a hard link, so `path` is never absent and nothing is copied.
+    temp = path.with_name(f".{previous.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        try:
+            os.link(path, temp)
+        except OSError:  # a file system without hard links
+            shutil.copy2(path, temp)
+        os.replace(temp, previous)
+    except OSError as error:
+        temp.unlink(missing_ok=True)
+        raise RagauditError(
+            f"{previous}: cannot keep the previous results there ({error.strerror}); "
+            f"{path} was left as it was"
+        ) from None
+    return previous
+
+
+def remove_orphan_temps(folder: str | Path, names: list[str]) -> list[Path]:
+    """Remove the temp files killed atomic writes of `names` left in `folder` (named
+    `.<name>.<8 characters>.tmp`, as write_text_atomic and publish_results make them).
+    Only while nothing else writes those names (a run holds the data folder's run lock).
+    Returns the files removed."""
+    patterns = [re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}\.tmp") for name in names]
+    try:
+        entries = list(Path(folder).iterdir())
+    except OSError:  # no folder yet: nothing left behind
+        return []
+    removed = []
+    for entry in entries:
+        if any(p.fullmatch(entry.name) for p in patterns) and entry.is_file():
+            entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,14 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.errors import RagauditError
-from ragaudit.results.io import RESULTS, DocumentKind, load_document, load_results
+from ragaudit.pipeline.lock import run_in_progress
+from ragaudit.results.io import (
+    RESULTS,
+    DocumentKind,
+    load_document,
+    load_results,
+    partial_path,
+)
 from ragaudit.ui.allowed import Refused, given_path, regular_file, url_path
 
 
@@ -74,10 +81,30 @@ def load_from_url(query_value: str | None) -> Loaded:
 
 
 def load(path: Path) -> Loaded:
-    """Load the results file at `path` (cached); never raises for a bad or missing file."""
-    if not path.exists():
+    """Load the results file at `path` (cached), or the partial file of a run writing it
+    (in_progress_file); never raises for a bad or missing file."""
+    source = in_progress_file(path)
+    if not source.exists():
         return Loaded(path, None, f"No results yet at {path}.", missing=True)
     try:
-        return Loaded(path, read_cached(path), None)
+        return Loaded(path, read_cached(source), None)
     except RagauditError as error:
         return Loaded(path, None, str(error))
+
+
+def in_progress_file(path: Path) -> Path:
+    """What to show for the results file `path`: the partial file a run writes beside it
+    (results.io.partial_path) while a run holds the data folder's run lock and that file
+    is newer than `path`; else `path`. A partial file says `complete: false`, so the page
+    says the results are partial. The partial file of a run that died is not shown: the
+    complete file it did not replace is."""
+    partial = partial_path(path)
+    try:
+        written = partial.stat().st_mtime_ns
+    except OSError:
+        return path
+    try:
+        newer = written > path.stat().st_mtime_ns
+    except OSError:  # no complete file yet: the first run is writing
+        newer = True
+    return partial if newer and run_in_progress() else path
