@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from ui_fixtures import chart_specs, open_app, texts, write_results
 
+from ragaudit.corpus.build import build_corpus
+from ragaudit.corpus.files import write_corpus
 from ragaudit.ui import runs
 from ragaudit.ui.allowed import MAX_DOCUMENT_BYTES, Refused, regular_file, url_path
 from ragaudit.ui.data import load
@@ -207,3 +209,13 @@ def test_a_link_to_another_run_under_results_opens_it(results):
     labels = chart_specs(at)[0]["data"][1]["text"]
     assert labels and all(t.endswith("/3") for t in labels if t not in ("not run", "n/a"))
     assert other.exists()
+
+
+def test_lab_link_to_etc_passwd_shows_the_refusal(results, tmp_path, monkeypatch):
+    write_corpus(build_corpus(n=1), tmp_path / "corpus")  # small: the Lab embeds it live
+    monkeypatch.setenv("RAGAUDIT_CORPUS", str(tmp_path / "corpus"))
+    at = open_app(None, page="pages/lab.py", results="/etc/passwd")
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        f"Not using this link's results: {_refusal('/etc/passwd', results)}"
+    ]
