@@ -132,7 +132,7 @@ def test_one_run_at_a_time_and_stop_ends_it(ragaudit_home, tmp_path):
     )
     assert runs.run_status().alive
     with pytest.raises(RuntimeError, match="already going"):
-        runs.start_run(["--quick"], tmp_path / "r.json")
+        runs.start_run(["--quick"], ragaudit_home / "results" / "r.json")
     assert runs.stop_run()
     assert sleeper.wait(timeout=10) != 0
     assert not runs.run_status().alive
@@ -162,3 +162,13 @@ def test_a_running_run_shows_progress_and_eta_from_its_progress_file(results_fil
     finally:
         runs.stop_run()
         sleeper.wait(timeout=10)
+
+
+def test_a_run_never_writes_outside_the_results_folder(ragaudit_home, tmp_path, monkeypatch):
+    monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
+    victim = tmp_path / "notes.txt"
+    victim.write_text("keep me\n")
+    with pytest.raises(RuntimeError, match=r"refused: a link may name only a file under"):
+        runs.start_run(["--quick"], victim)
+    assert victim.read_text() == "keep me\n"
+    assert runs.run_status() is None  # nothing was started

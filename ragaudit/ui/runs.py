@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.results.io import write_json_atomic
+from ragaudit.ui.allowed import Refused, url_path
 
 _PROGRESS_LINE = re.compile(r"(\d+)\s*/\s*(\d+)")
 
@@ -112,8 +113,13 @@ def _write_state(state: dict) -> None:
 def start_run(args: list[str], out: Path) -> int:
     """Start `ragaudit run ARGS --out OUT` in the background; returns its pid.
 
-    Raises RuntimeError when a run is already going.
+    Raises RuntimeError when a run is already going, or when OUT is not a file the
+    inspector may write (under the results folder, or the file given at server start).
     """
+    try:
+        out = url_path(str(out), "results")  # whoever calls, a run writes only there
+    except Refused as refused:
+        raise RuntimeError(str(refused)) from None
     current = run_status()
     if current is not None and current.alive:
         raise RuntimeError(f"a run is already going (pid {current.pid}); wait for it or stop it")
