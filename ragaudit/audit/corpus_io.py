@@ -8,12 +8,12 @@ never silently dropped; a corpus with no readable document is an error."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
 from ragaudit.errors import RagauditError
+from ragaudit.results.io import parse_json, read_text
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 HTML_SUFFIXES = {".html", ".htm"}
@@ -121,20 +121,12 @@ def _read_text(file: Path) -> tuple[str | None, str]:
 def _load_jsonl(file: Path) -> Corpus:
     documents: list[Document] = []
     first_line: dict[str, int] = {}
-    try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as error:
-        raise RagauditError(f"corpus {file}: not UTF-8 text (byte {error.start})") from error
-    except OSError as error:
-        raise RagauditError(f"corpus {file}: cannot read ({error.strerror})") from error
+    lines = read_text(file, f"corpus {file}").splitlines()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"corpus {file}: line {number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise RagauditError(f"{where}: not valid JSON ({error.msg})") from error
+        record = parse_json(line, where, one_line=True)
         if not isinstance(record, dict):
             raise RagauditError(f"{where}: expected an object with id and text")
         for key in record:

@@ -10,63 +10,53 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ragaudit.errors import RagauditError
-from ragaudit.results.io import parse_json
+from ragaudit.results.io import MAX_INPUT_BYTES, parse_json, parse_yaml
+from ragaudit.results.io import read_text as read_file
 
 Loc = tuple[str | int, ...]
 
 
 def read_text(path: Path, what: str) -> str:
-    """The file as UTF-8 text, or one clear error naming it."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError as error:
-        raise RagauditError(f"{what} {path}: no such file") from error
-    except UnicodeDecodeError as error:
-        raise RagauditError(f"{what} {path}: not UTF-8 text (byte {error.start})") from error
-    except OSError as error:
-        raise RagauditError(f"{what} {path}: cannot read ({error.strerror})") from error
+    """The file as UTF-8 text, or one clear error naming it (results.io.read_text, capped
+    at MAX_INPUT_BYTES)."""
+    return read_file(path, f"{what} {path}", max_bytes=MAX_INPUT_BYTES)
 
 
 def load_with_lines(path: Path, what: str) -> tuple[Any, dict[Loc, int]]:
     """Parse `path` (JSON when it ends in .json, else YAML) and map each field path to its
     1-based line. A syntax error names the file and line."""
-    import yaml
-
     text = read_text(path, what)
-    if Path(path).suffix.lower() == ".json":
-        data = parse_json(text, f"{what} {path}")
+    source = f"{what} {path}"
+    if Path(path).suffix.lower() != ".json":
+        data, node = parse_yaml(text, source)
     else:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            where = f"line {mark.line + 1}: " if mark is not None else ""
-            problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-            raise RagauditError(f"{what} {path}: {where}invalid YAML ({problem})") from error
+        data = parse_json(text, source)
+        try:  # JSON is (nearly always) YAML too, so the YAML composer gives its lines
+            node = parse_yaml(text, source)[1]
+        except RagauditError:
+            node = None
     lines: dict[Loc, int] = {}
-    try:
-        # JSON is (nearly always) YAML too, so one composer gives lines for both.
-        node = yaml.compose(text)
-        if node is not None:
-            _collect_lines(node, (), lines)
-    except yaml.YAMLError:
-        pass
+    if node is not None:
+        _collect_lines(node, (), lines, set())
     return data, lines
 
 
-def _collect_lines(node: Any, loc: Loc, lines: dict[Loc, int]) -> None:
+def _collect_lines(node: Any, loc: Loc, lines: dict[Loc, int], seen: set[int]) -> None:
     import yaml
 
     lines[loc] = node.start_mark.line + 1
+    if id(node) in seen:  # an alias: its node was walked where it is anchored
+        return
+    seen.add(id(node))
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             key = key_node.value
             lines[loc + (key,)] = key_node.start_mark.line + 1
-            _collect_lines(value_node, loc + (key,), lines)
+            _collect_lines(value_node, loc + (key,), lines, seen)
             lines[loc + (key,)] = key_node.start_mark.line + 1
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _collect_lines(item, loc + (index,), lines)
+            _collect_lines(item, loc + (index,), lines, seen)
 
 
 def dotted(loc: Loc) -> str:
@@ -115,12 +105,16 @@ def validate(model: type[BaseModel], data: Any, path: Path, what: str, lines: di
             message = "unknown field"
         value = first.get("input")
         quiet = first["type"] in ("missing", "extra_forbidden") or isinstance(value, dict | list)
-        shown = "" if quiet else f" (got {value!r})"
+        shown = "" if quiet else f" (got {_shorten(repr(value))})"
         more = len(errors) - 1
         tail = f" [+{more} more]" if more else ""
         raise RagauditError(
             f"{what} {path}: {where}field {dotted(loc)}: {message}{shown}{tail}"
         ) from error
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _is_type_tag(part: Any) -> bool:

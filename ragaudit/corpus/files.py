@@ -22,6 +22,7 @@ from ragaudit import paths
 from ragaudit.corpus.build import Corpus
 from ragaudit.errors import RagauditError
 from ragaudit.probes.base import Document, Instance, Span
+from ragaudit.results.io import parse_json, read_text
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
@@ -153,12 +154,9 @@ def _read_manifest(folder: Path) -> dict:
     manifest_path = folder / MANIFEST
     if not manifest_path.is_file():
         raise RagauditError(f"no corpus at {folder}: {MANIFEST} is missing (run `ragaudit corpus`)")
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise RagauditError(
-            f"{manifest_path}: not valid JSON ({error.msg}, line {error.lineno})"
-        ) from None
+    manifest = parse_json(read_text(manifest_path, str(manifest_path)), manifest_path)
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        raise RagauditError(f"{manifest_path}: expected an object with a 'files' object")
     if manifest.get("format_version") != FORMAT_VERSION:
         raise RagauditError(
             f"{manifest_path}: format_version {manifest.get('format_version')!r} "

@@ -9,9 +9,11 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -166,21 +168,14 @@ def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
     version, every required field. A RagauditError names the file and the problem, in the
     same words for every kind."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RagauditError(
-            f"{path}: no {kind.name} file here (run `{kind.command}` first)"
-        ) from None
-    except OSError as error:
-        raise RagauditError(f"{path}: cannot read {kind.name} ({error.strerror})") from None
-    except UnicodeDecodeError:
-        raise RagauditError(f"{path}: cannot read {kind.name} (not UTF-8 text)") from None
-    data = parse_json(text, path)
+    if not path.exists() and not path.is_symlink():
+        raise RagauditError(f"{path}: no {kind.name} file here (run `{kind.command}` first)")
+    data = parse_json(read_text(path, str(path)), path)
     if not isinstance(data, dict):
         raise RagauditError(f"{path}: expected a JSON object at the top level")
     if data.get("kind") != kind.kind:
-        found = f'its "kind" is "{data["kind"]}"' if "kind" in data else f'no "kind": "{kind.kind}"'
+        shown = json.dumps(data.get("kind"), ensure_ascii=False)[:60]
+        found = f'its "kind" is {shown}' if "kind" in data else f'no "kind": "{kind.kind}"'
         raise RagauditError(f"{path}: not {_article(kind.name)} {kind.name} file ({found})")
     if "schema_version" not in data:
         raise RagauditError(
@@ -199,27 +194,131 @@ def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
     return data
 
 
-def parse_json(text: str, source: str | Path) -> Any:
-    """`text` parsed as JSON. A syntax error names `source` (the file, as the caller names
-    it) and the line, in the one wording every reader of a JSON file uses."""
+MAX_INPUT_BYTES = 4 * 2**20
+"""The largest hand-written input ragaudit parses (configs, settings, case files): a real
+one is a few KB, and PyYAML's pure-Python parser reads about 1 MB a second."""
+
+
+def read_text(path: str | Path, source: str, *, max_bytes: int | None = None) -> str:
+    """The regular file at `path` as UTF-8 text (a leading BOM dropped). A RagauditError
+    names `source` (the file, as the caller names it) and the problem: missing, not a
+    regular file (a FIFO would block, a device never ends), over `max_bytes`, unreadable,
+    not UTF-8. Nothing is opened before os.stat says it is a regular file."""
+    path = Path(path)
     try:
-        return json.loads(text)
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise RagauditError(f"{source}: not a regular file")
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise RagauditError(
+                f"{source}: {info.st_size / 2**20:.1f} MB, more than the "
+                f"{max_bytes / 2**20:.0f} MB ragaudit reads from a file like this"
+            )
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise RagauditError(f"{source}: no such file") from None
+    except UnicodeDecodeError as error:
+        raise RagauditError(f"{source}: not UTF-8 text (byte {error.start})") from None
+    except OSError as error:
+        raise RagauditError(f"{source}: cannot read ({error.strerror})") from None
+
+
+class _NonFinite(Exception):
+    """NaN or ±Infinity in a JSON text: Python's json reads them, the JSON standard and
+    ragaudit's writers (allow_nan=False) do not."""
+
+
+def _refuse_constant(name: str) -> None:
+    raise _NonFinite(name)
+
+
+def parse_json(text: str, source: str | Path, *, one_line: bool = False) -> Any:
+    """`text` parsed as strict JSON: NaN and ±Infinity are refused like any syntax error,
+    and so is nesting too deep to read. An error names `source` (the file, as the caller
+    names it) and the line, in the one wording every reader of a JSON file uses;
+    `one_line=True` when `source` already names the line (a JSONL record)."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as error:
-        raise RagauditError(
-            f"{source}: not valid JSON ({error.msg} at line {error.lineno})"
-        ) from None
+        where = "" if one_line else f" at line {error.lineno}"
+        problem = f"{error.msg}{where}"
+    except _NonFinite as error:
+        problem = f"{error} is not a number JSON allows; ragaudit writes finite numbers only"
+    except RecursionError:
+        problem = "nested too deeply to read"
+    raise RagauditError(f"{source}: not valid JSON ({problem})")
+
+
+def parse_yaml(text: str, source: str | Path) -> tuple[Any, Any]:
+    """`text` parsed as YAML with the safe loader (plain data only), and its root node
+    (None for an empty document), whose marks give each field's line. One pass of
+    PyYAML's pure-Python parser: it raises RecursionError on deep nesting where libyaml
+    would overflow the C stack. An error is one line naming `source` and the line."""
+    import yaml
+
+    loader = _safe_loader()(text)
+    try:
+        node = loader.get_single_node()
+        return (loader.construct_document(node) if node is not None else None), node
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error)
+    except RecursionError:
+        where, problem = "", "nested too deeply to read"
+    finally:
+        loader.dispose()
+    raise RagauditError(f"{source}: {where}invalid YAML ({' '.join(problem.split())})")
+
+
+@cache
+def _safe_loader() -> type:
+    import yaml
+
+    class SafeLoader(yaml.SafeLoader):
+        """The safe loader, with a value its constructor cannot build (`2020-13-45`,
+        `!!int x`) reported as a YAML error at that value's line, not a ValueError."""
+
+        def construct_object(self, node, deep=False):
+            try:
+                return super().construct_object(node, deep)
+            except (ValueError, TypeError, OverflowError) as error:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{node.value!r}: {error}"[:200], node.start_mark
+                ) from None
+
+    return SafeLoader
 
 
 def _article(noun: str) -> str:
     return "an" if noun[:1] in "aeiou" else "a"
 
 
+_OBJECT, _LIST = (dict, "an object"), (list, "a list")
+RESULTS_FIELD_TYPES: dict[str, tuple[type, str]] = {
+    "run": _OBJECT, "corpus": _OBJECT, "configs": _LIST, "embedders": _LIST,
+    "models": _LIST, "conditions": _OBJECT, "chunks": _OBJECT, "instances": _LIST,
+    "cells": _LIST, "comparisons": _LIST, "analysis": _OBJECT, "severity_rules": _LIST,
+    "citation_rollup": _OBJECT, "control_certification": _OBJECT, "chunk_offsets": _OBJECT,
+    "extra_measurements": _OBJECT, "grading_patterns": _OBJECT,
+}  # fmt: skip
+"""The JSON type of each top-level field that holds one (docs/results-schema.md); the
+items of every list are objects. Any of them may be absent or null (a missing value)."""
+
+
 def load_results(path: str | Path, *, allow_partial: bool = True) -> dict:
-    """`load_document` of a matrix results file; `allow_partial=False` also refuses a file
-    whose run has not finished."""
+    """`load_document` of a matrix results file, each top-level field of its JSON type
+    (RESULTS_FIELD_TYPES); `allow_partial=False` also refuses a file whose run has not
+    finished."""
     data = load_document(path, RESULTS)
-    if not isinstance(data["instances"], list):
-        raise RagauditError(f"{path}: field 'instances' must be a list")
+    for name, (json_type, described) in RESULTS_FIELD_TYPES.items():
+        value = data.get(name)
+        if value is not None and not isinstance(value, json_type):
+            raise RagauditError(f"{path}: field {name!r} must be {described}, not {value!r:.60}")
+        if json_type is list and not all(isinstance(item, dict) for item in value or ()):
+            raise RagauditError(f"{path}: field {name!r} must be a list of objects")
+    if not isinstance(data["complete"], bool):
+        raise RagauditError(f"{path}: field 'complete' must be true or false")
     if not allow_partial and not data["complete"]:
         raise RagauditError(
             f"{path}: the run that writes this file has not finished (complete: false)"

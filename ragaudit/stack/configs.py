@@ -9,10 +9,16 @@ from pathlib import Path
 
 from ragaudit.errors import RagauditError
 from ragaudit.registry import unknown_name_message
+from ragaudit.results.io import MAX_INPUT_BYTES, parse_yaml, read_text
 from ragaudit.stack.chunking import Chunking, Splitter
 
 # Reciprocal-rank fusion constant (Cormack et al. 2009); recorded in M's description.
 RRF_K = 60
+
+POOL_DEPTH = 50
+"""How deep each ranking is kept: top-k for any k ≤ this is a slice of it, and ranks of
+gold/trap chunks beyond k are still known (a rank > k means ranked but not retrieved).
+So it is also the largest k a config may have: deeper ranks are not kept."""
 
 
 @dataclass(frozen=True)
@@ -129,18 +135,12 @@ _NAME = re.compile(r"^[A-Za-z0-9_]+$")
 
 def load_user_configs(path: str | Path) -> list[StackConfig]:
     """Configs from a YAML file: a list (or ``configs:`` list) of mappings with the
-    StackConfig fields. Unknown keys, k < 1 and overlap ≥ chunk_size are refused with
-    one line naming the file, the entry and the field."""
-    import yaml
+    StackConfig fields. Unknown keys, k < 1, k > POOL_DEPTH and overlap ≥ chunk_size are
+    refused with one line naming the file, the entry and the field."""
     from pydantic import ValidationError
 
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise RagauditError(f"{path}: cannot read configs ({error.strerror})") from error
-    except yaml.YAMLError as error:
-        raise RagauditError(f"{path}: not valid YAML ({error})") from error
+    data, _ = parse_yaml(read_text(path, str(path), max_bytes=MAX_INPUT_BYTES), path)
     if isinstance(data, dict) and set(data) == {"configs"}:
         data = data["configs"]
     if not isinstance(data, list) or not data:
@@ -148,9 +148,10 @@ def load_user_configs(path: str | Path) -> list[StackConfig]:
     model = _user_config_model()
     configs: list[StackConfig] = []
     for position, entry in enumerate(data):
-        label = entry.get("name", f"#{position + 1}") if isinstance(entry, dict) else position
         if not isinstance(entry, dict):
-            raise RagauditError(f"{path}: config {label}: expected a mapping, got {entry!r}")
+            raise RagauditError(f"{path}: config #{position + 1}: expected a mapping")
+        name = entry.get("name")
+        label = name if isinstance(name, str) and _NAME.match(name) else f"#{position + 1}"
         try:
             parsed = model.model_validate(entry)
         except ValidationError as error:
@@ -160,6 +161,11 @@ def load_user_configs(path: str | Path) -> list[StackConfig]:
             if first["type"] == "extra_forbidden":
                 message = f"unknown key (valid: {', '.join(model.model_fields)})"
             raise RagauditError(f"{path}: config {label}: field {field!r}: {message}") from None
+        if parsed.k > POOL_DEPTH:
+            raise RagauditError(
+                f"{path}: config {label}: field 'k': {parsed.k} is more than {POOL_DEPTH}, the "
+                "retrieval pool depth (stack.configs.POOL_DEPTH): deeper ranks are not kept"
+            )
         if parsed.overlap >= parsed.chunk_size:
             raise RagauditError(
                 f"{path}: config {label}: field 'overlap': {parsed.overlap} must be smaller "
@@ -170,10 +176,11 @@ def load_user_configs(path: str | Path) -> list[StackConfig]:
                 f"{path}: config {label}: field 'name': use letters, digits and '_' only"
             )
         configs.append(StackConfig(**parsed.model_dump()))
-    names = [c.name for c in configs]
-    duplicate = next((n for n in names if names.count(n) > 1), None)
-    if duplicate:
-        raise RagauditError(f"{path}: config {duplicate}: field 'name': defined twice")
+    seen: set[str] = set()
+    for config in configs:
+        if config.name in seen:
+            raise RagauditError(f"{path}: config {config.name}: field 'name': defined twice")
+        seen.add(config.name)
     return configs
 
 

@@ -15,12 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ragaudit.stack.configs import RRF_K
+from ragaudit.stack.configs import POOL_DEPTH, RRF_K
 from ragaudit.stack.index import ChunkIndex, chunk_text
-
-POOL_DEPTH = 50
-"""How deep each ranking is kept: top-k for any k ≤ this is a slice of it, and ranks of
-gold/trap chunks beyond k are still known (a rank > k means ranked but not retrieved)."""
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
 
