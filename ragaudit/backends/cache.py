@@ -16,6 +16,8 @@ import sqlite3
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ragaudit import paths
@@ -24,6 +26,9 @@ from ragaudit.errors import RagauditError
 SCHEMA_VERSION = 1
 _EXPECTED_COLUMNS = {"key", "model", "kind", "value", "created_at"}
 _LOOKUP_CHUNK = 500  # stays under SQLite's bound-parameter limit
+# A stored value that is not a BLOB (a row edited by hand) is a miss: recomputed and
+# replaced, never handed to a backend to decode.
+_A_BLOB = "AND typeof(value) = 'blob'"
 
 
 def call_key(
@@ -55,9 +60,13 @@ class CallCache:
     Thread-safe: one connection guarded by a lock.
     """
 
-    def __init__(self, path: str | Path | None = None, *, readonly: bool = False) -> None:
+    def __init__(
+        self, path: str | Path | None = None, *, readonly: bool = False, timeout: float = 30.0
+    ) -> None:
         self.path = Path(path) if path is not None else paths.cache_path()
         self.readonly = readonly
+        self.timeout = timeout
+        """Seconds to wait for another process's lock before reporting the cache busy."""
         self._lock = threading.RLock()
         self._counts: dict[str, dict[str, int]] = defaultdict(_zero_counts)
         self._failures: list[dict] = []
@@ -66,26 +75,48 @@ class CallCache:
     # -- opening -------------------------------------------------------------------------
 
     def _open(self) -> sqlite3.Connection:
-        if self.readonly:
-            if not self.path.exists():
-                raise RagauditError(f"{self.path}: no model-call cache here")
-            uri = f"file:{self.path}?mode=ro"
-            conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
+        if self.readonly and not self.path.exists():
+            raise RagauditError(f"{self.path}: no model-call cache here")
+        try:
+            if self.readonly:
+                uri = f"file:{self.path}?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=self.timeout)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(
+                    str(self.path), check_same_thread=False, timeout=self.timeout
+                )
+        except OSError as error:
+            raise RagauditError(
+                f"{self.path}: cannot open the model-call cache ({error.strerror})"
+            ) from None
+        except sqlite3.Error as error:
+            raise cache_error(self.path, error) from None
         try:
             self._check_or_create(conn)
-        except sqlite3.DatabaseError as error:
+        except sqlite3.Error as error:
             conn.close()
-            raise RagauditError(
-                f"{self.path}: not a readable ragaudit model-call cache ({error}); "
-                "it was left untouched: move it aside to start a fresh cache"
-            ) from None
+            raise cache_error(self.path, error) from None
         return conn
 
+    @contextmanager
+    def _sqlite(self) -> Iterator[None]:
+        """Hold the lock; a SQLite error becomes one line naming the file (cache_error)."""
+        with self._lock:
+            try:
+                yield
+            except sqlite3.Error as error:
+                raise cache_error(self.path, error) from None
+
     def _check_or_create(self, conn: sqlite3.Connection) -> None:
-        # Reading the schema first makes a non-SQLite file fail here, before any write.
+        # Everything is read and checked before the first write, so a damaged file (a
+        # non-SQLite file, a page overwritten mid-file, a truncation) is refused untouched
+        # instead of failing mid-run after being written to. quick_check reads every page
+        # (about 0.1 s for 80 MB); it checks structure, not the bytes of a stored value.
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise sqlite3.DatabaseError(f"damaged: {' '.join(problems[0].split())}{more}")
         tables = {
             row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
@@ -128,20 +159,21 @@ class CallCache:
 
     def get(self, key: str) -> bytes | None:
         """The stored value for one call key, or None."""
-        with self._lock:
-            row = self._conn.execute("SELECT value FROM calls WHERE key=?", (key,)).fetchone()
+        with self._sqlite():
+            row = self._conn.execute(f"SELECT value FROM calls WHERE key=? {_A_BLOB}", (key,))
+            row = row.fetchone()
         return None if row is None else bytes(row[0])
 
     def get_many(self, keys: list[str]) -> dict[str, bytes]:
         """Stored values for the keys that have one."""
         found: dict[str, bytes] = {}
         unique = list(dict.fromkeys(keys))
-        with self._lock:
+        with self._sqlite():
             for start in range(0, len(unique), _LOOKUP_CHUNK):
                 chunk = unique[start : start + _LOOKUP_CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = self._conn.execute(
-                    f"SELECT key, value FROM calls WHERE key IN ({marks})", chunk
+                    f"SELECT key, value FROM calls WHERE key IN ({marks}) {_A_BLOB}", chunk
                 ).fetchall()
                 found.update((key, bytes(value)) for key, value in rows)
         return found
@@ -151,7 +183,7 @@ class CallCache:
         if self.readonly:
             raise RagauditError(f"{self.path}: opened read-only, cannot store calls")
         now = time.time()
-        with self._lock:
+        with self._sqlite():
             self._conn.executemany(
                 "INSERT OR REPLACE INTO calls (key, model, kind, value, created_at) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -165,14 +197,14 @@ class CallCache:
 
     def stored_calls(self) -> int:
         """How many calls the file holds (all runs)."""
-        with self._lock:
+        with self._sqlite():
             return int(self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
 
     def remember_digest(self, backend: str, model: str, digest: str) -> None:
         """Record the digest a server reported for a model (skipped when read-only)."""
         if self.readonly:
             return
-        with self._lock:
+        with self._sqlite():
             self._conn.execute(
                 "INSERT OR REPLACE INTO digests (backend, model, digest, seen_at) "
                 "VALUES (?, ?, ?, ?)",
@@ -182,7 +214,7 @@ class CallCache:
 
     def last_digest(self, backend: str, model: str) -> str | None:
         """The digest last reported for a model, or None."""
-        with self._lock:
+        with self._sqlite():
             try:
                 row = self._conn.execute(
                     "SELECT digest FROM digests WHERE backend=? AND model=?", (backend, model)
@@ -230,6 +262,24 @@ class CallCache:
         with self._lock:
             self._counts.clear()
             self._failures.clear()
+
+
+def cache_error(path: Path, error: sqlite3.Error) -> RagauditError:
+    """One line for a SQLite error on the cache at `path`. Only a damaged file is worth
+    moving aside; a busy one (another process is writing it) or one that cannot be opened
+    (permissions, a full disk) is fine as it is, and the message says so."""
+    text = " ".join(str(error).split())
+    if isinstance(error, sqlite3.OperationalError):
+        if "locked" in text or "busy" in text:
+            return RagauditError(
+                f"{path}: the model-call cache is busy ({text}): another process is writing "
+                "it; the cache is fine, rerun when that process has finished"
+            )
+        return RagauditError(f"{path}: cannot use the model-call cache ({text})")
+    return RagauditError(
+        f"{path}: not a readable ragaudit model-call cache ({text}); it was left untouched: "
+        "move it aside to start a fresh cache"
+    )
 
 
 def _zero_counts() -> dict[str, int]:
