@@ -21,7 +21,7 @@ from ragaudit.audit.engine import (
     rank_chunks,
 )
 from ragaudit.audit.policy import Candidate, PolicyOutcome, apply_policy
-from ragaudit.audit.settings import AuditSettings, load_settings
+from ragaudit.audit.settings import AuditSettings, check_floor_source_type, load_settings
 from ragaudit.audit.subsections import SplitDecision, summarise
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_embedder
@@ -60,6 +60,7 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
     if structure.fatal:
         return AuditOutcome(structure, inputs.cases, None)
     corpus = load_corpus(inputs.corpus)
+    check_floor_source_type(settings, {d.source_type for d in corpus.documents}, inputs.settings)
     skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
     check_sources(cases, corpus.ids(), inputs.cases, skipped)
     cache = CallCache()

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ragaudit.audit.yamlio import load_with_lines, validate
+from ragaudit.errors import RagauditError
 from ragaudit.stack.chunking import chunking_name
 
 # "(1) ", "1. ", "1) " at the start of a line; group 1 is the subsection number.
@@ -112,6 +113,28 @@ class AuditSettings(BaseModel):
             else chunking_name(self.splitter, self.chunk_size, self.overlap)
         )
         return base + ("+sub" if self.split_subsections else "")
+
+
+def check_floor_source_type(
+    settings: AuditSettings, source_types: set[str | None], path: Path | None
+) -> None:
+    """Refuse a floor whose source type no document of the corpus has: its slots could
+    never be filled, and a typo (`statute` for `statutes`) would only show as unfilled
+    slots in every case. The message names the source types the corpus does have."""
+    if settings.floor is None or settings.floor.source_type in source_types:
+        return
+    named = sorted(t for t in source_types if t)
+    have = (
+        f"its source types are {', '.join(named)}"
+        if named
+        else "no document has one (a folder corpus takes it from the first folder, "
+        "a JSONL corpus from each line's source_type)"
+    )
+    where = f"settings file {path}: " if path is not None else ""
+    raise RagauditError(
+        f"{where}field floor.source_type: {settings.floor.source_type!r} matches no "
+        f"document of the corpus; {have}"
+    )
 
 
 def load_settings(path: Path) -> AuditSettings:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ragaudit.errors import RagauditError
 from ragaudit.paths import default_results_path
+from ragaudit.pipeline.plan import check_writable
 from ragaudit.report.document import render_html, render_markdown, render_tables
 from ragaudit.results.io import load_results, write_text_atomic
 
@@ -30,24 +31,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Render the report; print the tables and the paths written."""
+    """Render the report; print the tables and the paths written. Everything is rendered
+    before anything is printed or written, so a file the renderer cannot read leaves no
+    half-written report."""
     path = args.results or default_results_path()
     results = load_results(path)
     _require_analysis(results, path)
     out = args.out or Path(path).parent
-    print(render_tables(results), end="")
-    written = []
-    if args.format in ("md", "both"):
-        target = out / "report.md"
-        write_text_atomic(target, render_markdown(results))
-        written.append(target)
-    if args.format in ("html", "both"):
-        target = out / "report.html"
-        write_text_atomic(target, render_html(results))
-        written.append(target)
-    for target in written:
+    targets = [out / f"report.{suffix}" for suffix in _SUFFIXES[args.format]]
+    for target in targets:
+        check_writable(target, "--out")
+    tables, documents = _render(results, path, targets)
+    print(tables, end="")
+    for target, text in zip(targets, documents, strict=True):
+        try:
+            write_text_atomic(target, text)
+        except OSError as error:
+            raise RagauditError(f"{target}: cannot write the report ({error.strerror})") from None
         print(f"wrote {target}")
     return 0
+
+
+_SUFFIXES = {"md": ("md",), "html": ("html",), "both": ("md", "html")}
+_RENDERERS = {"md": render_markdown, "html": render_html}
+
+
+def _render(results: dict, path: Path, targets: list[Path]) -> tuple[str, list[str]]:
+    """The tables and each target's text. The loader checked the top-level fields; a value
+    deeper in the file of a type the schema does not allow (a count that is a string, a
+    cell that is a list) would surface here as a Python error: it becomes one line naming
+    the file and what the renderer met."""
+    try:
+        tables = render_tables(results)
+        return tables, [_RENDERERS[t.suffix[1:]](results) for t in targets]
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as error:
+        detail = " ".join(f"{type(error).__name__}: {error}".split())[:200]
+        raise RagauditError(
+            f"{path}: cannot render a report: a field is missing or holds a value the "
+            f"results schema (docs/results-schema.md) does not allow ({detail})"
+        ) from None
 
 
 def _require_analysis(results: dict, path: Path) -> None:

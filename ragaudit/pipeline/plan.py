@@ -9,7 +9,9 @@ builds the quick preset's plan directly (`build_plan`).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,16 +89,17 @@ def build_plan(
     if gen_probes is None and preset.gen_probes is not None:
         gen_probes = preset.gen_probes
     max_tokens = preset.max_tokens if max_tokens is None else max_tokens
-    size = preset.n if n is None else n
     if max_tokens < 1:
         raise RagauditError(f"--max-tokens {max_tokens}: need at least 1")
-    if size < 1:
-        raise RagauditError(f"--n {size}: need at least 1 instance per probe")
+    if n is not None and n < 1:
+        raise RagauditError(f"--n {n}: need at least 1 instance per probe")
     configs = _configs(configs_file)
     gen_configs = tuple(gen_configs or preset.gen_configs)
     _check_config_names(gen_configs, configs)
     target = _results_path(out)
-    available = list(load_corpus().probes)
+    corpus = load_corpus()
+    size = _instances_per_probe(n, preset, corpus.n)
+    available = list(corpus.probes)
     generator = generator or preset.generator
     for spec in embedders:
         check_embedder_spec(spec)
@@ -149,13 +152,53 @@ def _check_config_names(names: Sequence[str], configs: Sequence[StackConfig]) ->
             )
 
 
+def _instances_per_probe(n: int | None, preset: presets.Preset, corpus_n: int) -> int:
+    """--n checked against the corpus: more instances per probe than it holds is refused
+    (it used to be cut to the corpus's size without a word). A preset's n above a smaller
+    corpus (RAGAUDIT_CORPUS) is the corpus's n, which the results file records."""
+    if n is None:
+        return min(preset.n, corpus_n)
+    if n > corpus_n:
+        raise RagauditError(
+            f"--n {n}: the corpus ({paths.corpus_dir()}) holds {corpus_n} instances per "
+            f"probe; give at most {corpus_n}"
+        )
+    return n
+
+
 def _results_path(out: str | Path | None) -> Path:
     target = Path(out) if out else paths.default_results_path()
     if target.is_dir():
         raise RagauditError(
             f"--out {target}: is a folder; name the results file (e.g. {target}/latest.json)"
         )
+    check_writable(target, "--out")
     return target
+
+
+def check_writable(target: Path, flag: str) -> None:
+    """Refuse, naming `flag` and `target`, a file that could not be written atomically
+    (a temp file beside it, then a rename over it): an existing target must be a writable
+    regular file (a rename over /dev/null would replace the device), and its folder must
+    exist or be creatable and be writable. Checked by creating an unnamed temp file in
+    the nearest existing folder, so nothing is left behind and no folder is made."""
+    if target.is_symlink() or target.exists():
+        if not target.is_file():
+            raise RagauditError(f"{flag} {target}: exists and is not a regular file")
+        if not os.access(target, os.W_OK):
+            raise RagauditError(f"{flag} {target}: the file is not writable")
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise RagauditError(f"{flag} {target}: {folder} is a file, not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise RagauditError(
+            f"{flag} {target}: cannot write in {folder} ({error.strerror})"
+        ) from None
 
 
 def _probes(names: Sequence[str] | None, available: list[str], flag: str) -> tuple | None:
