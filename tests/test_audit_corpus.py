@@ -88,6 +88,15 @@ def test_jsonl_documents_with_source_type_and_metadata(tmp_path):
         (['{"id": "a"}'], "line 1: field text: missing"),
         (['{"id": "a", "text": "x", "source": "s"}'], "line 1: field source: unknown field"),
         (['["a", "x"]'], "line 1: expected an object"),
+        (
+            ['{"id": "a", "text": "x", "metadata": {"year": NaN}}'],
+            "line 1: not valid JSON (NaN is not a number JSON allows",
+        ),
+        pytest.param(
+            ['{"id": "a", "text": "x", "metadata": ' + "[" * 10_000],
+            "line 1: not valid JSON (nested too deeply to read)",
+            id="deep",
+        ),
     ],
 )
 def test_malformed_jsonl_names_the_line(tmp_path, lines, expected):

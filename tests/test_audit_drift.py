@@ -114,6 +114,14 @@ def test_examples_drift_as_documented(capsys):
         ("subsection_marker: '^\\d+'\n", "line 1: field subsection_marker: needs a capture group"),
         ("splitter: semantic\n", "line 1: field splitter: Input should be"),
         ("k: [6\n", "invalid YAML"),
+        (
+            "embedder: local:minlm\n",
+            "line 1: field embedder: unknown embedder spec 'local:minlm'; did you mean "
+            "'local:minilm'?",
+        ),
+        ("k: 0x_\n", "line 1: invalid YAML ('0x_': invalid literal for int() with base 16: '')"),
+        ("min_score: .nan\n", "line 1: field min_score: Input should be"),
+        pytest.param("k: " + "[" * 10_000, "invalid YAML (nested too deeply", id="deep"),
     ],
 )
 def test_bad_settings_name_file_line_and_field(tmp_path, text, expected):

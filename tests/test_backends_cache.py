@@ -95,6 +95,34 @@ def test_foreign_sqlite_file_is_refused(tmp_path):
     assert path.read_bytes() == before
 
 
+def test_a_stored_value_that_is_not_a_blob_is_a_miss(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    cache = CallCache(path)
+    cache.put("local:x", "embed", "good", b"v")
+    cache.close()
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO calls VALUES ('edited', 'local:x', 'embed', 'text, not bytes', 0)")
+    conn.commit()
+    conn.close()
+    cache = CallCache(path)
+    assert cache.get("edited") is None  # recomputed, then stored over it
+    assert cache.get_many(["good", "edited"]) == {"good": b"v"}
+    cache.close()
+
+
+def test_the_inspectors_read_only_view_checks_every_page_too(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    cache = CallCache(path)
+    cache.put_many("local:x", "embed", [(f"k{i}", bytes(1500)) for i in range(200)])
+    cache.close()
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 4096] = bytes(4096)
+    path.write_bytes(bytes(data))
+    with pytest.raises(RagauditError, match=r"\(database disk image is malformed\)"):
+        CallCache(path, readonly=True)
+    assert path.read_bytes() == bytes(data)
+
+
 WRITER = textwrap.dedent(
     """
     import sys

@@ -9,6 +9,7 @@ from ragaudit.stack.configs import (
     COMPARISONS,
     MATRIX,
     MATRIX_CHUNKINGS,
+    POOL_DEPTH,
     TABLE_SPLIT_WIDE,
     config_by_name,
     load_user_configs,
@@ -119,6 +120,39 @@ def test_bad_yaml_configs_are_refused_naming_file_and_field(tmp_path, entry, fie
     message = str(caught.value)
     assert str(path) in message and f"'{field}'" in message and words in message
     assert "\n" not in message
+
+
+def test_k_may_reach_the_pool_depth_and_no_further(tmp_path):
+    path = tmp_path / "deep.yaml"
+    entry = "{name: E, splitter: recursive, chunk_size: 800, overlap: 0, k: %d}"
+    path.write_text(f"- {entry % 50}\n")
+    assert POOL_DEPTH == 50 and load_user_configs(path)[0].k == 50
+    path.write_text(f"- {entry % 51}\n")
+    with pytest.raises(RagauditError) as caught:
+        load_user_configs(path)
+    assert str(caught.value) == (
+        f"{path}: config E: field 'k': 51 is more than 50, the retrieval pool depth "
+        "(stack.configs.POOL_DEPTH): deeper ranks are not kept"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "- {name: E, k: [3\n",
+            "line 2: invalid YAML (expected ',' or ']', but got '<stream end>')",
+        ),
+        ("- {name: E, k: 0x_}\n", "line 1: invalid YAML ('0x_': invalid literal for int() "),
+        pytest.param("[" * 10_000, "invalid YAML (nested too deeply to read)", id="deep"),
+    ],
+)
+def test_a_configs_file_yaml_cannot_read_is_one_line(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(RagauditError) as caught:
+        load_user_configs(path)
+    assert str(caught.value).startswith(f"{path}: {message}") and "\n" not in str(caught.value)
 
 
 def test_a_user_config_may_not_shadow_a_matrix_name(tmp_path):

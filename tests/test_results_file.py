@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -70,6 +71,34 @@ def test_not_json_and_absent_files_are_one_line_errors(tmp_path):
         load_results(broken)
     with pytest.raises(RagauditError, match="no results file"):
         load_results(tmp_path / "absent.json")
+
+
+def test_the_loader_reads_strict_json_only(tmp_path):
+    path = tmp_path / "latest.json"
+    write_results(path, minimal_results(instances=[{"key": "a", "gold_score": 0.5}]))
+    path.write_text(path.read_text().replace("0.5", "NaN"))
+    expected = "not valid JSON (NaN is not a number JSON allows; ragaudit writes finite numbers"
+    with pytest.raises(RagauditError, match=re.escape(f"{path}: {expected} only)")):
+        load_results(path)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("cells", {"A": 1}, "field 'cells' must be a list, not {'A': 1}"),
+        ("conditions", [1], "field 'conditions' must be an object, not [1]"),
+        ("instances", [1, 2], "field 'instances' must be a list of objects"),
+        ("complete", "yes", "field 'complete' must be true or false"),
+    ],
+)
+def test_each_top_level_field_is_of_its_json_type(tmp_path, field, value, message):
+    path = tmp_path / "latest.json"
+    write_results(path, minimal_results())
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, field: value}))
+    with pytest.raises(RagauditError) as caught:
+        load_results(path)
+    assert str(caught.value) == f"{path}: {message}"
 
 
 def _audit_document(**extra) -> dict:

@@ -7,6 +7,7 @@ import argparse
 
 from ui_fixtures import write_results
 
+from ragaudit import paths
 from ragaudit.cli import demo
 from ragaudit.cli import run as run_cli
 from ragaudit.cli.main import main
@@ -71,6 +72,10 @@ def test_user_configs_join_the_matrix_and_can_be_generated_on(tmp_path):
     assert plan.gen_configs == ("X", "B")
 
 
+def test_n_may_be_the_corpuss_size_per_probe():
+    assert build_plan(presets.FULL, n=25).n == 25
+
+
 def test_the_plan_records_the_command_line_it_was_given():
     plan = build_plan(presets.QUICK, argv=["ragaudit", "demo", "--no-app"])
     assert plan.argv == ("ragaudit", "demo", "--no-app")
@@ -82,6 +87,12 @@ def _bad_flags(tmp_path) -> list[tuple[list[str], str]]:
     return [
         (["--max-tokens", "0"], "--max-tokens 0: need at least 1"),
         (["--n", "0"], "--n 0: need at least 1 instance per probe"),
+        (
+            ["--n", "26"],
+            f"--n 26: the corpus ({paths.corpus_dir()}) holds 25 instances per probe; "
+            "give at most 25",
+        ),
+        (["--out", "/dev/null"], "--out /dev/null: exists and is not a regular file"),
         (
             ["--gen-configs", "B", "Z"],
             "--gen-configs: unknown config 'Z'; valid: A, A_prime, B, C, C_prime, D, M",

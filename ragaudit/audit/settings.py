@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ragaudit.audit.yamlio import load_with_lines, validate
+from ragaudit.backends.specs import check_embedder_spec
 from ragaudit.errors import RagauditError
 from ragaudit.stack.chunking import chunking_name
 
@@ -67,6 +68,15 @@ class AuditSettings(BaseModel):
     split_max_lead_in: int = Field(default=300, ge=0)
     split_min_subsections: int = Field(default=3, ge=1)
     split_min_chars: int = Field(default=500, ge=0)
+
+    @field_validator("embedder")
+    @classmethod
+    def _known_embedder(cls, value: str) -> str:
+        try:
+            check_embedder_spec(value)  # a typo fails at load, not once the audit embeds
+        except RagauditError as error:
+            raise ValueError(str(error)) from None
+        return value
 
     @field_validator("subsection_marker")
     @classmethod

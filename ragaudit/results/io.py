@@ -256,8 +256,9 @@ def parse_yaml(text: str, source: str | Path) -> tuple[Any, Any]:
     would overflow the C stack. An error is one line naming `source` and the line."""
     import yaml
 
-    loader = _safe_loader()(text)
+    loader = None
     try:
+        loader = _safe_loader()(text)  # its reader refuses control characters at once
         node = loader.get_single_node()
         return (loader.construct_document(node) if node is not None else None), node
     except yaml.YAMLError as error:
@@ -267,7 +268,8 @@ def parse_yaml(text: str, source: str | Path) -> tuple[Any, Any]:
     except RecursionError:
         where, problem = "", "nested too deeply to read"
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     raise RagauditError(f"{source}: {where}invalid YAML ({' '.join(problem.split())})")
 
 
