@@ -116,6 +116,16 @@ def test_json_case_file_is_accepted(tmp_path):
         ),
         ("intents: []\n", "line 1: field intents: List should have at least 1 item"),
         ("", "the file is empty"),
+        (
+            'intents:\n  - intent: "a\\nb"\n    expect: [x]\n    phrasings: [q]\n',
+            "line 2: field intents[0].intent: must be one line (no line breaks or control "
+            "characters) (got 'a\\nb')",
+        ),
+        (
+            "intents:\n  - intent: a\x01b\n",
+            "line 2: invalid YAML (unacceptable character #x0001: special characters are not "
+            "allowed)",
+        ),
     ],
 )
 def test_malformed_case_file_names_line_and_field(tmp_path, text, expected):

@@ -9,11 +9,22 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from ragaudit.audit.yamlio import Loc, line_of, load_with_lines, validate
 from ragaudit.errors import RagauditError
+
+
+def _one_line(value: str) -> str:
+    # A case id is printed in one-line messages and in tables: no line breaks in it.
+    if any(ch < " " or ch == "\x7f" for ch in value):
+        raise ValueError("must be one line (no line breaks or control characters)")
+    return value
+
+
+Label = Annotated[str, AfterValidator(_one_line)]
 
 
 class PhrasingSpec(BaseModel):
@@ -22,7 +33,7 @@ class PhrasingSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     q: str = Field(min_length=1)
-    id: str | None = None
+    id: Label | None = None
     expect: list[str] | None = None
     expect_any: list[str] | None = None
 
@@ -31,7 +42,7 @@ class IntentSpec(BaseModel):
     """One thing a user wants to know, asked in `phrasings`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    intent: str = Field(min_length=1)
+    intent: Label = Field(min_length=1)
     expect: list[str] | None = None
     expect_any: list[str] | None = None
     phrasings: list[PhrasingSpec | str] = Field(min_length=1)

@@ -261,6 +261,9 @@ def parse_yaml(text: str, source: str | Path) -> tuple[Any, Any]:
         loader = _safe_loader()(text)  # its reader refuses control characters at once
         node = loader.get_single_node()
         return (loader.construct_document(node) if node is not None else None), node
+    except yaml.reader.ReaderError as error:  # a character YAML forbids, by offset
+        where = f"line {text.count(chr(10), 0, error.position) + 1}: "
+        problem = f"unacceptable character #x{error.character:04x}: {error.reason}"
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
