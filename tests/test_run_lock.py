@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from ragaudit.pipeline.lock import hold_run_lock
 
@@ -114,3 +115,25 @@ def test_a_killed_holder_never_blocks_the_next_run(tmp_path, fake_ollama):
     err_path = tmp_path / "run.err"
     assert start_run(env, err_path).wait(timeout=600) == 0, err_path.read_text()[-3000:]
     assert waiting_lines(err_path.read_text()) == []
+
+
+def test_an_audit_waits_for_the_run_in_progress(tmp_path):
+    # `ragaudit audit` with cases writes the same call cache and Chroma as a run.
+    home = tmp_path / "home"
+    examples = Path(__file__).resolve().parent.parent / "examples" / "audit"
+    env = {**os.environ, "RAGAUDIT_HOME": str(home)}
+    err_path = tmp_path / "audit.err"
+    argv = [sys.executable, "-m", "ragaudit", "audit", str(examples / "corpus"),
+            str(examples / "cases.yaml"), "--settings", str(examples / "prod.yaml"),
+            "--out", str(tmp_path / "audit.json")]  # fmt: skip
+    with hold_run_lock(home), open(err_path, "w") as err:
+        audit = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + 60
+        while not waiting_lines(err_path.read_text()) and time.monotonic() < deadline:
+            assert audit.poll() is None, err_path.read_text()
+            time.sleep(0.1)
+        (line,) = waiting_lines(err_path.read_text())
+        assert line == f"waiting for the run in progress on {home} (pid {os.getpid()}) to finish"
+        assert not (home / "cache.sqlite").exists()
+    assert audit.wait(timeout=300) == 0, err_path.read_text()[-3000:]
+    assert json.loads((tmp_path / "audit.json").read_text())["summary"]["cases"] == 6

@@ -7,12 +7,14 @@ structural check (two cases with the same question)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
 from ragaudit.audit.report import default_audit_path, render_table, write_results
 from ragaudit.audit.runner import AuditInputs, run_audit
 from ragaudit.errors import RagauditError
+from ragaudit.pipeline.lock import hold_run_lock
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out",
         type=Path,
         default=None,
-        help="results file (default data/results/audit-latest.json)",
+        help="results file (default: results/audit-latest.json in the data folder)",
     )
     parser.add_argument(
         "--rank-depth",
@@ -52,10 +54,11 @@ def run(args: argparse.Namespace) -> int:
         raise RagauditError("give a case file, or --dilution to list the long chunks only")
     if args.rank_depth < 1:
         raise RagauditError(f"--rank-depth must be at least 1, got {args.rank_depth}")
-    outcome = run_audit(
-        AuditInputs(args.corpus, args.cases, args.settings, args.dilution, args.rank_depth),
-        argv=["audit", *sys.argv[2:]] if sys.argv[1:2] == ["audit"] else None,
-    )
+    inputs = AuditInputs(args.corpus, args.cases, args.settings, args.dilution, args.rank_depth)
+    argv = ["audit", *sys.argv[2:]] if sys.argv[1:2] == ["audit"] else None
+    # An audit with cases writes the call cache and Chroma like a run: one at a time.
+    with hold_run_lock() if args.cases is not None else contextlib.nullcontext():
+        outcome = run_audit(inputs, argv=argv)
     if outcome.results is None:
         for line in outcome.structure.fatal_lines(outcome.cases_path):
             print(line, file=sys.stderr)
