@@ -138,7 +138,9 @@ def test_a_cache_damaged_mid_file_is_refused_at_open_untouched(ragaudit_home, tm
         "image is malformed); it was left untouched: move it aside to start a fresh cache"
     )
     assert sha256(cache) == before
-    assert sorted(p.name for p in ragaudit_home.iterdir()) == ["cache.sqlite"]  # nothing ran
+    # nothing ran: besides the cache, only the run lock the audit took (released: no PID left)
+    assert sorted(p.name for p in ragaudit_home.iterdir()) == ["cache.sqlite", "run.lock"]
+    assert (ragaudit_home / "run.lock").read_text() == ""
 
 
 def test_a_busy_cache_is_called_busy_and_never_called_discardable(tmp_path):
@@ -222,7 +224,9 @@ def test_a_floor_naming_no_source_type_is_refused_before_embedding(ragaudit_home
         f"ragaudit audit: settings file {settings}: field floor.source_type: 'statute' "
         "matches no document of the corpus; its source types are guides, statutes"
     )
-    assert list(ragaudit_home.iterdir()) == []  # no cache opened, nothing embedded
+    # no cache opened, nothing embedded: only the run lock the audit took, released
+    assert [p.name for p in ragaudit_home.iterdir()] == ["run.lock"]
+    assert (ragaudit_home / "run.lock").read_text() == ""
 
 
 def test_the_real_entry_point_prints_the_same_one_line(tmp_path):
