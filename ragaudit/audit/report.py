@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.audit.runner import SCHEMA_VERSION
 from ragaudit.results.format import fmt_ratio
 from ragaudit.results.io import DocumentKind, load_document, write_json_atomic
 
@@ -22,6 +21,8 @@ def write_results(results: dict, path: Path) -> Path:
     return Path(path)
 
 
+SCHEMA_VERSION = 1
+"""The audit results file's own schema version (docs/audit-results.md)."""
 REQUIRED_FIELDS = ("schema_version", "kind", "created_at", "settings", "structure", "cases")
 
 AUDIT_RESULTS = DocumentKind(

@@ -21,12 +21,12 @@ from ragaudit.audit.engine import (
     rank_chunks,
 )
 from ragaudit.audit.policy import Candidate, PolicyOutcome, apply_policy
+from ragaudit.audit.report import SCHEMA_VERSION
 from ragaudit.audit.settings import AuditSettings, check_floor_source_type, load_settings
 from ragaudit.audit.subsections import SplitDecision, summarise
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_embedder
 
-SCHEMA_VERSION = 1
 DEFAULT_RANK_DEPTH = 100
 
 
