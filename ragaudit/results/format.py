@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from ragaudit.results.view import measure_ran
+from ragaudit.results.view import cell_measure, measure_ran
 
 ABSENT = "n/a"
 """A measure, rate or p-value the results file records as null."""
@@ -62,7 +62,7 @@ def fmt_cell(cell: dict | None, measure: str, *, interval: bool = False) -> str:
     fills the measure, did not run; else `fmt_measure` of what the cell records."""
     if cell is None or not measure_ran(cell, measure):
         return NOT_RUN
-    return fmt_measure((cell.get("measures") or {}).get(measure), interval=interval)
+    return fmt_measure(cell_measure(cell, measure), interval=interval)
 
 
 def fmt_p(p: float | None) -> str:
