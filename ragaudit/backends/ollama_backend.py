@@ -9,6 +9,7 @@ with the URL tried, and the cache front counts it as failed.
 from __future__ import annotations
 
 import os
+from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -72,13 +73,16 @@ def _call(host: str, model: str, what: str, request, retry: RetryPolicy):
         ) from error
 
 
-def list_models(host: str, models: list[str], retry: RetryPolicy | None = None) -> dict[str, str]:
+def list_models(
+    host: str, models: list[str], retry: RetryPolicy | None = None, client: Any = None
+) -> dict[str, str]:
     """The models the server at `host` lists in /api/tags, as tagged name -> digest
-    (`models` are the ones wanted, named in the error when the server cannot be asked)."""
+    (`models` are the ones wanted, named in the error when the server cannot be asked).
+    `client` is an ollama.Client for `host` already open (an engine's); else one is made."""
     import ollama
 
     retry = retry or RetryPolicy.from_env()
-    client = ollama.Client(host=host, timeout=retry.timeout)
+    client = client or ollama.Client(host=host, timeout=retry.timeout)
     wanted = ", ".join(repr(model) for model in models)
     listing = _call(host, wanted, "the model list (/api/tags)", client.list, retry)
     return {tagged(entry.model or ""): entry.digest or "" for entry in listing.models}
@@ -106,7 +110,7 @@ class _OllamaEngine:
 
     def _lookup_digest(self) -> tuple[str, str | None]:
         try:
-            listed = list_models(self.host, [self.name], self.retry)
+            listed = list_models(self.host, [self.name], self.retry, self._client)
         except ModelCallFailed as error:
             return "unavailable", str(error)
         if listed.get(tagged(self.name)):
