@@ -8,9 +8,8 @@ from pathlib import Path
 
 from ragaudit.errors import RagauditError
 from ragaudit.paths import default_results_path
-from ragaudit.pipeline.plan import check_writable
 from ragaudit.report.document import render_html, render_markdown, render_tables
-from ragaudit.results.io import load_results, write_text_atomic
+from ragaudit.results.io import check_writable, load_results, write_text_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,9 +9,7 @@ builds the quick preset's plan directly (`build_plan`).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +19,7 @@ from ragaudit.backends.specs import check_embedder_spec, check_generator_spec
 from ragaudit.corpus.files import load_corpus
 from ragaudit.errors import RagauditError
 from ragaudit.registry import unknown_name_message
+from ragaudit.results.io import check_writable
 from ragaudit.stack import presets
 from ragaudit.stack.configs import MATRIX, StackConfig, load_user_configs, merge_configs
 
@@ -174,31 +173,6 @@ def _results_path(out: str | Path | None) -> Path:
         )
     check_writable(target, "--out")
     return target
-
-
-def check_writable(target: Path, flag: str) -> None:
-    """Refuse, naming `flag` and `target`, a file that could not be written atomically
-    (a temp file beside it, then a rename over it): an existing target must be a writable
-    regular file (a rename over /dev/null would replace the device), and its folder must
-    exist or be creatable and be writable. Checked by creating an unnamed temp file in
-    the nearest existing folder, so nothing is left behind and no folder is made."""
-    if target.is_symlink() or target.exists():
-        if not target.is_file():
-            raise RagauditError(f"{flag} {target}: exists and is not a regular file")
-        if not os.access(target, os.W_OK):
-            raise RagauditError(f"{flag} {target}: the file is not writable")
-    folder = target.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise RagauditError(f"{flag} {target}: {folder} is a file, not a folder")
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as error:
-        raise RagauditError(
-            f"{flag} {target}: cannot write in {folder} ({error.strerror})"
-        ) from None
 
 
 def _probes(names: Sequence[str] | None, available: list[str], flag: str) -> tuple | None:

@@ -80,6 +80,31 @@ def write_results(path: str | Path, results: dict, *, complete: bool = True) -> 
     write_json_atomic(path, results)
 
 
+def check_writable(target: Path, flag: str) -> None:
+    """Refuse, naming `flag` and `target`, a file that could not be written atomically
+    (a temp file beside it, then a rename over it): an existing target must be a writable
+    regular file (a rename over /dev/null would replace the device), and its folder must
+    exist or be creatable and be writable. Checked by creating an unnamed temp file in
+    the nearest existing folder, so nothing is left behind and no folder is made."""
+    if target.is_symlink() or target.exists():
+        if not target.is_file():
+            raise RagauditError(f"{flag} {target}: exists and is not a regular file")
+        if not os.access(target, os.W_OK):
+            raise RagauditError(f"{flag} {target}: the file is not writable")
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise RagauditError(f"{flag} {target}: {folder} is a file, not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise RagauditError(
+            f"{flag} {target}: cannot write in {folder} ({error.strerror})"
+        ) from None
+
+
 def partial_path(path: str | Path) -> Path:
     """Where a run writes its results in progress for `path`: `<stem>.partial<suffix>`
     beside it, so the file at `path` is only ever replaced by a complete one."""
