@@ -16,6 +16,7 @@ from ragaudit.results.format import fmt_measure, fmt_ratio
 from ragaudit.results.view import cell_index, embedder_specs
 from ragaudit.ui import links
 from ragaudit.ui.common import current_results
+from ragaudit.ui.data import Loaded
 from ragaudit.ui.lab_engine import (
     build_lab_index,
     diagnose_at_k,
@@ -70,14 +71,14 @@ def render() -> None:
         "Retrieval only, live over the committed corpus: nothing here is written to the "
         "results file."
     )
+    loaded = current_results()  # once per rerun: each cached read is a copy of the file
     try:
-        n = _run_n()
+        n = _run_n(loaded)
         corpus = load_lab_corpus(n)
     except Exception as error:  # noqa: BLE001 - no corpus on disk: say so, no traceback
         st.error(f"The Lab needs the planted-fault corpus and could not load it: {error}")
         return
     probes = list(dict.fromkeys(i.probe for i in corpus.instances))
-    loaded = current_results()
     if loaded.path is None:  # the link named a file the inspector may not open
         st.error(f"Not using this link's results: {loaded.problem}")
     embedders = list(
@@ -119,9 +120,8 @@ def _controls() -> tuple[int, str, int, int, bool]:
     return int(k), str(splitter), int(size), int(overlap), bool(hybrid)
 
 
-def _run_n() -> int | None:
+def _run_n(loaded: Loaded) -> int | None:
     """The loaded results' instances per probe, so the Lab indexes the corpus the run did."""
-    loaded = current_results()
     return (loaded.results or {}).get("corpus", {}).get("n") if loaded.results else None
 
 
