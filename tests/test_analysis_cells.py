@@ -100,7 +100,7 @@ def test_failed_calls_stay_in_the_denominator(results):
 
 def test_detectability_needs_five_of_each_and_labels_the_sweep(results):
     separable = _cell(results, "superseded", "C")["detectability"]
-    assert separable["measurable"] is True and separable["score"] == "top1_score"
+    assert separable["measurable"] is True and separable["score"] == "top1_cosine"
     assert separable["threshold"]["label"] == "in-sample diagnostic"
     assert separable["threshold"]["catches"] == 5 and separable["threshold"]["false_positives"] == 0
     assert (

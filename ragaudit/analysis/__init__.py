@@ -4,7 +4,7 @@ McNemar p-values on comparisons. `analyse(results)` fills them in the results di
 from __future__ import annotations
 
 from ragaudit.analysis.cells import cell_measures, citation_counts, failure_flags, group_cells
-from ragaudit.analysis.detectability import SCORE_BASIS, detectability
+from ragaudit.analysis.detectability import detectability, detectability_summary
 from ragaudit.analysis.severity import LOUD_VERDICTS, SeverityFacts, classify, severity_rules
 from ragaudit.analysis.stats import mcnemar_exact, wilson_interval
 from ragaudit.grading.grade import grading_patterns
@@ -22,6 +22,7 @@ def analyse(results: dict) -> None:
     "mcnemar_p" to each comparison that lacks one. Citation outcomes are read as grading
     recorded them."""
     config_order = [c["name"] for c in results.get("configs") or []]
+    hybrid = {c["name"]: c.get("hybrid") for c in results.get("configs") or []}
     cells = []
     for (probe, config, embedder), records in group_cells(
         results.get("instances") or [], config_order
@@ -40,7 +41,7 @@ def analyse(results: dict) -> None:
                 "failure_basis": basis,
                 "failures": None if failed is None else sum(failed),
                 "successes": None if failed is None else len(failed) - sum(failed),
-                "detectability": detectability(records, failed),
+                "detectability": detectability(records, failed, hybrid.get(config)),
                 "citation_check": citation_counts(records, failed) if generated else None,
                 "_records": records,
                 "_failed": failed,
@@ -136,19 +137,9 @@ def _summary(cells: list[dict]) -> dict:
     for cell in cells:
         name = cell["severity"]["class"]
         severity_counts[name] = severity_counts.get(name, 0) + 1
-    measurable = [c for c in cells if c["detectability"]["measurable"]]
     return {
         "cells": len(cells),
-        "detectability": {
-            "score": SCORE_BASIS,
-            "measurable": len(measurable),
-            "not_measurable": len(cells) - len(measurable),
-            "separable": sum(1 for c in measurable if c["detectability"]["threshold"]["separable"]),
-            "significant": sum(
-                1 for c in measurable if c["detectability"]["permutation"]["p_value"] < 0.05
-            ),
-            "alpha": 0.05,
-        },
+        "detectability": detectability_summary(cells),
         "severity_counts": severity_counts,
         "wilson_confidence": 0.95,
         "quote_rule": QUOTE_RULE,
