@@ -15,6 +15,7 @@ from ragaudit.pipeline.plan import build_plan, plan_from_args
 from ragaudit.stack import presets
 
 MATRIX_NAMES = ["A", "A_prime", "B", "C", "C_prime", "D", "M"]
+PRESET_NAMES = [*MATRIX_NAMES, "T4000"]  # table_split at 4000 characters, beside the matrix
 SEED_ANSWER_PROBES = (
     "control",
     "distractor",
@@ -38,9 +39,9 @@ def test_quick_preset_fills_every_flag_left_unset(ragaudit_home):
     assert plan.embedders == ("local:minilm", "local:e5-small")
     assert plan.secondary_probes == ("control", "paraphrase", "negation")
     assert plan.generate is True and plan.generator == "local:qwen2.5-0.5b"
-    assert plan.gen_configs == ("B", "C") and plan.gen_probes == SEED_ANSWER_PROBES
+    assert plan.gen_configs == ("B", "C", "T4000") and plan.gen_probes == SEED_ANSWER_PROBES
     assert plan.max_tokens == 96 and plan.generation_params == {"max_tokens": 96}
-    assert [c.name for c in plan.configs] == MATRIX_NAMES
+    assert [c.name for c in plan.configs] == PRESET_NAMES
     assert plan.out == ragaudit_home / "results" / "latest.json"
 
 
@@ -59,7 +60,8 @@ def test_flags_override_the_full_preset_and_n_makes_it_custom(tmp_path):
     assert plan.preset == "custom" and plan.n == 3
     assert plan.embedders == ("local:minilm", "ollama:nomic-embed-text")  # each once
     assert plan.secondary_probes is None and plan.gen_probes is None  # 'all': every probe
-    assert plan.generator == "local:qwen2.5-1.5b" and plan.gen_configs == ("A", "B", "C", "M")
+    assert plan.generator == "local:qwen2.5-1.5b"
+    assert plan.gen_configs == ("A", "B", "C", "M", "T4000")
     assert plan.max_tokens == 40 and plan.generate is False
     assert plan.out == tmp_path / "r.json"
 
@@ -68,7 +70,7 @@ def test_user_configs_join_the_matrix_and_can_be_generated_on(tmp_path):
     extra = tmp_path / "extra.yaml"
     extra.write_text("- {name: X, splitter: recursive, chunk_size: 600, overlap: 60, k: 5}\n")
     plan = plan_from_args(parse("--configs", str(extra), "--gen-configs", "X", "B"))
-    assert [c.name for c in plan.configs] == [*MATRIX_NAMES, "X"]
+    assert [c.name for c in plan.configs] == [*PRESET_NAMES, "X"]
     assert plan.gen_configs == ("X", "B")
 
 
@@ -95,7 +97,7 @@ def _bad_flags(tmp_path) -> list[tuple[list[str], str]]:
         (["--out", "/dev/null"], "--out /dev/null: exists and is not a regular file"),
         (
             ["--gen-configs", "B", "Z"],
-            "--gen-configs: unknown config 'Z'; valid: A, A_prime, B, C, C_prime, D, M",
+            "--gen-configs: unknown config 'Z'; valid: A, A_prime, B, C, C_prime, D, M, T4000",
         ),
         (["--configs", str(clash)], "config B: field 'name': clashes with a built-in config"),
         (
@@ -132,7 +134,7 @@ def test_demo_runs_the_quick_plan_then_opens_the_inspector(ragaudit_home, monkey
     assert main(["demo", "--results", str(out), "--port", "8600"]) == 0
     (plan,) = planned
     assert (plan.preset, plan.n, plan.out) == ("quick", 5, out)
-    assert plan.generator == "local:qwen2.5-0.5b" and plan.gen_configs == ("B", "C")
+    assert plan.generator == "local:qwen2.5-0.5b" and plan.gen_configs == ("B", "C", "T4000")
     assert plan.embedders == ("local:minilm", "local:e5-small") and plan.generate is True
     assert launched == [(out, 8600)]
 

@@ -56,6 +56,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="extra configs to run beside the matrix",
     )
     parser.add_argument(
+        "--no-extra-configs",
+        action="store_true",
+        help="leave out the configs both presets run beside the matrix (T4000: table_split "
+        "at 4000 characters through generation)",
+    )
+    parser.add_argument(
         "--out",
         default=None,
         metavar="PATH",

@@ -21,7 +21,7 @@ from ragaudit.errors import RagauditError
 from ragaudit.registry import unknown_name_message
 from ragaudit.results.io import check_writable
 from ragaudit.stack import presets
-from ragaudit.stack.configs import MATRIX, StackConfig, load_user_configs, merge_configs
+from ragaudit.stack.configs import StackConfig, load_user_configs, merge_configs
 
 DEFAULT_EMBEDDERS = (presets.PRIMARY_EMBEDDER, presets.SECONDARY_EMBEDDER)
 
@@ -49,7 +49,8 @@ class RunPlan:
     max_tokens: int
     """The reply length cap sent with every generation call."""
     configs: tuple[StackConfig, ...]
-    """The matrix A…M, then the user's configs from --configs."""
+    """The matrix A…M, the preset's configs outside it (T4000) unless turned off, then the
+    user's configs from --configs."""
     out: Path
     """The results file (written partially while the run is in progress)."""
     argv: tuple[str, ...]
@@ -77,6 +78,7 @@ def build_plan(
     gen_probes: Sequence[str] | None = None,
     max_tokens: int | None = None,
     generate: bool = True,
+    extra_configs: bool = True,
     configs_file: str | Path | None = None,
     out: str | Path | None = None,
     argv: Sequence[str] | None = None,
@@ -84,7 +86,9 @@ def build_plan(
     """The plan for `preset` with these overrides (None: the preset's value), every name
     and size checked; a RagauditError names the flag and the valid choices.
 
-    `secondary_probes` and `gen_probes` take ``["all"]`` for every probe."""
+    `secondary_probes` and `gen_probes` take ``["all"]`` for every probe. `extra_configs`
+    False runs the matrix (and `configs_file`) without the preset's configs outside it, and
+    drops them from the preset's gen_configs."""
     if gen_probes is None and preset.gen_probes is not None:
         gen_probes = preset.gen_probes
     max_tokens = preset.max_tokens if max_tokens is None else max_tokens
@@ -92,8 +96,8 @@ def build_plan(
         raise RagauditError(f"--max-tokens {max_tokens}: need at least 1")
     if n is not None and n < 1:
         raise RagauditError(f"--n {n}: need at least 1 instance per probe")
-    configs = _configs(configs_file)
-    gen_configs = tuple(gen_configs or preset.gen_configs)
+    configs = _configs(preset, configs_file, extra_configs)
+    gen_configs = tuple(gen_configs or _preset_gen_configs(preset, configs))
     _check_config_names(gen_configs, configs)
     target = _results_path(out)
     corpus = load_corpus()
@@ -131,15 +135,26 @@ def plan_from_args(args: argparse.Namespace) -> RunPlan:
         gen_probes=args.gen_probes,
         max_tokens=args.max_tokens,
         generate=not args.no_generate,
+        extra_configs=not args.no_extra_configs,
         configs_file=args.configs,
         out=args.out,
     )
 
 
-def _configs(configs_file: str | Path | None) -> tuple[StackConfig, ...]:
+def _configs(
+    preset: presets.Preset, configs_file: str | Path | None, extra_configs: bool
+) -> tuple[StackConfig, ...]:
+    off = () if extra_configs else preset.extra_configs
+    base = tuple(c for c in preset.configs if c not in off)
     if not configs_file:
-        return tuple(MATRIX)
-    return tuple(merge_configs(MATRIX, load_user_configs(configs_file)))
+        return tuple(base)
+    return tuple(merge_configs(base, load_user_configs(configs_file)))
+
+
+def _preset_gen_configs(preset: presets.Preset, configs: Sequence[StackConfig]) -> tuple:
+    """The preset's gen_configs that this plan runs (a config turned off is not generated)."""
+    names = {c.name for c in configs}
+    return tuple(name for name in preset.gen_configs if name in names)
 
 
 def _check_config_names(names: Sequence[str], configs: Sequence[StackConfig]) -> None:

@@ -142,9 +142,10 @@ class MatrixStage:
     def _run_plan(self, plan: EmbedderPlan) -> list[dict]:
         embedder = plan.embedder
         instances = self._instances(plan)
-        indexes = self._build_indexes(embedder)
+        chunkings = self._chunkings_for(instances)
+        indexes = self._build_indexes(embedder, chunkings)
         query_vectors, query_errors = self._embed_queries(embedder, instances)
-        self.progress.stage(f"retrieve {embedder.spec}", len(instances) * len(self.chunkings))
+        self.progress.stage(f"retrieve {embedder.spec}", len(instances) * len(chunkings))
         records: list[dict] = []
         for name, index in indexes.items():
             block = self._retrieve_chunking(
@@ -157,17 +158,26 @@ class MatrixStage:
         records.sort(key=lambda r: (position[r["instance_id"]], order[r["config"]]))
         return records
 
-    def _build_indexes(self, embedder: Any) -> dict[str, ChunkIndex]:
+    def _chunkings_for(self, instances: list[Any]) -> dict[str, list[Any]]:
+        """The chunkings some config runs one of these instances' probes on (T4000, on
+        table_split only, is not indexed for an embedder that never runs table_split)."""
+        probes = {i.probe for i in instances}
+        used = {c.chunking_name for c in self.configs if any(c.runs(p) for p in probes)}
+        return {name: chunks for name, chunks in self.chunkings.items() if name in used}
+
+    def _build_indexes(
+        self, embedder: Any, chunkings: dict[str, list[Any]]
+    ) -> dict[str, ChunkIndex]:
         """One collection per chunking; every distinct chunk text embedded once across
         chunkings, before any index is opened."""
         spec = embedder.spec
         embed_model = as_llamaindex_embedding(embedder)
-        texts = list(dict.fromkeys(c.text for chunks in self.chunkings.values() for c in chunks))
+        texts = list(dict.fromkeys(c.text for chunks in chunkings.values() for c in chunks))
         self.progress.stage(f"embed passages {spec}", len(texts))
         vectors, errors = embed_texts(embedder, texts, on_batch=self.progress.advance)
-        self.progress.stage(f"index {spec}", len(self.chunkings))
+        self.progress.stage(f"index {spec}", len(chunkings))
         indexes = {}
-        for name, chunks in self.chunkings.items():
+        for name, chunks in chunkings.items():
             index = build_index(
                 self.client, embedder, name, chunks, embed_model, vectors=vectors, errors=errors
             )
@@ -211,6 +221,8 @@ class MatrixStage:
             error = index_error or query_errors.get(instance.question)
             rankings: dict[bool, list] = {}
             for config in configs:
+                if not config.runs(instance.probe):
+                    continue  # a config outside the matrix runs its own probes only
                 record = base_record(instance, config, embedder.spec)
                 if error:
                     block.append(_failed_record(record, error))

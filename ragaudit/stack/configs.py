@@ -41,6 +41,13 @@ class StackConfig:
     """True: BM25 (rank-bm25) fused with the dense ranking by reciprocal rank."""
     description: str = ""
     """One line a person reads in the report and the inspector."""
+    probes: tuple[str, ...] | None = None
+    """The probes this config runs; None means every probe. A config outside the matrix
+    runs only the probes it was added for (T4000: table_split)."""
+
+    def runs(self, probe: str) -> bool:
+        """Whether this config retrieves (and so may generate) for `probe`."""
+        return self.probes is None or probe in self.probes
 
     @property
     def chunking(self) -> Chunking:
@@ -78,6 +85,23 @@ MATRIX_CHUNKINGS: tuple[Chunking, ...] = tuple(dict.fromkeys(c.chunking for c in
 TABLE_SPLIT_WIDE = Chunking("recursive", 4000, 0)
 """The chunking table_split is also measured at, outside the matrix: wide enough that each
 table's header row and answer row can share one chunk (the seed's 4000-character check)."""
+
+# table_split at 4000 through generation, outside the matrix: retrieval over the whole
+# corpus cut at TABLE_SPLIT_WIDE (never a sub-corpus, which would inflate retrieval), then
+# the answer. Not one of the matrix's columns' comparisons.
+T4000 = StackConfig(
+    "T4000",
+    TABLE_SPLIT_WIDE.splitter,
+    TABLE_SPLIT_WIDE.size,
+    TABLE_SPLIT_WIDE.overlap,
+    3,
+    description="recursive 4000/0, k=3: table_split at 4000 characters, outside the matrix "
+    "(the seed's check)",
+    probes=("table_split",),
+)
+
+OUTSIDE_MATRIX: tuple[StackConfig, ...] = (T4000,)
+"""Configs both presets run beside the matrix, each on its own probes only."""
 
 
 @dataclass(frozen=True)

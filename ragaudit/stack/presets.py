@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX, T4000, StackConfig
+
 
 @dataclass(frozen=True)
 class Preset:
@@ -22,6 +24,13 @@ class Preset:
     """Probes generated for; None means every probe."""
     max_tokens: int
     """Reply length cap: a reply is an answer and its citations, not an essay."""
+    extra_configs: tuple[StackConfig, ...] = OUTSIDE_MATRIX
+    """Configs run beside the matrix, each on its own probes (T4000: table_split)."""
+
+    @property
+    def configs(self) -> tuple[StackConfig, ...]:
+        """The matrix A…M, then the configs outside it."""
+        return (*MATRIX, *self.extra_configs)
 
 
 ANSWER_PROBES = (
@@ -37,13 +46,14 @@ ANSWER_PROBES = (
 
 # Prompt evaluation dominates on 2 CPU cores (~7 s for a k=3 prompt, ~15 s for k=8 on the
 # 0.5B model), so the quick preset generates on one k=3 and one k=8 config, for the answer
-# probes, on the small model: 70 prompts, within 15 minutes here.
+# probes, on the small model: 70 prompts, within 15 minutes here. T4000 adds 5 prompts of
+# three whole documents each (~30 s apiece): table_split at 4000 characters, the seed's check.
 QUICK = Preset(
     "quick",
     5,
     "n=5 per probe: a first look in minutes",
     generator="local:qwen2.5-0.5b",
-    gen_configs=("B", "C"),
+    gen_configs=("B", "C", T4000.name),
     gen_probes=ANSWER_PROBES,
     max_tokens=96,
 )
@@ -52,7 +62,7 @@ FULL = Preset(
     25,
     "n=25 per probe: the seed's run size",
     generator="local:qwen2.5-1.5b",
-    gen_configs=("A", "B", "C", "M"),
+    gen_configs=("A", "B", "C", "M", T4000.name),
     gen_probes=None,
     max_tokens=160,
 )
