@@ -2,10 +2,33 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 Role = Literal["query", "passage"]
 ChatMessage = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
+TokenBasis = Literal["tokenizer", "estimated", "unknown"]
+Overflow = Literal["truncated", "windowed", "unknown"]
+
+
+@dataclass(frozen=True)
+class InputWindow:
+    """How many tokens of a text an embedder reads, and how chunk lengths are counted."""
+
+    tokens: int | None
+    """The window in tokens, special tokens included; None when it cannot be known."""
+    basis: TokenBasis
+    """`tokenizer`: texts are counted with the tokenizer the model runs; `estimated`: with
+    another one (the count is a guess, and said to be); `unknown`: not counted."""
+    overflow: Overflow
+    """What the model does with tokens past the window: `truncated` (they are never
+    embedded) or `windowed` (embedded as the mean of window-long pieces)."""
+    source: str
+    """Where `tokens` comes from, or why it is unknown."""
+
+
+UNKNOWN_WINDOW = InputWindow(None, "unknown", "unknown", "the embedder declares no input window")
+"""What any embedder that declares no window reports."""
 
 
 @runtime_checkable

@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ragaudit.backends.base import ChatMessage, Role
+from ragaudit.backends.base import UNKNOWN_WINDOW, ChatMessage, InputWindow, Role
 from ragaudit.backends.cache import CallCache, call_key
 from ragaudit.errors import ModelCallFailed, RagauditError
 
@@ -33,6 +33,10 @@ class EmbeddingEngine(Protocol):
     def embed_batch(self, texts: list[str], role: Role) -> np.ndarray: ...
 
     def dimensions(self) -> int | None: ...
+
+    # Optional: an engine may declare `input_window() -> InputWindow` and
+    # `count_tokens(texts) -> list[int]` (one count per text), and `params` (request
+    # parameters that change a vector, keyed with it). Without them its window is unknown.
 
 
 class GenerationEngine(Protocol):
@@ -83,6 +87,16 @@ class CachedEmbedder:
             self._dimensions = len(self.embed(["dimension probe"], role="query")[0])
         return self._dimensions
 
+    def input_window(self) -> InputWindow:
+        """The engine's input window; unknown when the engine declares none."""
+        declared = getattr(self.engine, "input_window", None)
+        return declared() if declared else UNKNOWN_WINDOW
+
+    def count_tokens(self, texts: list[str]) -> list[int] | None:
+        """Each text's length in tokens (no model call); None when the engine cannot count."""
+        counter = getattr(self.engine, "count_tokens", None)
+        return list(counter(list(texts))) if counter else None
+
     def _key(self, text: str, role: Role) -> str:
         role_key = role if self.engine.uses_roles else None
         return call_key(
@@ -90,7 +104,7 @@ class CachedEmbedder:
             self.name,
             self.key_digest,
             "embed",
-            {},
+            dict(getattr(self.engine, "params", {})),
             {"role": role_key, "text": text},
         )
 

@@ -7,6 +7,7 @@ tokens, mean pooling over the attention mask, then L2 normalisation.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from importlib import resources
@@ -14,11 +15,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ragaudit.backends.base import InputWindow
 from ragaudit.backends.weights import verify_file
 from ragaudit.errors import RagauditError
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+WINDOW = InputWindow(
+    MAX_TOKENS, "tokenizer", "truncated", "sentence-transformers' max_seq_length for MiniLM"
+)
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 
 
@@ -37,6 +42,21 @@ def load_tokenizer():
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
     return tokenizer
+
+
+@functools.cache
+def counting_tokenizer():
+    """MiniLM's WordPiece tokenizer with no truncation and no padding: a text's length as
+    the model would see it before its 256-token cut, [CLS] and [SEP] included."""
+    tokenizer = load_tokenizer()
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def count_wordpiece_tokens(texts: list[str]) -> list[int]:
+    """Each text's token count under MiniLM's tokenizer (special tokens included)."""
+    return [len(encoding.ids) for encoding in counting_tokenizer().encode_batch(list(texts))]
 
 
 def model_file() -> Path:
@@ -93,6 +113,14 @@ class MiniLMEngine:
     def dimensions(self) -> int:
         """384."""
         return 384
+
+    def input_window(self) -> InputWindow:
+        """256 tokens, [CLS] and [SEP] included; the rest of a text is cut off."""
+        return WINDOW
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """Token counts with the tokenizer the model runs, before its cut."""
+        return count_wordpiece_tokens(texts)
 
     def embed_batch(self, texts: list[str], role: str) -> np.ndarray:
         """Unnormalised-safe mean-pooled vectors (the wrapper normalises again, harmlessly)."""

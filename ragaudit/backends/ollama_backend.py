@@ -2,8 +2,14 @@
 
 The server is OLLAMA_HOST (default http://127.0.0.1:11434). The digest is the one the
 server lists for the model in `/api/tags`; when it cannot be had it is "unavailable" with
-the reason. Network-level failures are retried (retry.py); a call that still fails raises
-with the URL tried, and the cache front counts it as failed.
+the reason. An embedding's input window is what the server cuts at: the smaller of the
+model's `<arch>.context_length` (`/api/show`) and the num_ctx sent with every /api/embed
+(Ollama truncates each input to min(num_ctx, context_length) tokens). Ollama has no
+tokenize endpoint, so chunk lengths are estimated with MiniLM's WordPiece tokenizer (the
+vocabulary of BERT-based embedders such as mxbai-embed-large and nomic-embed-text; only
+an estimate for any other) and recorded as "estimated". Network-level failures are retried
+(retry.py); a call that still fails raises with the URL tried, and the cache front counts
+it as failed.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ragaudit.backends.base import ChatMessage, Role
+from ragaudit.backends.base import ChatMessage, InputWindow, Role
+from ragaudit.backends.minilm import count_wordpiece_tokens
 from ragaudit.backends.retry import (
     RetriesExhausted,
     RetryPolicy,
@@ -124,14 +131,59 @@ class OllamaEmbeddingEngine(_OllamaEngine):
     uses_roles = False
     batch_size = 32
 
+    def __init__(
+        self,
+        model: str,
+        host: str | None = None,
+        retry: RetryPolicy | None = None,
+        n_ctx: int | None = None,
+    ):
+        super().__init__(model, host, retry)
+        # Sent with every embed, so the server's own default cannot cut earlier; part of
+        # the call key, since a long text's vector depends on it.
+        self.params = {"num_ctx": n_ctx or DEFAULT_N_CTX}
+        self._window: InputWindow | None = None
+
     def dimensions(self) -> int | None:
         """Unknown until the first embedding (the cache front asks once)."""
         return None
 
+    def input_window(self) -> InputWindow:
+        """min(num_ctx sent, the model's context_length), asked of /api/show once; unknown
+        (with the reason) when the server cannot say."""
+        if self._window is None:
+            self._window = self._lookup_window()
+        return self._window
+
+    def _lookup_window(self) -> InputWindow:
+        sent = self.params["num_ctx"]
+        try:
+            shown = self._call("/api/show", lambda: self._client.show(self.name))
+        except ModelCallFailed as error:
+            return InputWindow(None, "unknown", "truncated", str(error))
+        info = dict(shown.modelinfo or {})
+        key = f"{info.get('general.architecture')}.context_length"
+        length = info.get(key)
+        if not isinstance(length, int) or length < 1:
+            return InputWindow(
+                None, "unknown", "truncated", f"/api/show gives no {key} for {self.name!r}"
+            )
+        return InputWindow(
+            min(sent, length),
+            "estimated",
+            "truncated",
+            f"the smaller of {key} {length} (/api/show) and the num_ctx {sent} ragaudit sends",
+        )
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """Estimated token counts (MiniLM's WordPiece): Ollama cannot tokenize on request."""
+        return count_wordpiece_tokens(texts)
+
     def embed_batch(self, texts: list[str], role: Role) -> np.ndarray:
         """Vectors from /api/embed, one request per batch."""
         response = self._call(
-            "/api/embed", lambda: self._client.embed(model=self.name, input=list(texts))
+            "/api/embed",
+            lambda: self._client.embed(model=self.name, input=list(texts), options=self.params),
         )
         return np.array(response.embeddings, dtype=np.float32)
 

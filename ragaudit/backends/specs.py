@@ -84,10 +84,13 @@ def load_embedder(
     *,
     host: str | None = None,
     retry: RetryPolicy | None = None,
+    n_ctx: int | None = None,
 ) -> CachedEmbedder:
     """The embedder named by `spec`, answering through `cache` (default: paths.cache_path()).
 
-    `host` and `retry` apply to Ollama only (defaults: OLLAMA_HOST, RetryPolicy.from_env()).
+    `host`, `retry` and `n_ctx` apply to Ollama only (defaults: OLLAMA_HOST,
+    RetryPolicy.from_env(), 8192): `n_ctx` is the num_ctx sent with every embed, so the
+    input window is the smaller of it and the model's context length.
     """
     check_embedder_spec(spec)
     cache = cache if cache is not None else CallCache()
@@ -96,7 +99,7 @@ def load_embedder(
     elif spec == "local:e5-small":
         engine = _shared_engine(("embed", spec), E5Engine)
     else:
-        engine = OllamaEmbeddingEngine(remote_model(spec), host=host, retry=retry)
+        engine = OllamaEmbeddingEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
     return CachedEmbedder(spec, engine, cache)
 
 
