@@ -5,53 +5,24 @@ hybrid cell its BM25 score apart, which severity never reads."""
 from __future__ import annotations
 
 import pytest
+from detectability_fixtures import (
+    FAIL_BM25,
+    FAIL_COSINES,
+    FAILED,
+    PASS_BM25,
+    PASS_COSINES,
+    hit,
+    hybrid_records,
+    hybrid_results,
+    record,
+)
 
 from ragaudit.analysis import analyse
 from ragaudit.analysis.detectability import detectability
 
-EMBEDDER = "local:minilm"
-# The fused RRF score of a chunk ranked first by both dense and BM25: 1/(60+1) + 1/(60+1).
-FUSED_TOP = 1 / 61 + 1 / 61
-FAIL_COSINES = [0.41, 0.43, 0.45, 0.47, 0.49]
-PASS_COSINES = [0.71, 0.73, 0.75, 0.77, 0.79]
-# Interleaved, so BM25 cannot separate this cell: fail mean 9, pass mean 10.
-FAIL_BM25 = [5.0, 7.0, 9.0, 11.0, 13.0]
-PASS_BM25 = [6.0, 8.0, 10.0, 12.0, 14.0]
-
-
-def _hit(rank: int, score: float, dense: float | None, bm25: float | None) -> dict:
-    hit = {"chunk_id": f"c{rank}", "doc_id": "d", "rank": rank, "score": score}
-    if dense is not None:
-        hit["dense_score"] = dense
-    hit["bm25_score"] = bm25
-    return hit
-
-
-def _record(i: int, top: dict, probe: str = "superseded", config: str = "M") -> dict:
-    # Rank 2 carries a higher cosine than rank 1: the sweep must read the top-ranked chunk.
-    second = _hit(2, top["score"] - 0.0001, 0.99, None if top["bm25_score"] is None else 1.0)
-    return {
-        "instance_id": f"{probe}-{i:03d}",
-        "probe": probe,
-        "layer": "control" if probe == "control" else "retrieval",
-        "config": config,
-        "embedder": EMBEDDER,
-        "retrieved": [second, top],
-    }
-
-
-def _hybrid_records(dense=FAIL_COSINES + PASS_COSINES, bm25=FAIL_BM25 + PASS_BM25):
-    return [
-        _record(i, _hit(1, FUSED_TOP, d, b))
-        for i, (d, b) in enumerate(zip(dense, bm25, strict=True))
-    ]
-
-
-FAILED = [True] * 5 + [False] * 5
-
 
 def test_a_hybrid_cell_sweeps_the_dense_cosine_where_the_fused_score_is_constant():
-    detect = detectability(_hybrid_records(), FAILED, config_hybrid=True)
+    detect = detectability(hybrid_records(), FAILED, config_hybrid=True)
     assert detect["score"] == "top1_dense_cosine"
     assert detect["measurable"] is True and detect["unscored"] == 0
     threshold = detect["threshold"]
@@ -67,7 +38,7 @@ def test_a_hybrid_cell_sweeps_the_dense_cosine_where_the_fused_score_is_constant
 
 
 def test_a_hybrid_cell_reports_its_bm25_sweep_apart():
-    detect = detectability(_hybrid_records(), FAILED, config_hybrid=True)
+    detect = detectability(hybrid_records(), FAILED, config_hybrid=True)
     bm25 = detect["bm25"]
     assert bm25["score"] == "top1_bm25" and bm25["measurable"] is True
     assert bm25["permutation"]["mean_fail"] == pytest.approx(9.0)
@@ -78,13 +49,13 @@ def test_a_hybrid_cell_reports_its_bm25_sweep_apart():
 
 
 def test_hybrid_is_known_from_the_hits_when_the_config_does_not_say():
-    detect = detectability(_hybrid_records(), FAILED, config_hybrid=None)
+    detect = detectability(hybrid_records(), FAILED, config_hybrid=None)
     assert detect["score"] == "top1_dense_cosine" and detect["bm25"]["score"] == "top1_bm25"
 
 
 def test_a_dense_cell_still_sweeps_the_top1_cosine_and_has_no_bm25_block():
     cosines = FAIL_COSINES + PASS_COSINES
-    records = [_record(i, _hit(1, c, c, None), config="C") for i, c in enumerate(cosines)]
+    records = [record(i, hit(1, c, c, None), config="C") for i, c in enumerate(cosines)]
     detect = detectability(records, FAILED, config_hybrid=False)
     assert detect["score"] == "top1_cosine" and detect["bm25"] is None
     assert detect["threshold"]["cut"] == pytest.approx(0.60)
@@ -95,7 +66,7 @@ def test_a_hybrid_top_hit_without_a_dense_cosine_is_unscored_not_swept_on_the_fu
     # Fused scores that WOULD separate (low for failures, high for successes), no cosine:
     # falling back to `score` would make the cell measurable and separable.
     fused = [0.020 + 0.001 * i for i in range(5)] + [0.030 + 0.001 * i for i in range(5)]
-    records = [_record(i, _hit(1, s, None, 3.0)) for i, s in enumerate(fused)]
+    records = [record(i, hit(1, s, None, 3.0)) for i, s in enumerate(fused)]
     detect = detectability(records, FAILED, config_hybrid=True)
     assert detect["score"] == "top1_dense_cosine"
     assert detect["unscored"] == 10 and detect["measurable"] is False
@@ -106,37 +77,16 @@ def test_a_hybrid_top_hit_without_a_dense_cosine_is_unscored_not_swept_on_the_fu
 
 def test_a_config_marked_hybrid_never_reads_score_even_without_bm25_fields():
     fused = [0.020 + 0.001 * i for i in range(5)] + [0.030 + 0.001 * i for i in range(5)]
-    records = [_record(i, _hit(1, s, None, None)) for i, s in enumerate(fused)]
+    records = [record(i, hit(1, s, None, None)) for i, s in enumerate(fused)]
     detect = detectability(records, FAILED, config_hybrid=True)
     assert detect["unscored"] == 10 and detect["measurable"] is False
-
-
-def _graded(record: dict, correct: bool) -> dict:
-    verdict = "correct" if correct else "wrong"
-    return {
-        **record,
-        "generation": {"reply": "x"},
-        "grade": {"correct": correct, "verdict": verdict},
-    }
-
-
-def _results(dense: list[float], bm25: list[float]) -> dict:
-    cell = [_graded(r, not f) for r, f in zip(_hybrid_records(dense, bm25), FAILED, strict=True)]
-    controls = [
-        _graded(_record(i, _hit(1, FUSED_TOP, 0.8, 4.0), probe="control"), True) for i in range(10)
-    ]
-    return {
-        "configs": [{"name": "M", "hybrid": True}],
-        "embedders": [{"spec": EMBEDDER}],
-        "instances": controls + cell,
-    }
 
 
 def test_severity_reads_the_dense_sweep_never_the_bm25_one():
     # BM25 separates, dense cosines interleave: not "separable" for severity.
     interleaved = [0.41, 0.43, 0.45, 0.47, 0.49, 0.42, 0.44, 0.46, 0.48, 0.50]
     separating_bm25 = [1.0, 2.0, 3.0, 4.0, 5.0, 11.0, 12.0, 13.0, 14.0, 15.0]
-    results = _results(interleaved, separating_bm25)
+    results = hybrid_results(interleaved, separating_bm25)
     analyse(results)
     (cell,) = [c for c in results["cells"] if c["probe"] == "superseded"]
     assert cell["detectability"]["bm25"]["threshold"]["separable"] is True
@@ -148,7 +98,7 @@ def test_severity_reads_the_dense_sweep_never_the_bm25_one():
 
 
 def test_severity_is_separable_when_the_dense_cosines_separate():
-    results = _results(FAIL_COSINES + PASS_COSINES, FAIL_BM25 + PASS_BM25)
+    results = hybrid_results(FAIL_COSINES + PASS_COSINES, FAIL_BM25 + PASS_BM25)
     analyse(results)
     (cell,) = [c for c in results["cells"] if c["probe"] == "superseded"]
     assert cell["severity"]["branch"] == "separable_in_sample"

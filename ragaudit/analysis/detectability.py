@@ -15,7 +15,6 @@ diagnostic, never a deployable check.
 from __future__ import annotations
 
 from ragaudit.analysis.stats import PERMUTATION_RESHUFFLES, PERMUTATION_SEED, permutation_test
-from ragaudit.results.format import fmt_ratio
 from ragaudit.results.swept_scores import TOP1_BM25, TOP1_COSINE, TOP1_DENSE_COSINE
 
 MIN_CLASS_SIZE = 5
@@ -109,15 +108,16 @@ def threshold_sweep(fail_scores: list[float], pass_scores: list[float]) -> dict:
 
 
 def _unscored_reason(records: list[dict], values: list, missing: str) -> str | None:
-    """Why instances were left out of a sweep, counted out of the cell's instances."""
+    """Why instances were left out of a sweep, counted out of the cell's instances (plain
+    "3/25": results.format reads the view, which imports analysis, so not from there)."""
     n = len(records)
     empty = sum(1 for r in records if top_hit(r) is None)
     absent = sum(1 for v in values if v is None) - empty
     parts = []
     if empty:
-        parts.append(f"{fmt_ratio(empty, n)} retrieved nothing")
+        parts.append(f"{empty}/{n} retrieved nothing")
     if absent:
-        parts.append(f"{fmt_ratio(absent, n)} have a top-ranked hit that records {missing}")
+        parts.append(f"{absent}/{n} have a top-ranked hit that records {missing}")
     return "; ".join(parts) or None
 
 
