@@ -6,6 +6,7 @@ from __future__ import annotations
 from ragaudit.report.render import Block
 from ragaudit.results import view
 from ragaudit.results.format import NOT_RUN, fmt_p, fmt_ratio, percent
+from ragaudit.results.swept_scores import NOT_MEASURED, score_label
 
 
 def comparisons_section(results: dict) -> list[Block]:
@@ -43,22 +44,87 @@ def comparisons_section(results: dict) -> list[Block]:
 
 
 def detectability_section(results: dict) -> list[Block]:
-    """What a score threshold and a permutation test could tell failures from successes."""
+    """What a score threshold and a permutation test could tell failures from successes,
+    each cell naming the score it swept; a hybrid cell's BM25 sweep in a table apart."""
     summary = (results.get("analysis") or {}).get("detectability") or {}
     total = (results.get("analysis") or {}).get("cells")
-    rows = []
-    example = None
+    cells = results.get("cells") or []
+    blocks: list[Block] = [
+        ("h", 2, "Detectability"),
+        ("p", f"{_scores_sentence(summary)} {_detectability_counts(results, summary, total)}"),
+        (
+            "p",
+            "The threshold is an in-sample diagnostic: it is fitted on the same instances it "
+            "is scored against, with no holdout, so it is not a check a stack could deploy.",
+        ),
+    ]
+    example = next((p for p in map(_permutation, cells) if p), None)
+    if example:
+        blocks.append(
+            (
+                "p",
+                f"Permutation test: two-sided, difference of means, {example['reshuffles']} "
+                f"reshuffles, seed {example['seed']}.",
+            )
+        )
+    blocks.append(("table", _SWEEP_HEAD, _sweep_rows(cells, lambda det: det)))
+    return blocks + _bm25_blocks(cells, summary.get("bm25"))
+
+
+_SWEEP_HEAD = ["Probe", "Config", "Embedder", "Score", "Failures / successes", "Cut"]
+_SWEEP_HEAD += ["Catches", "False positives", "Separable", "Mean score fail / pass", "p"]
+
+
+def _permutation(cell: dict) -> dict | None:
+    det = cell["detectability"]
+    return det["permutation"] if det.get("measurable") else None
+
+
+def _scores_sentence(summary: dict) -> str:
+    """Which score the cells swept, each named and worded (an older file names one)."""
+    scores = summary.get("scores")
+    if scores is None:  # analysed before the score was named per cell
+        name = summary.get("score")
+        return f"Score: {name} ({score_label(name)})."
+    named = "; ".join(
+        f"{name} ({score_label(name)}) in {count}/{sum(scores.values())} cells"
+        for name, count in scores.items()
+    )
+    return f"Each cell names the score it swept: {named}."
+
+
+def _detectability_counts(results: dict, summary: dict, total: object) -> str:
+    least = _min_class(results)
+    return (
+        f"Of {total} cells, {summary.get('measurable')} had at least {least} failures and "
+        f"{least} successes and could be examined; {summary.get('not_measurable')} could "
+        f"not, which is a different result from finding no signal. Separable by a score "
+        f"threshold: {summary.get('separable')}/{summary.get('measurable')} examined cells. "
+        f"Mean score differs between failures and successes at p < {summary.get('alpha')}: "
+        f"{summary.get('significant')}/{summary.get('measurable')}."
+    )
+
+
+def _min_class(results: dict) -> object:
     for cell in results.get("cells") or []:
-        det = cell["detectability"]
-        if not det.get("measurable"):
+        return cell["detectability"].get("min_class_size")
+    return None
+
+
+def _sweep_rows(cells: list[dict], block_of) -> list[list[str]]:
+    """One row per cell whose chosen sweep block was measurable, naming its score."""
+    rows = []
+    for cell in cells:
+        det = block_of(cell["detectability"])
+        if not det or not det.get("measurable"):
             continue
         th, perm = det["threshold"], det["permutation"]
-        example = example or perm
         rows.append(
             [
                 cell["probe"],
                 cell["config"],
                 cell["embedder"],
+                str(det.get("score") or NOT_MEASURED),
                 f"{det['failures']} / {det['successes']}",
                 f"{th['cut']:.3f}",
                 f"{th['catches']}/{th['failures']}",
@@ -68,41 +134,26 @@ def detectability_section(results: dict) -> list[Block]:
                 fmt_p(perm["p_value"]),
             ]
         )
-    blocks: list[Block] = [
-        ("h", 2, "Detectability"),
+    return rows
+
+
+def _bm25_blocks(cells: list[dict], summary: dict | None) -> list[Block]:
+    """The hybrid cells' BM25 sweeps, apart: severity never reads them."""
+    if not summary or not summary.get("cells"):
+        return []
+    rows = _sweep_rows(cells, lambda det: det.get("bm25"))
+    return [
+        ("h", 3, f"BM25 on hybrid cells ({score_label(summary.get('score'))})"),
         (
             "p",
-            f"Score: {summary.get('score')}. Of {total} cells, {summary.get('measurable')} "
-            f"had at least {_min_class(results)} failures and {_min_class(results)} successes "
-            f"and could be examined; {summary.get('not_measurable')} could not, which is a "
-            f"different result from finding no signal. Separable by a score threshold: "
-            f"{summary.get('separable')}/{summary.get('measurable')} examined cells. Mean "
-            f"score differs between failures and successes at p < {summary.get('alpha')}: "
-            f"{summary.get('significant')}/{summary.get('measurable')}.",
+            f"The same sweep on the top-ranked chunk's BM25 score, in "
+            f"{summary['cells']} hybrid cells: {summary.get('measurable')} could be "
+            f"examined; separable {summary.get('separable')}/{summary.get('measurable')}; "
+            f"significant {summary.get('significant')}/{summary.get('measurable')}. "
+            "Reported apart: no severity class reads it.",
         ),
-        (
-            "p",
-            "The threshold is an in-sample diagnostic: it is fitted on the same instances it "
-            "is scored against, with no holdout, so it is not a check a stack could deploy.",
-        ),
+        ("table", _SWEEP_HEAD, rows),
     ]
-    if example:
-        blocks.append(
-            (
-                "p",
-                f"Permutation test: two-sided, difference of means, {example['reshuffles']} "
-                f"reshuffles, seed {example['seed']}.",
-            )
-        )
-    head = ["Probe", "Config", "Embedder", "Failures / successes", "Cut", "Catches"]
-    head += ["False positives", "Separable", "Mean score fail / pass", "p"]
-    return blocks + [("table", head, rows)]
-
-
-def _min_class(results: dict) -> object:
-    for cell in results.get("cells") or []:
-        return cell["detectability"].get("min_class_size")
-    return None
 
 
 def citation_section(results: dict) -> list[Block]:
