@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -33,10 +34,11 @@ def random_text(rng: random.Random, paragraphs: int = 6) -> str:
 
 def test_chunking_names_and_validation():
     assert Chunking("fixed", 1000, 0).name == "fixed-1000-0"
-    assert Chunking("recursive", 1000, 200).name == "recursive-1000-200"
-    assert Chunking.from_name("recursive-512-128") == Chunking("recursive", 512, 128)
+    assert Chunking("recursive", 1000, 200).name == "recursive-1000-200-carry_tail"
+    assert Chunking("recursive", 512, 128, "langchain").name == "recursive-512-128-langchain"
     # The audit's settings and the inspector's result configs spell names the same way.
-    assert chunking_name("recursive", 512, 128) == "recursive-512-128"
+    assert chunking_name("recursive", 512, 128) == "recursive-512-128-carry_tail"
+    assert chunking_name("recursive", 512, 128, "langchain") == "recursive-512-128-langchain"
     with pytest.raises(RagauditError, match="size"):
         Chunking("fixed", 0, 0)
     with pytest.raises(RagauditError, match="overlap"):
@@ -47,6 +49,39 @@ def test_chunking_names_and_validation():
         Chunking("semantic", 100, 0)  # type: ignore[arg-type]
     with pytest.raises(RagauditError, match="recursive-1000-0"):
         Chunking.from_name("recursive1000")
+    with pytest.raises(RagauditError, match="overlap_rule 'tail' is not one of"):
+        Chunking("recursive", 100, 10, "tail")  # type: ignore[arg-type]
+
+
+def test_both_name_spellings_read_back():
+    for name in ("recursive-1000-200-carry_tail", "recursive-512-128-langchain"):
+        assert Chunking.from_name(name).name == name
+    assert Chunking.from_name("recursive-512-128-langchain") == Chunking(
+        "recursive", 512, 128, "langchain"
+    )
+    # The 3-part forms: overlap 0 and the fixed splitter take no rule suffix ...
+    for name in ("recursive-1000-0", "fixed-1000-200", "recursive-4000-0"):
+        assert Chunking.from_name(name).name == name
+    # ... and a 3-part recursive overlap is how files before the rules spelt LangChain's.
+    assert Chunking.from_name("recursive-1000-200") == Chunking("recursive", 1000, 200, "langchain")
+    assert chunking_name("recursive", 1000, 200, None) == "recursive-1000-200"
+    with pytest.raises(RagauditError, match="'tail' is not one of carry_tail, langchain"):
+        Chunking.from_name("recursive-1000-200-tail")
+
+
+def test_overlap_zero_is_one_chunking_under_either_rule():
+    # At overlap 0 the rules cut the same chunks, so A_prime/C_prime keep their one name.
+    assert Chunking("recursive", 1000, 0, "langchain") == Chunking("recursive", 1000, 0)
+    assert Chunking("recursive", 1000, 0, "langchain").name == "recursive-1000-0"
+
+
+def test_the_fixed_splitter_refuses_the_langchain_rule_in_one_line():
+    with pytest.raises(RagauditError) as caught:
+        Chunking("fixed", 1000, 200, "langchain")
+    assert str(caught.value) == (
+        "the 'langchain' rule applies to the recursive splitter only: the fixed splitter's "
+        "sliding window already carries the previous chunk's tail"
+    )
 
 
 def test_fixed_splitter_cuts_at_offsets():
@@ -82,11 +117,46 @@ def test_recursive_keeps_separator_with_the_sentence_it_ends():
     ]
 
 
-def test_recursive_overlap_carries_trailing_pieces():
+def test_langchain_overlap_carries_trailing_pieces():
     text = "aa. bb. cc. dd. ee."
-    chunks = [text[s:e] for s, e in chunk_spans(text, Chunking("recursive", 8, 4))]
+    chunks = [text[s:e] for s, e in chunk_spans(text, Chunking("recursive", 8, 4, "langchain"))]
     # pieces are 4 characters ("aa. "); 8 fits two; an overlap of 4 carries the last one.
     assert chunks == ["aa. bb.", "bb. cc.", "cc. dd.", "dd. ee."]
+
+
+# Overlap 0 at size 40 cuts "Pump log" [0, 8), "The pump ran. It stopped at noon." [10, 43),
+# "Then it ran again." [44, 62) and "Done." [64, 69) (worked by hand from the separators).
+PUMP_LOG = "Pump log\n\nThe pump ran. It stopped at noon. Then it ran again.\n\nDone."
+
+
+def test_carry_tail_prefixes_the_previous_chunks_tail_at_a_separator():
+    spans = chunk_spans(PUMP_LOG, Chunking("recursive", 40, 25))
+    assert [PUMP_LOG[s:e] for s, e in spans] == [
+        "Pump log",
+        # "Pump log" (8 <= 25 characters) travels whole, with the blank line after it.
+        "Pump log\n\nThe pump ran. It stopped at noon.",
+        # The last 25 characters are " ran. It stopped at noon."; its coarsest separator
+        # is ". ", so the carry starts after it (not after the earlier " ").
+        "It stopped at noon. Then it ran again.",
+        "Then it ran again.\n\nDone.",
+    ]
+    assert [e for _, e in spans] == [8, 43, 62, 69]  # each chunk still ends where it did
+
+
+def test_carry_tail_carries_at_most_the_overlap():
+    spans = chunk_spans(PUMP_LOG, Chunking("recursive", 40, 20))
+    # The window " It stopped at noon." holds no ". ": the carry starts after its " ".
+    assert PUMP_LOG[spans[2][0] : spans[2][1]] == "It stopped at noon. Then it ran again."
+    spans = chunk_spans(PUMP_LOG, Chunking("recursive", 40, 12))
+    # The window is "ped at noon.": after its first " " the carry is "at noon.".
+    assert PUMP_LOG[spans[2][0] : spans[2][1]] == "at noon. Then it ran again."
+    # A window with no separator at all is carried from its first character.
+    text = "abcdefghij"
+    assert [text[s:e] for s, e in chunk_spans(text, Chunking("recursive", 4, 2))] == [
+        "abcd",
+        "cdefgh",
+        "ghij",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -95,6 +165,9 @@ def test_recursive_overlap_carries_trailing_pieces():
         Chunking("fixed", 300, 0),
         Chunking("fixed", 300, 120),
         Chunking("recursive", 300, 0),
+        Chunking("recursive", 300, 100, "langchain"),
+        Chunking("recursive", 1000, 200, "langchain"),
+        Chunking("recursive", 97, 13, "langchain"),
         Chunking("recursive", 300, 100),
         Chunking("recursive", 1000, 200),
         Chunking("recursive", 97, 13),
@@ -108,12 +181,23 @@ def test_spans_are_exact_bounded_and_cover_the_text(chunking):
         doc = Document(f"d{trial}", text)
         chunks = chunk_document(doc, chunking)
         assert chunks == chunk_document(doc, chunking)  # deterministic
+        # carry_tail: the overlap-0 chunks, each grown backwards by at most the overlap.
+        carried = chunking.overlap_rule == "carry_tail" and chunking.splitter == "recursive"
+        plain = chunk_spans(text, replace(chunking, overlap=0)) if carried else []
+        assert not carried or len(chunks) == len(plain)
         covered = set()
         previous_start = -1
         for index, chunk in enumerate(chunks):
             assert chunk.chunk_id == f"{chunking.name}/d{trial}#{index}"
             assert text[chunk.start : chunk.end] == chunk.text
-            assert 0 < len(chunk.text) <= chunking.size
+            assert chunk.text == chunk.text.strip() or chunking.splitter == "fixed"
+            if carried:
+                own_start, own_end = plain[index]
+                assert chunk.end == own_end and chunk.start <= own_start
+                assert index == 0 or chunk.start >= plain[index - 1][1] - chunking.overlap
+                assert own_end - own_start <= chunking.size
+            else:
+                assert 0 < len(chunk.text) <= chunking.size
             assert chunk.start > previous_start  # in document order
             previous_start = chunk.start
             covered.update(range(chunk.start, chunk.end))
@@ -179,7 +263,7 @@ def test_character_node_parser_matches_chunk_document():
             "doc_id": "doc-1",
             "start": chunk.start,
             "end": chunk.end,
-            "chunking": "recursive-300-60",
+            "chunking": "recursive-300-60-carry_tail",
         }
         # identifiers must not leak into what is embedded
         assert node.get_content(metadata_mode=MetadataMode.EMBED) == chunk.text

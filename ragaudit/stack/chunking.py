@@ -3,15 +3,32 @@
 Two splitters, both measured in characters:
 
 * ``fixed``: cut every ``size`` characters; the next chunk starts ``size - overlap`` later.
-  Nothing is stripped, so the chunks tile the document exactly.
+  Nothing is stripped, so the chunks tile the document exactly. That sliding window already
+  carries the previous chunk's last ``overlap`` characters, so it takes no overlap rule
+  (``langchain`` is refused for it) and its name has no rule suffix.
 * ``recursive``: LangChain ``RecursiveCharacterTextSplitter`` semantics with the
   separators ``"\\n\\n"``, ``"\\n"``, ``". "``, ``" "`` and then single characters. The
   text is split on the first separator it contains; pieces that fit are merged greedily up
   to ``size``; a piece longer than ``size`` flushes what was merged so far and is split
-  again with the next separator. After a chunk is emitted, its trailing pieces (at most
-  ``overlap`` characters of them, and only as many as still leave room for the next piece)
-  start the next chunk. Chunks are stripped of surrounding whitespace, and empty ones
-  dropped, as LangChain does by default.
+  again with the next separator. Chunks are stripped of surrounding whitespace, and empty
+  ones dropped, as LangChain does by default.
+
+Overlap on the recursive splitter follows one of two named rules (``Chunking.overlap_rule``):
+
+* ``carry_tail`` (the default, the seed's): cut with no overlap, then prefix each chunk after
+  the first with the previous chunk's trailing text of at most ``overlap`` characters, taken
+  just after a separator where one falls in it; a previous chunk no longer than ``overlap``
+  (a 35-41-character header paragraph) travels whole. Chunks get longer, their count is the
+  overlap-0 count. Semantics and the seed's reasons: ``ragaudit.stack.carry_tail``.
+* ``langchain`` (LangChain's, kept to compare): after a chunk is emitted, its trailing pieces
+  (at most ``overlap`` characters of them, and only as many as still leave room for the next
+  piece) start the next chunk. It works within one recursion level's merge only, so across a
+  paragraph cut it carries nothing (issue 12: at n=5, 152 of 157 chunk texts were identical
+  to overlap 0's).
+
+With overlap 0 the two rules are the same cut, so the rule is recorded as ``carry_tail`` and
+left out of the name: ``recursive-1000-0``, ``recursive-1000-200-carry_tail``,
+``recursive-512-128-langchain``, ``fixed-1000-200``.
 
 Where a separator goes: it stays at the *end* of the piece it terminates (``". "`` stays
 with the sentence it ends, ``"\\n\\n"`` with the paragraph it closes). So every cut the
@@ -35,33 +52,47 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ragaudit.errors import RagauditError
+from ragaudit.stack.carry_tail import carry_tail_spans
 
 if TYPE_CHECKING:
     from ragaudit.probes.base import Document
 
 Splitter = Literal["fixed", "recursive"]
 SPLITTERS: tuple[str, ...] = ("fixed", "recursive")
+OverlapRule = Literal["carry_tail", "langchain"]
+OVERLAP_RULES: tuple[str, ...] = ("carry_tail", "langchain")
 SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ", "")
 """The recursive splitter's separators, coarsest first; "" means single characters."""
 
 
-def chunking_name(splitter: str, size: int, overlap: int) -> str:
+def chunking_name(
+    splitter: str, size: int, overlap: int, overlap_rule: str | None = "carry_tail"
+) -> str:
     """The one spelling of a chunking's id, as in chunk ids and the results file:
-    ``<splitter>-<size>-<overlap>``, e.g. ``recursive-1000-200`` (``Chunking.from_name``
-    reads it back)."""
-    return f"{splitter}-{size}-{overlap}"
+    ``<splitter>-<size>-<overlap>``, plus ``-<overlap_rule>`` when the rule changes the cut
+    (recursive, overlap > 0): ``recursive-1000-0``, ``recursive-1000-200-carry_tail``.
+    ``overlap_rule=None`` gives the name a results file written before overlap rules used
+    (``Chunking.from_name`` reads both forms back)."""
+    base = f"{splitter}-{size}-{overlap}"
+    if overlap_rule is None or overlap == 0 or splitter == "fixed":
+        return base
+    return f"{base}-{overlap_rule}"
 
 
 @dataclass(frozen=True)
 class Chunking:
-    """How a corpus is cut into chunks: splitter, size and overlap, all in characters."""
+    """How a corpus is cut into chunks: splitter, size and overlap (in characters), and the
+    rule by which the overlap is carried."""
 
     splitter: Splitter = "recursive"
     """"fixed" (cut at character offsets) or "recursive" (cut at separators)."""
     size: int = 1000
-    """Largest chunk, in characters."""
+    """Largest chunk, in characters (before any carried overlap, under ``carry_tail``)."""
     overlap: int = 0
-    """Characters of the previous chunk repeated at the start of the next."""
+    """Characters of the previous chunk repeated at the start of the next, at most."""
+    overlap_rule: OverlapRule = "carry_tail"
+    """"carry_tail" (the seed's: the previous chunk's tail prefixed to the overlap-0 chunk)
+    or "langchain" (LangChain's merge re-using trailing pieces); see the module docstring."""
 
     def __post_init__(self) -> None:
         if self.splitter not in SPLITTERS:
@@ -75,21 +106,44 @@ class Chunking:
                 f"chunking overlap must be an integer with 0 <= overlap < size ({self.size}), "
                 f"got {self.overlap!r}"
             )
+        check_overlap_rule(self.splitter, self.overlap_rule)
+        if self.overlap == 0:
+            # Both rules make the same cut at overlap 0: one identity, one name.
+            object.__setattr__(self, "overlap_rule", "carry_tail")
 
     @property
     def name(self) -> str:
-        """The chunking's id, e.g. ``fixed-1000-0`` or ``recursive-1000-200``."""
-        return chunking_name(self.splitter, self.size, self.overlap)
+        """The chunking's id, e.g. ``fixed-1000-0`` or ``recursive-1000-200-carry_tail``."""
+        return chunking_name(self.splitter, self.size, self.overlap, self.overlap_rule)
 
     @classmethod
     def from_name(cls, name: str) -> Chunking:
-        """Parse a name such as ``recursive-512-128`` back into a Chunking."""
+        """Parse a name such as ``recursive-512-128-langchain`` or ``recursive-1000-0`` back
+        into a Chunking. A 3-part name with a recursive overlap (``recursive-1000-200``) is
+        how results files before overlap rules spelt LangChain's rule, so it reads as that."""
         parts = name.split("-")
-        if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        if len(parts) not in (3, 4) or not parts[1].isdigit() or not parts[2].isdigit():
             raise RagauditError(
-                f"chunking name {name!r} is not <splitter>-<size>-<overlap>, e.g. recursive-1000-0"
+                f"chunking name {name!r} is not <splitter>-<size>-<overlap>[-<overlap rule>], "
+                "e.g. recursive-1000-0 or recursive-1000-200-carry_tail"
             )
-        return cls(splitter=parts[0], size=int(parts[1]), overlap=int(parts[2]))  # type: ignore[arg-type]
+        legacy = "langchain" if parts[0] == "recursive" else "carry_tail"
+        rule = parts[3] if len(parts) == 4 else legacy
+        return cls(parts[0], int(parts[1]), int(parts[2]), rule)  # type: ignore[arg-type]
+
+
+def check_overlap_rule(splitter: str, overlap_rule: str) -> None:
+    """Refuse an unknown overlap rule, and ``langchain`` for the fixed splitter (whose
+    sliding window is already a character-level tail carry)."""
+    if overlap_rule not in OVERLAP_RULES:
+        raise RagauditError(
+            f"chunking overlap_rule {overlap_rule!r} is not one of {', '.join(OVERLAP_RULES)}"
+        )
+    if splitter == "fixed" and overlap_rule != "carry_tail":
+        raise RagauditError(
+            "the 'langchain' rule applies to the recursive splitter only: the fixed "
+            "splitter's sliding window already carries the previous chunk's tail"
+        )
 
 
 @dataclass(frozen=True)
@@ -110,8 +164,12 @@ def chunk_spans(text: str, chunking: Chunking) -> list[tuple[int, int]]:
     """The (start, end) character spans of the chunks of ``text``, in order."""
     if chunking.splitter == "fixed":
         return _fixed_spans(len(text), chunking.size, chunking.overlap)
-    spans = _recursive_spans(text, 0, len(text), SEPARATORS, chunking.size, chunking.overlap)
-    return [stripped for span in spans if (stripped := _strip(text, *span)) is not None]
+    merged = chunking.overlap if chunking.overlap_rule == "langchain" else 0
+    spans = _recursive_spans(text, 0, len(text), SEPARATORS, chunking.size, merged)
+    cut = [stripped for span in spans if (stripped := _strip(text, *span)) is not None]
+    if chunking.overlap_rule == "langchain":
+        return cut
+    return carry_tail_spans(text, cut, chunking.overlap, SEPARATORS)
 
 
 def chunk_document(doc: Document, chunking: Chunking) -> list[Chunk]:
