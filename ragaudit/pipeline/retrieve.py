@@ -26,6 +26,7 @@ from ragaudit.stack.chunking import chunk_corpus
 from ragaudit.stack.configs import COMPARISONS, TABLE_SPLIT_WIDE, B, StackConfig
 from ragaudit.stack.index import ChunkIndex, build_index, embed_texts
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
+from ragaudit.stack.windows import survey_window
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,7 @@ class MatrixStage:
         texts = list(dict.fromkeys(c.text for chunks in chunkings.values() for c in chunks))
         self.progress.stage(f"embed passages {spec}", len(texts))
         vectors, errors = embed_texts(embedder, texts, on_batch=self.progress.advance)
+        window = survey_window(embedder, texts)  # tokenizer pass only: no model call
         self.progress.stage(f"index {spec}", len(chunkings))
         indexes = {}
         for name, chunks in chunkings.items():
@@ -190,6 +192,7 @@ class MatrixStage:
                     "chunks": len(chunks),
                     "added": index.added,
                     "failed": len(index.failed_chunk_ids),
+                    **window.fields(chunks),
                 }
             )
             self.progress.advance(1)

@@ -23,10 +23,12 @@ from ragaudit.report.tables import (
     quotes_section,
     retrieval_section,
 )
+from ragaudit.report.windows import windows_section
 
 SECTIONS = (
     header_section,
     conditions_section,
+    windows_section,
     controls_section,
     retrieval_section,
     generation_section,

@@ -72,3 +72,54 @@ def fmt_p(p: float | None) -> str:
     if p < 0.0001:
         return "< 0.0001"
     return str(_as_written(p).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP))
+
+
+NOT_MEASURED = "not measured in this file"
+"""A field the results file predates."""
+
+
+def fmt_window(entry: dict | None) -> str:
+    """One (embedder, chunking) index's chunks against the embedder's input window, e.g.
+    `3 of 796 chunks of recursive-1000-0 exceed local:minilm's 256-token window; only
+    their first 256 tokens are embedded (longest: 310 tokens)`. `entry` is a `run.indexes`
+    entry (or the audit's `index`); one that predates the window fields reads
+    `not measured in this file`."""
+    if not entry or "window_basis" not in entry:
+        where = f"{entry['embedder']} on {entry['chunking']}: " if entry else ""
+        return f"{where}input window {NOT_MEASURED}"
+    spec, chunking, window = entry["embedder"], entry["chunking"], entry["window_tokens"]
+    if entry["over_window"] is None:
+        return (
+            f"{entry['chunks']} chunks of {chunking} not measured against {spec}'s input "
+            f"window: {entry.get('over_window_reason') or 'no reason recorded'}"
+        )
+    estimated = entry["window_basis"] == "estimated"
+    count = f"{'an estimated ' if estimated else ''}{entry['over_window']} of {entry['chunks']}"
+    verb = "exceeds" if entry["over_window"] == 1 else "exceed"
+    text = f"{count} chunks of {chunking} {verb} {spec}'s {window}-token window"
+    if entry["over_window"]:
+        text += "; " + _past_window(entry["window_overflow"], window)
+    text += f" (longest: {entry['longest_tokens']} tokens"
+    if estimated:
+        text += ", counted with another model's tokenizer"
+    return text + ")"
+
+
+def _past_window(overflow: str, window: int) -> str:
+    if overflow == "truncated":
+        return f"only their first {window} tokens are embedded"
+    if overflow == "windowed":
+        return f"each is embedded whole as the mean of {window}-token windows, diluting it"
+    return "what the model does past its window is not recorded"
+
+
+def fmt_chunk_window(tokens: int, entry: dict) -> str:
+    """One chunk past its embedder's window, for a list of retrieved chunks:
+    `310 tokens, over the 256-token window: only the first 256 embedded`."""
+    estimated = " (estimated)" if entry.get("window_basis") == "estimated" else ""
+    window = entry["window_tokens"]
+    rest = {
+        "truncated": f"only the first {window} embedded",
+        "windowed": f"embedded as the mean of {window}-token windows",
+    }.get(entry.get("window_overflow"), "what happens past it is not recorded")
+    return f"{tokens} tokens{estimated}, over the {window}-token window: {rest}"

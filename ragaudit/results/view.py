@@ -121,3 +121,12 @@ def uncertified(results: dict, embedder: str) -> bool:
 def wilson_confidence(results: dict) -> float | None:
     """The confidence of every recorded Wilson interval (0.95), if the file records it."""
     return (results.get("analysis") or {}).get("wilson_confidence")
+
+
+def index_windows(results: dict) -> dict[tuple[str, str], dict]:
+    """`run.indexes` entries keyed by (embedder, chunking); each carries its window fields
+    (`window_tokens`, `over_window`, …), or lacks them in a file that predates them."""
+    return {
+        (entry["embedder"], entry["chunking"]): entry
+        for entry in (results.get("run") or {}).get("indexes") or []
+    }
