@@ -126,8 +126,9 @@ def detectability_figure(
     return fig
 
 
-def sweep_figure(sweep: list[dict]):
-    """A recorded threshold sweep: failures caught and false positives at each cut."""
+def sweep_figure(sweep: list[dict], score_label: str = "recorded score"):
+    """A recorded threshold sweep: failures caught and false positives at each cut of the
+    score `score_label` names."""
     import plotly.graph_objects as go
 
     cuts = [point["cut"] for point in sweep]
@@ -137,6 +138,8 @@ def sweep_figure(sweep: list[dict]):
             go.Scatter(x=cuts, y=[p.get(field) for p in sweep], name=name, mode="lines+markers")
         )
     fig.update_layout(
-        height=260, margin={"l": 10, "r": 10, "t": 30, "b": 30}, xaxis_title="threshold"
+        height=260,
+        margin={"l": 10, "r": 10, "t": 30, "b": 30},
+        xaxis_title=f"threshold on the {score_label}",
     )
     return fig

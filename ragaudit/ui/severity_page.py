@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ragaudit.grading.citation_check import OUTCOMES as CITATION_OUTCOMES
 from ragaudit.results.format import NOT_RUN, fmt_p
+from ragaudit.results.swept_scores import NOT_MEASURED, score_label
 from ragaudit.results.view import cell_index, config_names, embedder_specs, probes_for
 from ragaudit.ui import links
 from ragaudit.ui.charts import detectability_figure, sweep_figure
@@ -17,14 +18,15 @@ _NO_CELLS = (
 CITATION_COLUMNS = (*CITATION_OUTCOMES, "failures")
 
 
-def swept_points(detect: dict) -> tuple[list[float], list[float]]:
-    """(passing scores, failing scores) as the analysis stage recorded them for its sweep
-    (`detectability.by_instance`); unscored instances are left out, as the sweep did."""
+def swept_points(detect: dict, field: str = "score") -> tuple[list[float], list[float]]:
+    """(passing values, failing values) of `field` as the analysis stage recorded them per
+    instance (`detectability.by_instance`): "score" is the score the sweep used, "bm25" a
+    hybrid cell's BM25 score. Unscored instances are left out, as the sweep did."""
     passing: list[float] = []
     failing: list[float] = []
     for point in (detect.get("by_instance") or {}).values():
-        if point.get("score") is not None:
-            (failing if point["failed"] else passing).append(point["score"])
+        if point.get(field) is not None:
+            (failing if point["failed"] else passing).append(point[field])
     return passing, failing
 
 
@@ -97,6 +99,7 @@ def _render_permutations(index: dict, embedder: str) -> None:
                 {
                     "probe": p,
                     "config": c,
+                    "score": cell["detectability"].get("score") or NOT_MEASURED,
                     "p_value": fmt_p(perm.get("p_value")),
                     "mean fail": perm.get("mean_fail"),
                     "mean pass": perm.get("mean_pass"),
@@ -149,7 +152,32 @@ def _render_detectability(cell: dict | None, probe: str, config: str, embedder: 
         f"measurable: {detect.get('measurable')}"
         + (f" ({detect['reason']})" if detect.get("reason") else "")
     )
-    threshold = detect.get("threshold")
+    basis = cell.get("failure_basis")
+    _render_sweep(detect, detect, "score", "severity", basis)
+    bm25 = detect.get("bm25")
+    if bm25:
+        st.markdown(
+            "**The same chunk's BM25 score, reported apart** (no severity class reads it): "
+            f"failures {bm25.get('failures')} · successes {bm25.get('successes')} · "
+            f"measurable: {bm25.get('measurable')}"
+            + (f" ({bm25['reason']})" if bm25.get("reason") else "")
+        )
+        _render_sweep(bm25, detect, "bm25", "severity_bm25", basis)
+
+
+def _render_sweep(block: dict, detect: dict, field: str, key: str, basis: str | None) -> None:
+    """One sweep block: the score it swept, named; its cut and test; its plots. The points
+    are `field` of the cell's `by_instance`."""
+    import streamlit as st
+
+    label = score_label(block.get("score"))
+    unscored = block.get("unscored")
+    st.markdown(
+        f"Score swept: `{block.get('score') or NOT_MEASURED}`, {label}"
+        + (f" · unscored {unscored}" if unscored else "")
+        + (f" ({block['unscored_reason']})" if block.get("unscored_reason") else "")
+    )
+    threshold = block.get("threshold")
     if threshold:
         st.markdown(
             f"Recorded threshold {threshold.get('cut')}: catches "
@@ -159,24 +187,28 @@ def _render_detectability(cell: dict | None, probe: str, config: str, embedder: 
             f" · separable: {threshold.get('separable')} · "
             f"{threshold.get('label', 'in-sample diagnostic')}"
         )
-    perm = detect.get("permutation")
+    perm = block.get("permutation")
     if perm:
         st.markdown(
             f"Permutation test: p = {fmt_p(perm.get('p_value'))} ({perm.get('reshuffles')} "
             f"reshuffles, seed {perm.get('seed')})"
         )
-    _plot_detectability(detect, cell.get("failure_basis"))
+    _plot_detectability(block, swept_points(detect, field), label, key, basis)
 
 
-def _plot_detectability(detect: dict, basis: str | None) -> None:
+def _plot_detectability(
+    block: dict, points: tuple[list[float], list[float]], label: str, key: str, basis: str | None
+) -> None:
     """The recorded sweep, and each instance at its recorded score (read, never recomputed)."""
     import streamlit as st
 
-    if detect.get("sweep"):
+    if block.get("sweep"):
         st.plotly_chart(
-            sweep_figure(detect["sweep"]), key="severity_sweep", config={"displayModeBar": False}
+            sweep_figure(block["sweep"], label),
+            key=f"{key}_sweep",
+            config={"displayModeBar": False},
         )
-    passing, failing = swept_points(detect)
+    passing, failing = points
     if not (passing or failing):
         st.caption("No scored instances in this cell: nothing to plot.")
         return
@@ -184,14 +216,13 @@ def _plot_detectability(detect: dict, basis: str | None) -> None:
         detectability_figure(
             passing,
             failing,
-            (detect.get("threshold") or {}).get("cut"),
-            f"recorded retrieval score ({detect.get('score') or 'top1_score'})",
+            (block.get("threshold") or {}).get("cut"),
+            f"recorded retrieval score: {label}",
         ),
-        key="severity_scores",
+        key=f"{key}_scores",
         config={"displayModeBar": False},
     )
     st.caption(
-        f"Each dot is one instance (failure judged on {basis}) at its recorded retrieval "
-        "score; the dashed line is the recorded cut, fitted on these same instances "
-        "(no holdout)."
+        f"Each dot is one instance (failure judged on {basis}) at its recorded {label}; "
+        "the dashed line is the recorded cut, fitted on these same instances (no holdout)."
     )
