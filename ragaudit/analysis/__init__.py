@@ -3,6 +3,7 @@ McNemar p-values on comparisons. `analyse(results)` fills them in the results di
 
 from __future__ import annotations
 
+from ragaudit.analysis.attribution import attribute_cell
 from ragaudit.analysis.cells import cell_measures, citation_counts, failure_flags, group_cells
 from ragaudit.analysis.detectability import detectability, detectability_summary
 from ragaudit.analysis.severity import LOUD_VERDICTS, SeverityFacts, classify, severity_rules
@@ -43,6 +44,7 @@ def analyse(results: dict) -> None:
                 "successes": None if failed is None else len(failed) - sum(failed),
                 "detectability": detectability(records, failed, hybrid.get(config)),
                 "citation_check": citation_counts(records, failed) if generated else None,
+                "attribution": attribute_cell(records, generated),
                 "_records": records,
                 "_failed": failed,
             }

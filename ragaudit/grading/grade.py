@@ -79,6 +79,8 @@ def grade_records(records: list[dict], chunks_by_id: dict) -> None:
     citation check reads the retrieved chunks' texts from `chunks_by_id` (the results
     file's "chunks"), so its outcome is final: analysis counts it and never re-checks.
     A retrieved chunk missing from `chunks_by_id` is an error naming the instance.
+    A record's oracle reply (record["oracle"]["generation"]) is graded by the same spec
+    into record["oracle"]["grade"]; it gets no citation check (its context is the gold).
     """
     for record in records:
         generation = record.get("generation")
@@ -86,17 +88,25 @@ def grade_records(records: list[dict], chunks_by_id: dict) -> None:
             record["grade"] = None
             record["citation_check"] = None
             continue
+        oracle = record.get("oracle") or {}
         try:
-            record["grade"] = grade(
-                generation.get("reply"),
-                record.get("grading"),
-                status=generation.get("status", "ok"),
-                gold_answer=record.get("gold_answer"),
-            )
+            record["grade"] = _grade_generation(generation, record)
+            if oracle.get("generation"):
+                oracle["grade"] = _grade_generation(oracle["generation"], record)
             texts = _retrieved_texts(record, chunks_by_id)
         except RagauditError as error:
             raise RagauditError(f"instance {record.get('key')}: {error}") from None
         record["citation_check"] = check_citations(generation, texts)
+
+
+def _grade_generation(generation: dict, record: dict) -> dict:
+    """`grade` of one generation record by the instance's grading spec."""
+    return grade(
+        generation.get("reply"),
+        record.get("grading"),
+        status=generation.get("status", "ok"),
+        gold_answer=record.get("gold_answer"),
+    )
 
 
 def _retrieved_texts(record: dict, chunks_by_id: dict) -> dict[str, str]:

@@ -1,5 +1,6 @@
 """Generation: the prompt (NOT_IN_CONTEXT instruction, chunk citations) and the calls that
-fill each instance record's `generation`, each distinct prompt generated once."""
+fill each instance record's `generation` and its `oracle` (the same prompt over only the
+chunks holding the gold spans), every distinct prompt generated once."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from ragaudit.errors import ModelCallFailed, RagauditError
+from ragaudit.pipeline.oracle import chunk_id_index, oracle_chunk_ids
 
 ABSTAIN_TOKEN = "NOT_IN_CONTEXT"
 # Kept short on purpose: every prompt token costs ~10 ms of evaluation on the 0.5B model.
@@ -71,10 +73,17 @@ def prompt_sha256(messages: list[dict], params: dict) -> str:
 
 def _record_chunks(record: dict, chunks_by_id: dict) -> list[dict]:
     hits = sorted(record.get("retrieved") or [], key=lambda hit: hit.get("rank", 0))
+    texts = {hit["chunk_id"]: hit["text"] for hit in hits if hit.get("text") is not None}
+    return _chunk_texts(record, [hit["chunk_id"] for hit in hits], chunks_by_id, texts)
+
+
+def _chunk_texts(
+    record: dict, chunk_ids: list[str], chunks_by_id: dict, texts: dict | None = None
+) -> list[dict]:
+    """{"chunk_id", "text"} for each id, in order; a chunk without text names the record."""
     chunks = []
-    for hit in hits:
-        chunk_id = hit["chunk_id"]
-        text = hit.get("text")
+    for chunk_id in chunk_ids:
+        text = (texts or {}).get(chunk_id)
         if text is None:
             text = (chunks_by_id.get(chunk_id) or {}).get("text")
         if text is None:
@@ -118,64 +127,109 @@ def generate_records(
     gen_probes: Iterable[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
     params: dict | None = None,
+    chunk_offsets: dict | None = None,
 ) -> dict:
-    """Fill record["generation"] for the selected records (see `select_records`).
+    """Fill record["generation"] and record["oracle"] for the selected records (see
+    `select_records`).
 
-    Identical prompts are generated once and shared (the call cache also replays across
-    runs). A ModelCallFailed is recorded as status "failed_call" with its error, never
-    dropped; a record whose retrieval failed is recorded the same way. Returns counts:
-    {"records", "prompts", "computed", "replayed", "failed"}.
+    Each record asks one prompt over its retrieved chunks and, when it has gold spans, one
+    over its oracle context (pipeline.oracle, read from `chunk_offsets` and `chunks_by_id`),
+    stored as record["oracle"] = {"chunk_ids", "generation", "grade": None}; else
+    record["oracle"] is None. Both kinds go into one pool of distinct prompts, each
+    generated once and shared (the call cache also replays across runs). A ModelCallFailed
+    is recorded as status "failed_call" with its error, never dropped; a record whose
+    retrieval failed is recorded the same way, with no oracle. Returns counts: {"records",
+    "prompts", "computed", "replayed", "failed", "oracle_records", "oracle_prompts"}.
     """
     params = dict(DEFAULT_GEN_PARAMS if params is None else params)
     spec = getattr(generator, "spec", type(generator).__name__)
-    groups: dict[str, dict] = {}
-    failed_records = 0
-    for record in select_records(records, gen_configs, gen_probes):
-        if record.get("retrieval_error"):
-            error = f"retrieval failed, nothing to generate from: {record['retrieval_error']}"
-            record["generation"] = _failed(spec, None, error)
-            failed_records += 1
-            continue
-        chunks = _record_chunks(record, chunks_by_id)
-        messages = build_messages(record["question"], chunks)
-        sha = prompt_sha256(messages, params)
-        labels = {citation_label(i): c["chunk_id"] for i, c in enumerate(chunks)}
-        group = groups.setdefault(sha, {"messages": messages, "records": []})
-        group["records"].append((record, labels))
-    counts = {"records": failed_records, "prompts": len(groups), "computed": 0, "replayed": 0}
-    counts["failed"] = 0
-    total = len(groups)
-    for done, (sha, group) in enumerate(groups.items(), start=1):
-        outcome = _call(generator, group["messages"], params, spec, sha)
-        if outcome["status"] == "failed_call":
-            counts["failed"] += 1
-        elif outcome["replayed"]:
-            counts["replayed"] += 1
-        else:
-            counts["computed"] += 1
-        for record, labels in group["records"]:
-            generation = dict(outcome)
+    selected = select_records(records, gen_configs, gen_probes)
+    pool = _prompt_pool(selected, chunks_by_id, chunk_offsets or {}, params, spec)
+    prompts = [(sha, entry["messages"]) for sha, entry in pool.items()]
+    outcomes = _run_prompts(generator, prompts, params, spec, progress)
+    for sha, entry in pool.items():
+        for record, labels, slot in entry["uses"]:
+            generation = dict(outcomes[sha])
             generation["citation_labels"] = labels
             if generation["status"] == "ok":
                 generation["citations"] = parse_citations(generation["reply"], labels)
-            record["generation"] = generation
-            counts["records"] += 1
-        if progress is not None:
-            progress(done, total)
+            if slot == "oracle":
+                record["oracle"]["generation"] = generation
+            else:
+                record["generation"] = generation
+    counts = {"records": len(selected), "prompts": len(pool)}
+    counts.update(computed=0, replayed=0, failed=0)
+    for outcome in outcomes.values():
+        failed, replayed = outcome["status"] == "failed_call", outcome["replayed"]
+        counts["failed" if failed else "replayed" if replayed else "computed"] += 1
+    counts["oracle_records"] = sum(1 for r in selected if r.get("oracle"))
+    counts["oracle_prompts"] = sum(
+        1 for entry in pool.values() if any(slot == "oracle" for *_, slot in entry["uses"])
+    )
     return counts
 
 
+def _prompt_pool(
+    selected: list[dict], chunks_by_id: dict, chunk_offsets: dict, params: dict, spec: str
+) -> dict[str, dict]:
+    """sha -> {"messages", "uses": [(record, citation labels, "generation"|"oracle")]}, in
+    the order records first ask each prompt. Records whose retrieval failed get their
+    failed generation here and ask nothing."""
+    ids = chunk_id_index(chunks_by_id)
+    pool: dict[str, dict] = {}
+
+    def ask(record: dict, chunks: list[dict], slot: str) -> None:
+        messages = build_messages(record["question"], chunks)
+        labels = {citation_label(i): c["chunk_id"] for i, c in enumerate(chunks)}
+        entry = pool.setdefault(prompt_sha256(messages, params), {"messages": messages, "uses": []})
+        entry["uses"].append((record, labels, slot))
+
+    for record in selected:
+        record["oracle"] = None
+        if record.get("retrieval_error"):
+            error = f"retrieval failed, nothing to generate from: {record['retrieval_error']}"
+            record["generation"] = _failed(spec, None, error)
+            continue
+        ask(record, _record_chunks(record, chunks_by_id), "generation")
+        oracle_ids = oracle_chunk_ids(record, chunk_offsets, ids)
+        if oracle_ids:
+            record["oracle"] = {"chunk_ids": oracle_ids, "generation": None, "grade": None}
+            ask(record, _chunk_texts(record, oracle_ids, chunks_by_id), "oracle")
+    return pool
+
+
+def _run_prompts(
+    generator,
+    prompts: list[tuple[str, list[dict]]],
+    params: dict,
+    spec: str,
+    progress: Callable[[int, int], None] | None,
+) -> dict[str, dict]:
+    """Generate each distinct prompt (sha, messages) once, in the order given; returns
+    sha -> outcome. Progress counts the whole pool."""
+    outcomes: dict[str, dict] = {}
+    for done, (sha, messages) in enumerate(prompts, start=1):
+        outcomes[sha] = _call(generator, messages, params, spec, sha)
+        if progress is not None:
+            progress(done, len(prompts))
+    return outcomes
+
+
 def failed_calls(records: Iterable[dict], generator_spec: str) -> list[dict]:
-    """The conditions' `failed_calls` entries for generation: one per distinct error, with
-    the keys of the records it failed."""
-    by_error: dict[str, list[str]] = {}
+    """The conditions' `failed_calls` entries for generation: one per kind ("generate",
+    "generate_oracle") and distinct error, with the keys of the records it failed."""
+    by_error: dict[tuple[str, str], list[str]] = {}
     for record in records:
-        generation = record.get("generation") or {}
-        if generation.get("status") == "failed_call":
-            by_error.setdefault(str(generation.get("error")), []).append(record["key"])
+        oracle = record.get("oracle") or {}
+        for kind, generation in (
+            ("generate", record.get("generation")),
+            ("generate_oracle", oracle.get("generation")),
+        ):
+            if (generation or {}).get("status") == "failed_call":
+                by_error.setdefault((kind, str(generation.get("error"))), []).append(record["key"])
     return [
-        {"model": generator_spec, "kind": "generate", "error": error, "instance_keys": keys}
-        for error, keys in by_error.items()
+        {"model": generator_spec, "kind": kind, "error": error, "instance_keys": keys}
+        for (kind, error), keys in by_error.items()
     ]
 
 

@@ -110,7 +110,8 @@ def _retrieve(
 def _generate(
     plan: RunPlan, results: dict, cache: CallCache, progress: Progress, partial: PartialWriter
 ) -> list[dict]:
-    """Generate and grade on the primary embedder's records; returns the failed calls."""
+    """Generate (each record's retrieved context and its oracle context) and grade on the
+    primary embedder's records; returns the failed calls."""
     generator = load_generator(plan.generator, cache)
     results["models"].append(describe_model(generator))
     primary = [r for r in results["instances"] if r["embedder"] == plan.embedders[0]]
@@ -128,6 +129,7 @@ def _generate(
         gen_probes=results["run"]["gen_probes"],
         progress=on_generated,
         params=plan.generation_params,
+        chunk_offsets=results["chunk_offsets"],  # the oracle contexts' chunks
     )
     grade_records(results["instances"], results["chunks"])
     partial(force=True)

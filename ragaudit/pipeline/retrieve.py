@@ -22,6 +22,7 @@ from ragaudit.pipeline.diagnostics import (
     span_preserved,
     table_together,
 )
+from ragaudit.pipeline.oracle import oracle_chunk_ids_of
 from ragaudit.stack.chunking import chunk_corpus
 from ragaudit.stack.configs import COMPARISONS, TABLE_SPLIT_WIDE, B, StackConfig
 from ragaudit.stack.index import ChunkIndex, build_index, embed_texts
@@ -114,6 +115,7 @@ class MatrixStage:
         for plan in self.plans:
             records.extend(self._run_plan(plan))
         used = {hit["chunk_id"] for record in records for hit in record["retrieved"]}
+        used |= oracle_chunk_ids_of(records, self.chunkings)  # generation's oracle contexts
         chunks = {
             chunk_id: {
                 "doc_id": chunk.doc_id,
