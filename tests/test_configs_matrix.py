@@ -30,12 +30,21 @@ def test_matrix_is_the_seeds_seven_configs():
     }
     assert [c.name for c in MATRIX] == ["A", "A_prime", "B", "C", "C_prime", "D", "M"]
     assert "reciprocal-rank fusion" in config_by_name(MATRIX, "M").description
+    # The seed's overlap carries the previous chunk's tail; the descriptions say so.
+    rules = {c.name: c.overlap_rule for c in MATRIX if c.overlap}
+    assert rules == dict.fromkeys(("B", "C", "D", "M"), "carry_tail")
+    assert config_by_name(MATRIX, "B").description == "recursive 1000/200 carry-tail, k=3"
+    assert all("carry-tail" in config_by_name(MATRIX, n).description for n in rules)
+    assert config_by_name(MATRIX, "B").to_json()["overlap_rule"] == "carry_tail"
 
 
 def test_configs_sharing_a_chunking_share_its_name_and_chunking():
     c, m, b = (config_by_name(MATRIX, n) for n in ("C", "M", "B"))
-    assert c.chunking_name == m.chunking_name == b.chunking_name == "recursive-1000-200"
-    assert c.chunking == b.chunking and c.chunking.name == "recursive-1000-200"
+    name = "recursive-1000-200-carry_tail"
+    assert c.chunking_name == m.chunking_name == b.chunking_name == name
+    assert c.chunking == b.chunking and c.chunking.name == name
+    # Overlap 0 names no rule: A_prime and C_prime keep their id (and their caches).
+    assert config_by_name(MATRIX, "A_prime").chunking_name == "recursive-1000-0"
     assert config_by_name(MATRIX, "A").chunking.name == "fixed-1000-0"
 
 
@@ -44,8 +53,8 @@ def test_the_matrix_cuts_four_chunkings_and_table_split_is_also_measured_at_4000
     assert [c.name for c in MATRIX_CHUNKINGS] == [
         "fixed-1000-0",
         "recursive-1000-0",
-        "recursive-1000-200",
-        "recursive-512-128",
+        "recursive-1000-200-carry_tail",
+        "recursive-512-128-carry_tail",
     ]
     assert {cfg.chunking for cfg in MATRIX} == set(MATRIX_CHUNKINGS)
     assert TABLE_SPLIT_WIDE.name == "recursive-4000-0"
@@ -86,6 +95,28 @@ def test_a_valid_yaml_config_loads_and_merges(tmp_path):
     assert [c.name for c in merge_configs(MATRIX, [config])][-1] == "E"
 
 
+def test_a_user_config_picks_its_overlap_rule(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text(
+        "- {name: L, splitter: recursive, chunk_size: 1000, overlap: 200, k: 3,"
+        " overlap_rule: langchain}\n"
+        "- {name: T, splitter: recursive, chunk_size: 1000, overlap: 200, k: 3}\n"
+    )
+    langchain, default = load_user_configs(path)
+    assert langchain.chunking_name == "recursive-1000-200-langchain"
+    assert default.overlap_rule == "carry_tail"
+    assert default.chunking_name == "recursive-1000-200-carry_tail"
+    path.write_text(
+        "- {name: L, splitter: recursive, chunk_size: 1000, overlap: 200, k: 3,"
+        " overlap_rule: tail}\n"
+    )
+    with pytest.raises(RagauditError) as caught:
+        load_user_configs(path)
+    assert str(caught.value) == (
+        f"{path}: config L: field 'overlap_rule': Input should be 'carry_tail' or 'langchain'"
+    )
+
+
 @pytest.mark.parametrize(
     ("entry", "field", "words"),
     [
@@ -109,6 +140,18 @@ def test_a_valid_yaml_config_loads_and_merges(tmp_path):
             "{name: E, splitter: recursive, chunk_size: '800', overlap: 0, k: 3}",
             "chunk_size",
             "integer",
+        ),
+        (
+            "{name: E, splitter: recursive, chunk_size: 800, overlap: 80, k: 3,"
+            " overlap_rule: carry-tail}",
+            "overlap_rule",
+            "Input should be 'carry_tail' or 'langchain'",
+        ),
+        (
+            "{name: E, splitter: fixed, chunk_size: 800, overlap: 80, k: 3,"
+            " overlap_rule: langchain}",
+            "overlap_rule",
+            "the 'langchain' rule applies to the recursive splitter only",
         ),
     ],
 )

@@ -142,8 +142,8 @@ def test_cli_writes_then_prints_stats(tmp_path, capsys):
     assert "wrote 22 instances over 11 probes" in capsys.readouterr().out
     assert main(["corpus", "--stats", "--out", str(folder)]) == 0
     out = capsys.readouterr().out
-    assert "fixed-1000-0         cut 2/2, whole 0/2" in out
-    assert "recursive-1000-0     cut 0/2, whole 2/2" in out
+    assert "fixed-1000-0" + " " * 19 + "cut 2/2, whole 0/2" in out  # names padded to 30
+    assert "recursive-1000-0" + " " * 15 + "cut 0/2, whole 2/2" in out
     assert "recursive-4000-0 2/2" in out
     # Two instances of each probe; six probes plant their anchor in one chunk (see
     # test_corpus_instrument.ANCHOR_CHUNKS): 12 of 22 counts are 1, so the median is 1.

@@ -147,8 +147,8 @@ def test_every_documents_chunk_offsets_are_recorded_per_chunking(stage_output):
     out, _ = stage_output
     offsets = out["chunk_offsets"]
     docs = small_corpus().documents
-    assert set(offsets) == {"fixed-1000-0", "recursive-1000-0", "recursive-1000-200",
-                            "recursive-512-128"}  # fmt: skip
+    assert set(offsets) == {"fixed-1000-0", "recursive-1000-0", "recursive-1000-200-carry_tail",
+                            "recursive-512-128-carry_tail"}  # fmt: skip
     assert all(set(per_doc) == {d.doc_id for d in docs} for per_doc in offsets.values())
     # fixed 1000/0 tiles a document exactly: b-1 is longer than 1000 and shorter than 2000
     length = len(docs[0].text)

@@ -210,5 +210,5 @@ def test_the_cut_verdict_is_the_recorded_one_even_when_the_corpus_on_disk_differ
     page = texts(at)
     assert "no gold span is cut (span_preserved: true)" in page
     assert "the gold span is cut" not in page
-    offsets = results["chunk_offsets"]["recursive-1000-200"][record["instance_id"]]
-    assert _chunk_bars(at, "recursive-1000-200") == [tuple(pair) for pair in offsets]
+    offsets = results["chunk_offsets"]["recursive-1000-200-carry_tail"][record["instance_id"]]
+    assert _chunk_bars(at, "recursive-1000-200-carry_tail") == [tuple(pair) for pair in offsets]

@@ -87,7 +87,7 @@ def test_lab_reproduces_the_recorded_cell_at_the_same_setting(real_run, config, 
         widget(key=key).set_value(value).run()
     m = _cell(real_run, "multihop", config)
     assert f"{m['count']}/{m['n']}" in _gold_line(at)
-    assert "recursive-1000-200" in _gold_line(at)
+    assert "`recursive-1000-200-carry_tail`" in _gold_line(at)
 
 
 def test_toggling_k_changes_the_retrieved_chunks(real_run):

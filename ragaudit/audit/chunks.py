@@ -48,7 +48,9 @@ def base_chunks(doc: Document, settings: AuditSettings, name: str) -> list[Audit
     if settings.splitter == "document":
         spans = [(0, len(doc.text))]
     else:
-        chunking = Chunking(settings.splitter, settings.chunk_size, settings.overlap)
+        chunking = Chunking(
+            settings.splitter, settings.chunk_size, settings.overlap, settings.overlap_rule
+        )
         spans = chunk_spans(doc.text, chunking)
     return [
         AuditChunk(

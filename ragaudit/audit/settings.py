@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ragaudit.audit.yamlio import load_with_lines, validate
 from ragaudit.backends.specs import check_embedder_spec
 from ragaudit.errors import RagauditError
-from ragaudit.stack.chunking import chunking_name
+from ragaudit.stack.chunking import check_overlap_rule, chunking_name
 
 # "(1) ", "1. ", "1) " at the start of a line; group 1 is the subsection number.
 DEFAULT_SUBSECTION_MARKER = r"^[ \t]*\(?(\d{1,3})[.)][ \t]+"
@@ -48,6 +48,9 @@ class AuditSettings(BaseModel):
     """`document` keeps each document whole as one chunk (article-per-chunk corpora)."""
     chunk_size: int = Field(default=1000, ge=1)
     overlap: int = Field(default=0, ge=0)
+    overlap_rule: Literal["carry_tail", "langchain"] = "carry_tail"
+    """How a recursive overlap is carried (`ragaudit.stack.chunking`): the previous chunk's
+    tail prefixed (`carry_tail`) or LangChain's merge (`langchain`)."""
     k: int = Field(default=6, ge=1)
     """Slots in the context the model sees."""
     hybrid: bool = False
@@ -95,6 +98,11 @@ class AuditSettings(BaseModel):
             raise ValueError(
                 f"overlap: {self.overlap} must be smaller than chunk_size {self.chunk_size}"
             )
+        if self.splitter != "document":
+            try:
+                check_overlap_rule(self.splitter, self.overlap_rule)
+            except RagauditError as error:
+                raise ValueError(f"overlap_rule: {error}") from None
         if self.candidate_pool < self.k:
             raise ValueError(f"candidate_pool: {self.candidate_pool} is smaller than k {self.k}")
         if self.backfill_range is not None and self.backfill_range > self.candidate_pool:
@@ -120,7 +128,7 @@ class AuditSettings(BaseModel):
         base = (
             "document"
             if self.splitter == "document"
-            else chunking_name(self.splitter, self.chunk_size, self.overlap)
+            else chunking_name(self.splitter, self.chunk_size, self.overlap, self.overlap_rule)
         )
         return base + ("+sub" if self.split_subsections else "")
 

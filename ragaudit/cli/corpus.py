@@ -67,6 +67,20 @@ def _frac(count: int, n: int) -> str:
     return f"{count}/{n}"
 
 
+def _overlap_rule_lines(rules: dict) -> list[str]:
+    """What each overlap rule changes against the same cut at overlap 0."""
+    if not rules:
+        return []
+    lines = ["chunk texts that differ from the same cut at overlap 0, per overlap rule:"]
+    for name, row in rules.items():
+        lines.append(
+            f"  {name:<30} vs {row['baseline']}: "
+            f"{_frac(row['documents_changed'], row['multi_chunk_documents'])} documents of "
+            f"more than one chunk, {_frac(row['chunks_changed'], row['chunks'])} chunks"
+        )
+    return lines
+
+
 def format_stats(stats: dict) -> list[str]:
     """The statistics as lines a person reads (every count with its denominator)."""
     lines = [
@@ -83,10 +97,11 @@ def format_stats(stats: dict) -> list[str]:
                 f"{k} {_frac(v['count'], v['n'])}" for k, v in row["header_by_length_class"].items()
             )
             lines.append(
-                f"  {name:<20} cut {_frac(row['span_cut'], n)}, "
+                f"  {name:<30} cut {_frac(row['span_cut'], n)}, "
                 f"whole {_frac(row['span_preserved'], n)}, "
                 f"header in answer chunk {_frac(row['header_in_answer_chunk'], n)} ({by_class})"
             )
+    lines += _overlap_rule_lines(stats.get("overlap_rules") or {})
     tables = stats["table_split"]
     if any(v["n"] for v in tables.values()):
         lines.append(

@@ -2,7 +2,8 @@
 not decoration").
 
 All model-free: boundary straddle counts, near-duplicate instance pairs (token Jaccard),
-anchor selectivity, table header/row placement, chunk counts per chunking. Where a span lies
+anchor selectivity, table header/row placement, chunk counts per chunking, and what each
+overlap rule changes against the same cut at overlap 0. Where a span lies
 and how far an anchor narrows the index are the run's own diagnostics
 (`ragaudit.pipeline.diagnostics`), so `ragaudit corpus --stats` and the results file cannot
 disagree on what they mean.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import replace
 
 from ragaudit.corpus.build import REFERENCE_CHUNKING, Corpus
 from ragaudit.pipeline.diagnostics import (
@@ -21,7 +23,7 @@ from ragaudit.pipeline.diagnostics import (
     span_preserved,
     table_together,
 )
-from ragaudit.stack.chunking import chunk_corpus
+from ragaudit.stack.chunking import OVERLAP_RULES, Chunking, chunk_corpus
 from ragaudit.stack.configs import MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE
 
 NEAR_DUPLICATE = 0.8
@@ -131,14 +133,53 @@ def anchor_selectivity(corpus: Corpus, view: ChunkingView) -> dict:
     return {**anchor_summary(corpus.instances, view), "per_question": per_question}
 
 
+def rule_twins(chunkings: tuple[Chunking, ...]) -> tuple[Chunking, ...]:
+    """The chunkings, each recursive one with an overlap beside its twin under every other
+    overlap rule (recursive-1000-200-carry_tail, then recursive-1000-200-langchain)."""
+    out: list[Chunking] = []
+    for chunking in chunkings:
+        out.append(chunking)
+        if chunking.splitter == "recursive" and chunking.overlap:
+            out += [replace(chunking, overlap_rule=rule) for rule in OVERLAP_RULES]
+    return tuple(dict.fromkeys(out))
+
+
+def overlap_rule_stats(corpus: Corpus, chunkings: tuple[Chunking, ...]) -> dict:
+    """Per recursive chunking with an overlap: against the same cut at overlap 0, the
+    documents of more than one chunk whose chunk texts differ, and the chunks that differ."""
+    out: dict = {}
+    for chunking in chunkings:
+        if chunking.splitter != "recursive" or not chunking.overlap:
+            continue
+        baseline = replace(chunking, overlap=0)
+        changed_docs = multi = changed_chunks = chunks = 0
+        for doc in corpus.documents:
+            texts = [c.text for c in chunk_corpus([doc], chunking)]
+            plain = [c.text for c in chunk_corpus([doc], baseline)]
+            chunks += len(texts)
+            changed_chunks += sum(text not in plain for text in texts)
+            if len(plain) > 1:
+                multi += 1
+                changed_docs += texts != plain
+        out[chunking.name] = {
+            "baseline": baseline.name,
+            "documents_changed": changed_docs,
+            "multi_chunk_documents": multi,
+            "chunks_changed": changed_chunks,
+            "chunks": chunks,
+        }
+    return out
+
+
 def instrument_stats(corpus: Corpus) -> dict:
     """Every statistic `ragaudit corpus --stats` prints, as one JSON-ready dict."""
-    chunkings = dict.fromkeys((*MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE, REFERENCE_CHUNKING))
+    measured = rule_twins(MATRIX_CHUNKINGS)
+    chunkings = dict.fromkeys((*measured, TABLE_SPLIT_WIDE, REFERENCE_CHUNKING))
     views = {
         chunking.name: ChunkingView(chunking.name, chunk_corpus(corpus.documents, chunking))
         for chunking in chunkings
     }
-    matrix = {c.name: views[c.name] for c in MATRIX_CHUNKINGS}
+    matrix = {c.name: views[c.name] for c in measured}
     return {
         "seed": corpus.seed,
         "n": corpus.n,
@@ -147,6 +188,7 @@ def instrument_stats(corpus: Corpus) -> dict:
         "filler_documents": corpus.filler_count,
         "chunk_counts": {name: len(view.chunks) for name, view in views.items()},
         "boundary": boundary_stats(corpus, matrix),
+        "overlap_rules": overlap_rule_stats(corpus, measured),
         "table_split": table_stats(corpus, views),
         "near_duplicates": near_duplicates(corpus),
         "anchor_selectivity": anchor_selectivity(corpus, views[REFERENCE_CHUNKING.name]),

@@ -10,7 +10,7 @@ from pathlib import Path
 from ragaudit.errors import RagauditError
 from ragaudit.registry import unknown_name_message
 from ragaudit.results.io import MAX_INPUT_BYTES, parse_yaml, read_text
-from ragaudit.stack.chunking import Chunking, Splitter
+from ragaudit.stack.chunking import Chunking, OverlapRule, Splitter, check_overlap_rule
 
 # Reciprocal-rank fusion constant (Cormack et al. 2009); recorded in M's description.
 RRF_K = 60
@@ -41,6 +41,9 @@ class StackConfig:
     """True: BM25 (rank-bm25) fused with the dense ranking by reciprocal rank."""
     description: str = ""
     """One line a person reads in the report and the inspector."""
+    overlap_rule: OverlapRule = "carry_tail"
+    """How the overlap is carried: ``carry_tail`` (the seed's, the previous chunk's tail
+    prefixed) or ``langchain`` (LangChain's merge); see ``ragaudit.stack.chunking``."""
     probes: tuple[str, ...] | None = None
     """The probes this config runs; None means every probe. A config outside the matrix
     runs only the probes it was added for (T4000: table_split)."""
@@ -52,11 +55,12 @@ class StackConfig:
     @property
     def chunking(self) -> Chunking:
         """The chunking this config uses."""
-        return Chunking(splitter=self.splitter, size=self.chunk_size, overlap=self.overlap)
+        return Chunking(self.splitter, self.chunk_size, self.overlap, self.overlap_rule)
 
     @property
     def chunking_name(self) -> str:
-        """The chunking's name (``recursive-1000-200``); configs sharing it share an index."""
+        """The chunking's name (``recursive-1000-200-carry_tail``); configs sharing it share
+        an index."""
         return self.chunking.name
 
     def to_json(self) -> dict:
@@ -68,12 +72,19 @@ _FUSION = f"BM25 fused with dense by reciprocal-rank fusion (1/({RRF_K}+rank), s
 
 A = StackConfig("A", "fixed", 1000, 0, 3, description="fixed 1000/0, k=3: the tutorial default")
 A_PRIME = StackConfig("A_prime", "recursive", 1000, 0, 3, description="recursive 1000/0, k=3")
-B = StackConfig("B", "recursive", 1000, 200, 3, description="recursive 1000/200, k=3")
-C = StackConfig("C", "recursive", 1000, 200, 8, description="recursive 1000/200, k=8")
+# B, C, D and M carry the previous chunk's tail forward, as the seed's overlap does.
+B = StackConfig("B", "recursive", 1000, 200, 3, description="recursive 1000/200 carry-tail, k=3")
+C = StackConfig("C", "recursive", 1000, 200, 8, description="recursive 1000/200 carry-tail, k=8")
 C_PRIME = StackConfig("C_prime", "recursive", 1000, 0, 8, description="recursive 1000/0, k=8")
-D = StackConfig("D", "recursive", 512, 128, 8, description="recursive 512/128, k=8")
+D = StackConfig("D", "recursive", 512, 128, 8, description="recursive 512/128 carry-tail, k=8")
 M = StackConfig(
-    "M", "recursive", 1000, 200, 8, hybrid=True, description=f"C plus hybrid: {_FUSION}, k=8"
+    "M",
+    "recursive",
+    1000,
+    200,
+    8,
+    hybrid=True,
+    description=f"C (recursive 1000/200 carry-tail) plus hybrid: {_FUSION}, k=8",
 )
 
 MATRIX: tuple[StackConfig, ...] = (A, A_PRIME, B, C, C_PRIME, D, M)
@@ -150,6 +161,7 @@ def _user_config_model():
         k: int = Field(ge=1)
         hybrid: bool = False
         description: str = ""
+        overlap_rule: OverlapRule = "carry_tail"
 
     return UserConfig
 
@@ -195,6 +207,10 @@ def load_user_configs(path: str | Path) -> list[StackConfig]:
                 f"{path}: config {label}: field 'overlap': {parsed.overlap} must be smaller "
                 f"than chunk_size {parsed.chunk_size}"
             )
+        try:
+            check_overlap_rule(parsed.splitter, parsed.overlap_rule)
+        except RagauditError as error:
+            raise RagauditError(f"{path}: config {label}: field 'overlap_rule': {error}") from None
         if not _NAME.match(parsed.name):
             raise RagauditError(
                 f"{path}: config {label}: field 'name': use letters, digits and '_' only"

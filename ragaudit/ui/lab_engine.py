@@ -1,7 +1,7 @@
 """The Lab's engine: the corpus, one live index per (embedder, chunking), rankings per probe.
 
 Expensive things are Streamlit resources shared by every session (`st.cache_resource`):
-the corpus, and an in-memory Chroma index per (embedder, splitter, size, overlap) whose
+the corpus, and an in-memory Chroma index per (embedder, chunking) whose
 embeddings come through the model-call cache, so a chunking embedded once (by a run or
 by the Lab) is rebuilt from stored vectors, and a setting seen once is instant. Rankings
 are kept to the pool depth per (index, probe, hybrid), so changing k is a slice.
@@ -66,12 +66,9 @@ def load_lab_corpus(n: int | None = None) -> Any:
     return corpus.subset(n) if n is not None and n < corpus.n else corpus
 
 
-def build_lab_index(
-    embedder_spec: str, splitter: str, size: int, overlap: int, n: int | None = None
-) -> LabIndex:
+def build_lab_index(embedder_spec: str, chunking: Chunking, n: int | None = None) -> LabIndex:
     """Chunk the corpus, embed through the call cache, and index in memory."""
     started = time.perf_counter()
-    chunking = Chunking(splitter, size, overlap)  # type: ignore[arg-type]
     chunks = chunk_corpus(load_lab_corpus(n).documents, chunking)
     cache = CallCache()
     embedder = load_embedder(embedder_spec, cache)

@@ -1,4 +1,4 @@
-"""Lab: toggle k, chunk size, overlap, splitter and hybrid live over one probe.
+"""Lab: toggle k, chunk size, overlap, its rule, splitter and hybrid live over one probe.
 
 The controls and what they change live in one `st.fragment`, so a toggle reruns only the
 panel. Indexes and rankings are shared resources (see lab_engine), so k is a slice of a
@@ -13,7 +13,8 @@ from ragaudit import paths
 from ragaudit.corpus.files import manifest_sha256
 from ragaudit.pipeline.diagnostics import span_in
 from ragaudit.results.format import fmt_measure, fmt_ratio
-from ragaudit.results.view import cell_index, embedder_specs
+from ragaudit.results.view import cell_index, chunking_of, embedder_specs
+from ragaudit.stack.chunking import OVERLAP_RULES, Chunking
 from ragaudit.ui import links
 from ragaudit.ui.common import current_results
 from ragaudit.ui.data import Loaded
@@ -31,17 +32,17 @@ LOCAL_EMBEDDERS = ["local:minilm", "local:e5-small"]
 ALL_INSTANCES = "all instances"
 
 
-def lab_index(embedder: str, splitter: str, size: int, overlap: int, n: int | None):
-    """The shared live index for one setting (built once per server process)."""
+def lab_index(embedder: str, chunking: str, n: int | None):
+    """The shared live index for one chunking name (built once per server process)."""
     import streamlit as st
 
     @st.cache_resource(
         show_spinner="Chunking and embedding the corpus for this setting…", max_entries=8
     )
-    def _cached(embedder: str, splitter: str, size: int, overlap: int, n: int | None, where: str):
-        return build_lab_index(embedder, splitter, size, overlap, n)
+    def _cached(embedder: str, chunking: str, n: int | None, where: str):
+        return build_lab_index(embedder, Chunking.from_name(chunking), n)
 
-    return _cached(embedder, splitter, size, overlap, n, _where())
+    return _cached(embedder, chunking, n, _where())
 
 
 def _where() -> str:
@@ -49,17 +50,15 @@ def _where() -> str:
     return f"{paths.corpus_dir()}|{paths.cache_path()}"
 
 
-def lab_rankings(
-    embedder: str, splitter: str, size: int, overlap: int, n: int | None, probe: str, hybrid: bool
-):
+def lab_rankings(embedder: str, chunking: str, n: int | None, probe: str, hybrid: bool):
     """Rankings to the pool depth for every instance of `probe` (shared, built once)."""
     import streamlit as st
 
     @st.cache_resource(show_spinner="Ranking…", max_entries=64)
-    def _cached(embedder, splitter, size, overlap, n, probe, hybrid, where):
-        return probe_rankings(lab_index(embedder, splitter, size, overlap, n), probe, hybrid, n)
+    def _cached(embedder, chunking, n, probe, hybrid, where):
+        return probe_rankings(lab_index(embedder, chunking, n), probe, hybrid, n)
 
-    return _cached(embedder, splitter, size, overlap, n, probe, hybrid, _where())
+    return _cached(embedder, chunking, n, probe, hybrid, _where())
 
 
 def render() -> None:
@@ -103,10 +102,10 @@ def render() -> None:
     live_panel(probe, None if instance_id == ALL_INSTANCES else instance_id, embedder, n)
 
 
-def _controls() -> tuple[int, str, int, int, bool]:
+def _controls() -> tuple[int, str, int, int, str, bool]:
     import streamlit as st
 
-    cols = st.columns([3, 2, 2, 2, 1])
+    cols = st.columns([3, 2, 2, 2, 2, 1])
     with cols[0]:
         k = st.slider("k (chunks retrieved)", 1, 10, 3, key="lab_k")
     with cols[1]:
@@ -116,8 +115,20 @@ def _controls() -> tuple[int, str, int, int, bool]:
     with cols[3]:
         overlap = st.selectbox("Overlap", OVERLAPS, index=0, key="lab_overlap")
     with cols[4]:
+        # The fixed splitter's sliding window is its own tail carry: no rule to pick.
+        rule = st.radio(
+            "Overlap rule",
+            OVERLAP_RULES,
+            key="lab_overlap_rule",
+            disabled=splitter == "fixed",
+            help="carry_tail: the previous chunk's tail (at most `overlap` characters, from a "
+            "separator) is prefixed to each overlap-0 chunk. langchain: LangChain's merge "
+            "re-uses trailing pieces within one recursion level.",
+        )
+    with cols[5]:
         hybrid = st.toggle("Hybrid", key="lab_hybrid")
-    return int(k), str(splitter), int(size), int(overlap), bool(hybrid)
+    rule = "carry_tail" if splitter == "fixed" else rule
+    return int(k), str(splitter), int(size), int(overlap), str(rule), bool(hybrid)
 
 
 def _run_n(loaded: Loaded) -> int | None:
@@ -131,14 +142,15 @@ def live_panel(probe: str, instance_id: str | None, embedder: str, n: int | None
 
     @st.fragment
     def panel() -> None:
-        k, splitter, size, overlap, hybrid = _controls()
+        k, splitter, size, overlap, rule, hybrid = _controls()
         if overlap >= size:
             st.error(f"Overlap {overlap} must be smaller than the chunk size {size}.")
             return
+        chunking = Chunking(splitter, size, overlap, rule)  # type: ignore[arg-type]
         started = time.perf_counter()
         try:
-            lab = lab_index(embedder, splitter, size, overlap, n)
-            rankings = lab_rankings(embedder, splitter, size, overlap, n, probe, hybrid)
+            lab = lab_index(embedder, chunking.name, n)
+            rankings = lab_rankings(embedder, chunking.name, n, probe, hybrid)
         except Exception as error:  # noqa: BLE001 - a model that cannot load: one line, no traceback
             st.error(f"Could not build the index for {embedder}: {error}")
             return
@@ -149,7 +161,7 @@ def live_panel(probe: str, instance_id: str | None, embedder: str, n: int | None
         elapsed_ms = (time.perf_counter() - started) * 1000
         st.session_state["lab_last_ms"] = elapsed_ms
         _summary(found, lab, k, hybrid, elapsed_ms)
-        _recorded(probe, embedder, (splitter, size, overlap, k, hybrid))
+        _recorded(probe, embedder, (chunking, k, hybrid))
         if lab.errors:
             st.warning(
                 f"{lab.failed_chunks} of {len(lab.chunk_by_id)} chunks could not be embedded; "
@@ -193,8 +205,9 @@ def _recorded(probe: str, embedder: str, setting: tuple) -> None:
     if not results:
         return
     for config in results["configs"]:
-        key = (config["splitter"], config["chunk_size"], config["overlap"], config["k"])
-        if key + (bool(config.get("hybrid")),) != setting:
+        # A config recorded before overlap rules reads as the rule it used (langchain).
+        chunking = Chunking.from_name(chunking_of(config))
+        if (chunking, config["k"], bool(config.get("hybrid"))) != setting:
             continue
         cell = cell_index(results).get((probe, config["name"], embedder))
         if cell:
