@@ -13,7 +13,10 @@ It binds a random port and prints `PORT <n>` on its first stdout line. Modes:
 Embeddings are a deterministic hashed bag of words (similar texts -> similar vectors);
 chat replies are canned: "fake reply to: <last user message, first 60 chars>".
 `GET /__requests` returns the count of API requests seen, per path, so tests can check
-that retries really happened. The `start_fake_ollama` helper runs it for tests.
+that retries really happened; `GET /__embed_options` the `options` of the last /api/embed.
+`/api/show` gives the model metadata in MODEL_INFO (mxbai-embed-large's real
+`bert.context_length`, 512; none for the chat model). The `start_fake_ollama` helper runs
+it for tests.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ MODELS = {
     "mxbai-embed-large:latest": "sha256:" + hashlib.sha256(b"mxbai-embed-large").hexdigest(),
     "qwen2.5:7b": "sha256:" + hashlib.sha256(b"qwen2.5:7b").hexdigest(),
 }
+MODEL_INFO = {
+    "mxbai-embed-large:latest": {"general.architecture": "bert", "bert.context_length": 512},
+}
 
 
 def fake_embedding(text: str) -> list[float]:
@@ -60,6 +66,7 @@ class FakeOllama(BaseHTTPRequestHandler):
     mode = "normal"
     failures = 0
     seen: Counter = Counter()
+    embed_options: dict | None = None
     lock = threading.Lock()
     protocol_version = "HTTP/1.1"
 
@@ -106,6 +113,8 @@ class FakeOllama(BaseHTTPRequestHandler):
         if self.path == "/__requests":
             with self.lock:
                 return self._reply(200, dict(self.seen))
+        if self.path == "/__embed_options":
+            return self._reply(200, {"options": FakeOllama.embed_options})
         if self._misbehave():
             return
         if self.path == "/api/tags":
@@ -133,6 +142,7 @@ class FakeOllama(BaseHTTPRequestHandler):
         if self.path == "/api/embed":
             texts = body.get("input")
             texts = [texts] if isinstance(texts, str) else list(texts)
+            FakeOllama.embed_options = body.get("options")
             return self._reply(
                 200, {"model": model, "embeddings": [fake_embedding(t) for t in texts]}
             )
@@ -142,7 +152,8 @@ class FakeOllama(BaseHTTPRequestHandler):
                 200, {"model": model, "message": message, "done": True, "done_reason": "stop"}
             )
         if self.path == "/api/show":
-            return self._reply(200, {"details": {"family": "fake"}, "model_info": {}})
+            info = MODEL_INFO.get(model if model in MODELS else f"{model}:latest", {})
+            return self._reply(200, {"details": {"family": "fake"}, "model_info": info})
         self._reply(404, {"error": f"no route {self.path}"})
 
 
@@ -165,6 +176,12 @@ class FakeOllamaProcess:
         import httpx
 
         return httpx.get(f"{self.url}/__requests", timeout=5).json()
+
+    def embed_options(self) -> dict | None:
+        """The `options` the last /api/embed request sent."""
+        import httpx
+
+        return httpx.get(f"{self.url}/__embed_options", timeout=5).json()["options"]
 
     def stop(self) -> None:
         """Terminate the process and wait for it."""

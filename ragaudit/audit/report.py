@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.results.format import fmt_ratio
+from ragaudit.results.format import fmt_ratio, fmt_window
 from ragaudit.results.io import DocumentKind, load_document, write_json_atomic
 
 
@@ -73,6 +73,7 @@ def render_table(results: dict) -> list[str]:
         f"index: {index['indexed']} of {index['chunks']} chunks indexed "
         f"({index['chunking']}{split_text})"
     )
+    lines.append(f"window: {fmt_window(index)}")
     lines.extend(_case_lines(results))
     lines.extend(_intent_lines(results))
     lines.extend(_dilution_lines(results.get("dilution")))

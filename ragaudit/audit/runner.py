@@ -18,6 +18,7 @@ from ragaudit.audit.engine import (
     EmbedFailure,
     build_index,
     embed_questions,
+    embed_text_of,
     rank_chunks,
 )
 from ragaudit.audit.policy import Candidate, PolicyOutcome, apply_policy
@@ -26,6 +27,7 @@ from ragaudit.audit.settings import AuditSettings, check_floor_source_type, load
 from ragaudit.audit.subsections import SplitDecision, summarise
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_embedder
+from ragaudit.stack.windows import survey_window
 
 DEFAULT_RANK_DEPTH = 100
 
@@ -109,6 +111,9 @@ def _rank_cases(
         for case in cases
     ]
     index_section = _index_section(index, settings, decisions)
+    # which chunks run past the embedder's window (a `document` splitter's long articles)
+    window = survey_window(embedder, [embed_text_of(c) for c in index.chunks])
+    index_section.update(embedder=embedder.spec, **window.fields(index.chunks, embed_text_of))
     if decisions:
         index_section["split"] = summarise(decisions)
     return _Ranking(models, records, failures, index_section)

@@ -162,8 +162,9 @@ class OllamaEmbeddingEngine(_OllamaEngine):
         except ModelCallFailed as error:
             return InputWindow(None, "unknown", "truncated", str(error))
         info = dict(shown.modelinfo or {})
-        key = f"{info.get('general.architecture')}.context_length"
-        length = info.get(key)
+        arch = info.get("general.architecture")
+        key = f"{arch}.context_length" if arch else "general.architecture"
+        length = info.get(key) if arch else None
         if not isinstance(length, int) or length < 1:
             return InputWindow(
                 None, "unknown", "truncated", f"/api/show gives no {key} for {self.name!r}"

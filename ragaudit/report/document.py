@@ -7,6 +7,7 @@ disagree. Every figure and every quoted reply is read from the results file.
 
 from __future__ import annotations
 
+from ragaudit.report.attribution import attribution_section
 from ragaudit.report.findings import (
     citation_section,
     comparisons_section,
@@ -38,6 +39,7 @@ SECTIONS = (
     detectability_section,
     citation_section,
     severity_section,
+    attribution_section,
 )
 """Reading order: how the run went and its controls first, then what it measured."""
 

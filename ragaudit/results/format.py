@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from ragaudit.results.view import cell_measure, measure_ran
+from ragaudit.analysis.attribution import ATTRIBUTIONS
+from ragaudit.results.view import cell_attribution, cell_measure, measure_ran
 
 ABSENT = "n/a"
 """A measure, rate or p-value the results file records as null."""
@@ -123,3 +124,16 @@ def fmt_chunk_window(tokens: int, entry: dict) -> str:
         "windowed": f"embedded as the mean of {window}-token windows",
     }.get(entry.get("window_overflow"), "what happens past it is not recorded")
     return f"{tokens} tokens{estimated}, over the {window}-token window: {rest}"
+
+
+def fmt_attribution(cell: dict | None) -> str:
+    """A cell's failure attribution in one line, every count over the cell's n:
+    `retrieval 40% 2/5, generation 20% 1/5, ceiling 20% 1/5, correct 20% 1/5, failed_call
+    0% 0/5`; `not run` where generation did not run on the cell, `not measured in this file`
+    where the file predates oracle contexts."""
+    if cell is None or not cell.get("generated"):
+        return NOT_RUN
+    attribution = cell_attribution(cell)
+    if attribution is None:
+        return NOT_MEASURED
+    return ", ".join(f"{name} {fmt_measure(attribution.get(name))}" for name in ATTRIBUTIONS)

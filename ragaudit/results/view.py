@@ -7,7 +7,7 @@ A partial file (a run still writing, cells not yet analysed) reads as empty list
 from __future__ import annotations
 
 from ragaudit.analysis.cells import VERDICT_MEASURES
-from ragaudit.stack.chunking import chunking_name
+from ragaudit.stack.chunking import Chunking
 
 GENERATION_MEASURES = ("correct", *VERDICT_MEASURES)
 """Measures the generation stage fills; null on a cell generation did not run on."""
@@ -24,11 +24,8 @@ def config_by_name(results: dict) -> dict[str, dict]:
 
 
 def chunking_of(config: dict) -> str:
-    """The chunking name a config record uses, as in chunk ids
-    (`recursive-1000-200-carry_tail`); a record without `overlap_rule` predates the rules
-    and its chunk ids carry none (`recursive-1000-200`)."""
-    rule = config.get("overlap_rule")
-    return chunking_name(config["splitter"], config["chunk_size"], config["overlap"], rule)
+    """The chunking name a config record uses, as in chunk ids (`recursive-1000-200`)."""
+    return Chunking(config["splitter"], config["chunk_size"], config["overlap"]).name
 
 
 def embedder_specs(results: dict) -> list[str]:
@@ -133,3 +130,9 @@ def index_windows(results: dict) -> dict[tuple[str, str], dict]:
         (entry["embedder"], entry["chunking"]): entry
         for entry in (results.get("run") or {}).get("indexes") or []
     }
+
+
+def cell_attribution(cell: dict | None) -> dict | None:
+    """The cell's failure attribution (a measure per value of ATTRIBUTIONS, `no_oracle`,
+    `n`), or None when the cell did not generate or its file predates oracle contexts."""
+    return (cell or {}).get("attribution")

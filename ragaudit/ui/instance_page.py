@@ -15,6 +15,7 @@ from ragaudit.results.view import (
     probes_for,
 )
 from ragaudit.ui import links
+from ragaudit.ui.attribution import render_oracle
 from ragaudit.ui.common import results_or_stop
 from ragaudit.ui.docview import (
     chunk_boxes,
@@ -170,6 +171,7 @@ def _render_record(results: dict, record: dict, config: dict) -> None:
         hide_index=True,
     )
     _render_generation(record)
+    render_oracle(results, record)
     _render_flips(results, record)
 
 

@@ -13,6 +13,7 @@ from ragaudit.results.view import (
     wilson_confidence,
 )
 from ragaudit.ui import links
+from ragaudit.ui.attribution import render_attribution
 from ragaudit.ui.charts import heatmap_figure
 from ragaudit.ui.common import PAGES, link_params, results_or_stop
 
@@ -117,7 +118,7 @@ def render() -> None:
             "written, and the analysis stage adds the cells at the end of the run. Open the "
             "records below."
         )
-    _open_cell(probes, configs, embedder)
+    render_attribution(results, embedder, *_open_cell(probes, configs, embedder))
 
 
 def _interval_name(results: dict) -> str:
@@ -157,8 +158,8 @@ def _heatmap(results, probes, configs, cells, measure: str, embedder: str) -> No
         st.dataframe(rows, hide_index=True, width="stretch")
 
 
-def _open_cell(probes: list[str], configs: list[str], embedder: str) -> None:
-    """A keyboard-reachable way into a cell, besides the click."""
+def _open_cell(probes: list[str], configs: list[str], embedder: str) -> tuple[str, str]:
+    """A keyboard-reachable way into a cell, besides the click; returns the chosen cell."""
     import streamlit as st
 
     col_probe, col_config, col_go = st.columns([2, 2, 1])
@@ -173,3 +174,4 @@ def _open_cell(probes: list[str], configs: list[str], embedder: str) -> None:
                 PAGES["instance"],
                 query_params=link_params(probe=probe, config=config, embedder=embedder),
             )
+    return probe, config
