@@ -86,7 +86,8 @@ def fmt_window(entry: dict | None) -> str:
     entry (or the audit's `index`); one that predates the window fields reads
     `not measured in this file`."""
     if not entry or "window_basis" not in entry:
-        where = f"{entry['embedder']} on {entry['chunking']}: " if entry else ""
+        named = [entry.get(k) for k in ("embedder", "chunking") if (entry or {}).get(k)]
+        where = f"{' on '.join(named)}: " if named else ""
         return f"{where}input window {NOT_MEASURED}"
     spec, chunking, window = entry["embedder"], entry["chunking"], entry["window_tokens"]
     if entry["over_window"] is None:
@@ -99,16 +100,16 @@ def fmt_window(entry: dict | None) -> str:
     verb = "exceeds" if entry["over_window"] == 1 else "exceed"
     text = f"{count} chunks of {chunking} {verb} {spec}'s {window}-token window"
     if entry["over_window"]:
-        text += "; " + _past_window(entry["window_overflow"], window)
+        text += "; " + _past_window(entry["window_overflow"], window, entry["over_window"])
     text += f" (longest: {entry['longest_tokens']} tokens"
     if estimated:
         text += ", counted with another model's tokenizer"
     return text + ")"
 
 
-def _past_window(overflow: str, window: int) -> str:
+def _past_window(overflow: str, window: int, over: int) -> str:
     if overflow == "truncated":
-        return f"only their first {window} tokens are embedded"
+        return f"only {'its' if over == 1 else 'their'} first {window} tokens are embedded"
     if overflow == "windowed":
         return f"each is embedded whole as the mean of {window}-token windows, diluting it"
     return "what the model does past its window is not recorded"

@@ -7,7 +7,7 @@ A partial file (a run still writing, cells not yet analysed) reads as empty list
 from __future__ import annotations
 
 from ragaudit.analysis.cells import VERDICT_MEASURES
-from ragaudit.stack.chunking import Chunking
+from ragaudit.stack.chunking import chunking_name
 
 GENERATION_MEASURES = ("correct", *VERDICT_MEASURES)
 """Measures the generation stage fills; null on a cell generation did not run on."""
@@ -24,8 +24,11 @@ def config_by_name(results: dict) -> dict[str, dict]:
 
 
 def chunking_of(config: dict) -> str:
-    """The chunking name a config record uses, as in chunk ids (`recursive-1000-200`)."""
-    return Chunking(config["splitter"], config["chunk_size"], config["overlap"]).name
+    """The chunking name a config record uses, as in chunk ids
+    (`recursive-1000-200-carry_tail`); a record without `overlap_rule` predates the rules
+    and its chunk ids carry none (`recursive-1000-200`)."""
+    rule = config.get("overlap_rule")
+    return chunking_name(config["splitter"], config["chunk_size"], config["overlap"], rule)
 
 
 def embedder_specs(results: dict) -> list[str]:

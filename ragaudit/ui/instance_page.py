@@ -24,6 +24,7 @@ from ragaudit.ui.docview import (
     spans_of,
     timeline_figure,
 )
+from ragaudit.ui.windows import retrieved_window_note, retrieved_window_tags
 
 # The record's diagnostic fields, in the order the retrieval stage defines them.
 DIAGNOSTICS = DIAGNOSTIC_FIELDS
@@ -246,10 +247,12 @@ def _render_retrieved(results: dict, record: dict) -> None:
 
     hits = sorted(record.get("retrieved") or [], key=lambda h: h["rank"])
     st.markdown(f"**Retrieved chunks** ({len(hits)}, in rank order)")
+    st.caption(retrieved_window_note(results, record))
     gold, trap = record.get("gold_spans") or [], record.get("trap_spans") or []
     chunks = results.get("chunks", {})
     for hit in hits:
         tags = held_roles(hit, gold, "gold") + held_roles(hit, trap, "trap")
+        tags += retrieved_window_tags(results, record, hit)
         bm25 = "" if hit.get("bm25_score") is None else f" · bm25 {hit['bm25_score']:.3f}"
         dense = "" if hit.get("dense_score") is None else f" · dense {hit['dense_score']:.4f}"
         label = f"rank {hit['rank']} · score {hit['score']:.4f}{dense}{bm25} · {hit['chunk_id']}"
