@@ -16,6 +16,7 @@ from ragaudit.ui import links
 from ragaudit.ui.attribution import render_attribution
 from ragaudit.ui.charts import heatmap_figure
 from ragaudit.ui.common import PAGES, link_params, results_or_stop
+from ragaudit.ui.windows import render_matrix_windows
 
 MEASURE_LABELS = {
     "gold_in_context": "gold in context",
@@ -118,6 +119,7 @@ def render() -> None:
             "written, and the analysis stage adds the cells at the end of the run. Open the "
             "records below."
         )
+    render_matrix_windows(results, embedder)
     render_attribution(results, embedder, *_open_cell(probes, configs, embedder))
 
 
