@@ -125,3 +125,34 @@ def test_detectability_dots_match_the_recorded_class_sizes(real_run):
     detect = cell["detectability"]
     assert names == [f"failing ({detect['failures']})", f"passing ({detect['successes']})"]
     assert detect["failures"] == 2  # the fixed splitter cut both boundary spans
+
+
+def _gold_chunk_texts(at) -> list[str]:
+    """The texts of the retrieved chunks that hold the gold span (the expander's texts are
+    in rank order, as the list of retrieved chunks)."""
+    (block,) = [m.value for m in at.markdown if m.value.startswith("**Retrieved chunks**")]
+    ranked = re.findall(r"^\d+\. `[^`]+`.*$", block, flags=re.M)
+    holding = [at.text[i].value for i, line in enumerate(ranked) if "holds gold" in line]
+    assert holding, "the gold span was retrieved"
+    return holding
+
+
+def test_flipping_the_overlap_rule_moves_the_header_into_the_answers_chunk(real_run):
+    from ragaudit.corpus.build import build_corpus
+
+    (instance,) = [i for i in build_corpus(n=2).instances if i.instance_id == "boundary-000"]
+    assert instance.meta["length_class"] == "71-80"  # the class whose header travels whole
+    header = next(s.text for s in instance.extra_spans if s.role == "header")
+    at = open_app(page="pages/lab.py", probe="boundary", instance="boundary-000")
+    at.slider(key="lab_k").set_value(10).run()
+    at.selectbox(key="lab_overlap").set_value(200).run()
+    assert "`recursive-1000-200-carry_tail`" in _gold_line(at)
+    # carry_tail: the header chunk travels whole into the answer's chunk.
+    assert any(text.startswith(header + "\n\n") for text in _gold_chunk_texts(at))
+    at.radio(key="lab_overlap_rule").set_value("langchain").run()
+    assert "`recursive-1000-200-langchain`" in _gold_line(at)
+    assert not any(header in text for text in _gold_chunk_texts(at))
+    # The fixed splitter's sliding window takes no rule: the selector is disabled.
+    at.radio(key="lab_splitter").set_value("fixed").run()
+    assert at.radio(key="lab_overlap_rule").disabled
+    assert all(cid.startswith("fixed-1000-200/") for cid in _retrieved_ids(at))
