@@ -15,6 +15,7 @@ from ragaudit.report.findings import (
     severity_section,
 )
 from ragaudit.report.render import Block, blocks_to_html, blocks_to_markdown
+from ragaudit.report.table_wide import table_wide_section
 from ragaudit.report.tables import (
     conditions_section,
     controls_section,
@@ -34,6 +35,7 @@ SECTIONS = (
     retrieval_section,
     generation_section,
     quotes_section,
+    table_wide_section,
     patterns_section,
     comparisons_section,
     detectability_section,

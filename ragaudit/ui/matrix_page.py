@@ -16,6 +16,7 @@ from ragaudit.ui import links
 from ragaudit.ui.attribution import render_attribution
 from ragaudit.ui.charts import heatmap_figure
 from ragaudit.ui.common import PAGES, link_params, results_or_stop
+from ragaudit.ui.table_wide import render_table_wide
 from ragaudit.ui.windows import render_matrix_windows
 
 MEASURE_LABELS = {
@@ -121,6 +122,7 @@ def render() -> None:
         )
     render_matrix_windows(results, embedder)
     render_attribution(results, embedder, *_open_cell(probes, configs, embedder))
+    render_table_wide(results)  # T4000: table_split at 4000 characters, beside the matrix
 
 
 def _interval_name(results: dict) -> str:

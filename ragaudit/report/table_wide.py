@@ -1,0 +1,44 @@
+"""The report's section on table_split at 4000 characters (T4000, beside the matrix): its
+retrieval, header and row together, answers by verdict, denials of record and the quoted
+replies, all read from the results file through results.table_wide. A file without T4000
+gets no section."""
+
+from __future__ import annotations
+
+from ragaudit.report.render import Block
+from ragaudit.results.table_wide import (
+    TITLE,
+    figure_lines,
+    quote_heading,
+    quote_rule,
+    quoted_records,
+    reply_text,
+    wide_check,
+)
+
+
+def table_wide_section(results: dict) -> list[Block]:
+    """The section's blocks; none when the results file has no T4000 config."""
+    check = wide_check(results)
+    if check is None:
+        return []
+    blocks: list[Block] = [
+        ("h", 2, TITLE),
+        (
+            "p",
+            "The seed widened the chunk to 4000 characters outside its matrix, so that each "
+            "table's header and answer row share one chunk, and then asked for the answer. "
+            "Reuniting them is a retrieval fix; whether the answer follows is what this "
+            "section measures.",
+        ),
+        ("ul", figure_lines(check)),
+    ]
+    quoted = quoted_records(check)
+    if not check.cell or not check.cell.get("generated"):
+        return blocks
+    blocks.append(("p", f"Replies quoted: {quote_rule(check)}."))
+    if not quoted:
+        return blocks + [("p", "No reply on this config was graded other than correct.")]
+    for record in quoted:
+        blocks += [("p", quote_heading(record)), ("quote", reply_text(record))]
+    return blocks
