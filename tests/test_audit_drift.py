@@ -49,7 +49,7 @@ def test_drift_names_every_differing_constant_and_the_looser_side(tmp_path, caps
         "embedder", "splitter", "chunk_size", "k", "hybrid", "per_source_cap",
         "floor.slots", "floor.min_score", "backfill_range", "min_score",
     }  # fmt: skip
-    assert lines[0] == "drift: prod.yaml vs eval.yaml: 10 of 19 retrieval constants differ"
+    assert lines[0] == "drift: prod.yaml vs eval.yaml: 10 of 20 retrieval constants differ"
     assert "prod.yaml 12, eval.yaml 48 -> eval.yaml is looser" in by_constant["backfill_range"]
     assert "prod.yaml 6, eval.yaml 8 -> eval.yaml is looser" in by_constant["k"]
     # no cap at all is looser than a cap of 2; the default is said to be one
@@ -85,7 +85,7 @@ def test_identical_settings_pass(tmp_path, capsys):
     prod = write(tmp_path, "prod.yaml", PROD)
     same = write(tmp_path, "copy.yaml", "# same constants, other order\n" + PROD[::-1][::-1])
     assert main(["drift", str(prod), str(same)]) == 0
-    assert "agree on all 19 retrieval constants" in capsys.readouterr().out
+    assert "agree on all 20 retrieval constants" in capsys.readouterr().out
 
 
 def test_examples_drift_as_documented(capsys):

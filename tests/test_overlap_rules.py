@@ -12,6 +12,7 @@ from ragaudit.audit.chunks import base_chunks
 from ragaudit.audit.corpus_io import Document as AuditDocument
 from ragaudit.audit.settings import AuditSettings
 from ragaudit.cli.corpus import format_stats
+from ragaudit.cli.main import main
 from ragaudit.corpus.files import load_corpus
 from ragaudit.corpus.stats import boundary_stats, instrument_stats
 from ragaudit.pipeline.diagnostics import ChunkingView
@@ -134,3 +135,14 @@ def test_the_audits_chunking_picks_the_rule_carry_tail_by_default():
     assert carried[1] == "Pump log\n\nThe pump ran. It stopped at noon."  # the header travels
     merged = [c.text for c in base_chunks(doc, langchain, langchain.chunking_name())]
     assert merged[1] == "The pump ran. It stopped at noon."  # across "\n\n" nothing is carried
+
+
+def test_drift_names_a_different_overlap_rule(tmp_path, capsys):
+    prod, test = tmp_path / "prod.yaml", tmp_path / "eval.yaml"
+    prod.write_text("overlap: 200\n")
+    test.write_text("overlap: 200\noverlap_rule: langchain\n")
+    assert main(["drift", str(prod), str(test)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "drift: prod.yaml vs eval.yaml: 1 of 20 retrieval constants differ"
+    (line,) = [line for line in lines if line.strip().startswith("overlap_rule:")]
+    assert "prod.yaml carry_tail (default), eval.yaml langchain" in line

@@ -27,6 +27,7 @@ DIRECTIONS: dict[str, tuple[str | None, str]] = {
     "splitter": (None, "different chunks"),
     "chunk_size": (None, "different chunks"),
     "overlap": (None, "different chunks"),
+    "overlap_rule": (None, "the overlap is carried differently: different chunks"),
     "hybrid": (None, "BM25 fusion changes the ranking"),
     "split_subsections": (None, "different chunks for long documents"),
     "subsection_marker": (None, "different subsections found"),
