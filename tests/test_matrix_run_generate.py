@@ -47,4 +47,7 @@ def test_run_generates_only_where_asked_then_grades_and_analyses(ragaudit_home):
     assert results["generator"] == {"spec": "local:qwen2.5-0.5b"}
     assert results["cells"] and results["severity_rules"]
     calls = results["conditions"]["calls_by_model"]
-    assert calls["local:qwen2.5-0.5b"]["computed"] + calls["local:qwen2.5-0.5b"]["replayed"] == 1
+    # two prompts: the record's own and its oracle prompt (only the chunk holding the gold)
+    assert calls["local:qwen2.5-0.5b"]["computed"] + calls["local:qwen2.5-0.5b"]["replayed"] == 2
+    assert record["oracle"]["generation"]["status"] == "ok" and record["oracle"]["grade"]
+    assert record["attribution"] in {"correct", "retrieval", "generation", "ceiling"}

@@ -22,9 +22,13 @@ from ragaudit.stack import presets
 
 EMBEDDER = "ollama:mxbai-embed-large"
 TINY = ["--n", "1", "--no-generate"]
-# The n=1 corpus: 11 probes, one question each, over the matrix's 7 configs (A…M), whose
-# four chunkings cut 63 distinct chunk texts (the "embed passages" line below shows 63/63).
-QUESTIONS, CONFIGS, PASSAGES = 11, 7, 63
+# The n=1 corpus: 11 probes, one question each, over the matrix's 7 configs (A…M) and
+# table_split's T4000 (one record more: 78). Its five chunkings cut 68 distinct chunk texts
+# (fixed-1000-0 29, recursive-1000-0 7 more, recursive-1000-200-carry_tail 5 more,
+# recursive-512-128-carry_tail 25 more, recursive-4000-0 2 more), embedded in batches of
+# 64 (stack.index.EMBED_BATCH): one of 64, one of 4.
+QUESTIONS, CONFIGS, PASSAGES = 11, 7, 68
+RECORDS = QUESTIONS * CONFIGS + 1
 
 
 def ragaudit_run(home, host: str, *flags: str) -> subprocess.CompletedProcess:
@@ -130,10 +134,11 @@ def test_every_call_failing_exits_1_and_names_the_cause(embed_500):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     lines = done.stderr.splitlines()
     assert f"[embed passages {EMBEDDER}] ------------------------ 0/{PASSAGES}" in done.stderr
-    # Each text is asked in its batch, then once alone (a failing batch is split to find a
-    # bad text before the server is taken as down): 2 × (63 passages + 11 questions).
-    assert f"148 of 148 calls failed: 148 × embed {EMBEDDER}: {reason(url)}" in lines, done.stderr
-    assert "77 of 77 instance records lost a model call; " in done.stderr
+    # The first batch of passages (64) fails and is split to find a bad text: each of the 64
+    # fails alone, so the server is taken as down and the batch of 4 behind it fails whole,
+    # unsplit; the 11 questions (a fresh batch) fail, then alone: 64 + 64 + 4 + 2 × 11.
+    assert f"154 of 154 calls failed: 154 × embed {EMBEDDER}: {reason(url)}" in lines, done.stderr
+    assert f"{RECORDS} of {RECORDS} instance records lost a model call; " in done.stderr
     assert lines[-1] == (
         "ragaudit run: exit 1 because model calls failed (--allow-failed-calls exits 0)"
     )
@@ -142,9 +147,10 @@ def test_every_call_failing_exits_1_and_names_the_cause(embed_500):
 def test_failures_are_printed_as_they_happen_without_flooding(embed_500):
     done, url = embed_500["strict"], embed_500["url"]
     notices = [line for line in done.stderr.splitlines() if line.startswith("embed failed")]
-    # The first failed batch: the 63 passages (a batch of 32 failed, 31 behind it unasked).
-    assert notices[0] == f"embed failed ({EMBEDDER}): {reason(url)} — 63 failed so far"
-    # 76 failures of one reason (2 batches + 74 texts alone) print as a handful of lines.
+    # The first failed batch: 64 passages (the backend's request of 32 failed, 32 behind it
+    # unasked).
+    assert notices[0] == f"embed failed ({EMBEDDER}): {reason(url)} — 64 failed so far"
+    # 154 failures of one reason print as a handful of lines.
     assert 1 <= len(notices) <= 4
     stage = done.stderr.index(f"[index {EMBEDDER}]")
     assert done.stderr.index(notices[0]) < stage  # printed while the run went on
@@ -154,15 +160,15 @@ def test_the_file_is_written_with_the_failures_in_it(embed_500):
     results = embed_500["results"]
     conditions = results["conditions"]
     assert results["complete"] is True
-    assert conditions["calls"] == {"replayed": 0, "computed": 0, "failed": 148}
+    assert conditions["calls"] == {"replayed": 0, "computed": 0, "failed": 154}
     assert conditions["failure_reasons"] == [
-        {"model": EMBEDDER, "kind": "embed", "reason": reason(embed_500["url"]), "calls": 148}
+        {"model": EMBEDDER, "kind": "embed", "reason": reason(embed_500["url"]), "calls": 154}
     ]
-    assert len(results["instances"]) == 77
+    assert len(results["instances"]) == RECORDS
     assert all(r["retrieval_error"] for r in results["instances"])
     # One record per cell, lost and still counted: n 1, one failure, one failed call.
     cells = results["cells"]
-    assert len(cells) == QUESTIONS * CONFIGS
+    assert len(cells) == RECORDS  # one record per cell
     assert all(c["n"] == 1 and c["failures"] == 1 for c in cells)
     assert all(c["measures"]["retrieval_failed_call"]["count"] == 1 for c in cells)
 
@@ -170,7 +176,7 @@ def test_the_file_is_written_with_the_failures_in_it(embed_500):
 def test_allow_failed_calls_exits_0_and_still_reports(embed_500):
     done = embed_500["allowed"]
     assert done.returncode == 0, done.stderr
-    assert f"148 of 148 calls failed: 148 × embed {EMBEDDER}: " in done.stderr
+    assert f"154 of 154 calls failed: 154 × embed {EMBEDDER}: " in done.stderr
     assert "exit 1" not in done.stderr
 
 
@@ -190,9 +196,10 @@ def test_calls_that_fail_once_and_then_succeed_cost_no_record_and_exit_0(tmp_pat
     server = fake_ollama("embed500", failures=1)  # only the first /api/embed answers 500
     done = ragaudit_run(tmp_path, server.url, *TINY, "--embedders", EMBEDDER)
     assert done.returncode == 0, done.stderr
-    # The first batch of passages fails (32 asked, 31 behind it: 63 counted), then each of
-    # the 63 is asked alone and embedded, then the 11 questions: 63 + 63 + 11 = 137 calls.
+    # The first batch of passages fails (32 asked, 32 behind it: 64 counted), then each of
+    # the 64 is asked alone and embedded, then the batch of 4 and the 11 questions:
+    # 64 + 64 + 4 + 11 = 143 calls.
     lines = done.stderr.splitlines()
-    assert f"63 of 137 calls failed: 63 × embed {EMBEDDER}: {reason(server.url)}" in lines
+    assert f"64 of 143 calls failed: 64 × embed {EMBEDDER}: {reason(server.url)}" in lines
     assert "no instance record lost its result (the calls succeeded when asked again)" in lines
     assert "exit 1" not in done.stderr

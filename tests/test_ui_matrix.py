@@ -54,9 +54,11 @@ def test_default_results_path_renders_rate_and_count_per_cell(results_file):
         for h, y, x in zip(overlay["hovertext"], overlay["y"], overlay["x"], strict=True)
         if (y, x) == ("boundary", "A_prime")
     ][0]
-    # the fixture's cell is 3/5; its Wilson 95% interval, by hand, is [0.2307, 0.8824]
-    assert _measure(results, "boundary", "A_prime", "local:minilm", "gold_in_context")["count"] == 3
-    assert "60% 3/5<br>Wilson interval [23–88%]" in hover
+    # the fixture's cell is 4/5; its Wilson 95% interval, by hand (z = 1.96): centre
+    # (0.8 + z²/10) / (1 + z²/5) = 0.6697, half-width z·√(0.8·0.2/5 + z²/100) / (1 + z²/5)
+    # = 0.2941, so [0.3755, 0.9638]
+    assert _measure(results, "boundary", "A_prime", "local:minilm", "gold_in_context")["count"] == 4
+    assert "80% 4/5<br>Wilson interval [38–96%]" in hover
 
 
 def test_generation_measure_shows_not_run_where_generation_did_not_run(results_file):

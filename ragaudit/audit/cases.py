@@ -127,11 +127,12 @@ def load_cases(path: Path) -> list[Case]:
     seen_ids: dict[str, Loc] = {}
     for i, intent in enumerate(spec.intents):
         for j, raw in enumerate(intent.phrasings):
-            phrasing = PhrasingSpec(q=raw) if isinstance(raw, str) else raw
             loc: Loc = ("intents", i, "phrasings", j)
             where = f"case file {path}: line {line_of(loc, lines)}: intents[{i}].phrasings[{j}]"
-            if not phrasing.q.strip():
+            # a bare string phrasing is checked here: PhrasingSpec would raise on '' itself
+            if not (raw if isinstance(raw, str) else raw.q).strip():
                 raise RagauditError(f"{where}.q: the question is blank")
+            phrasing = PhrasingSpec(q=raw) if isinstance(raw, str) else raw
             expect_all = phrasing.expect if phrasing.expect is not None else intent.expect
             expect_any = (
                 phrasing.expect_any if phrasing.expect_any is not None else intent.expect_any
