@@ -85,6 +85,20 @@ def llm_threads() -> int:
     return int(raw)
 
 
+def prefix_cache_enabled() -> bool:
+    """Whether a prompt reuses the evaluated prefix it shares with the one before it:
+    RAGAUDIT_PREFIX_CACHE=0 turns it off, else on.
+
+    The shared part is not evaluated again, and the rest is evaluated in batches of another
+    shape, which can move logits in their last bits; `python -m ragaudit.bench prefix`
+    counts the replies that come out identical both ways. Off, every prompt is evaluated
+    whole, at the cost the benchmark prints."""
+    raw = os.environ.get("RAGAUDIT_PREFIX_CACHE", "1").strip()
+    if raw not in ("0", "1"):
+        raise RagauditError(f"RAGAUDIT_PREFIX_CACHE={raw!r}: use 1 (reuse prefixes) or 0")
+    return raw == "1"
+
+
 def server_params(model_path: Path, n_ctx: int, threads: int | None = None):
     """xllamacpp CommonParams for one quiet, deterministic, single-slot server."""
     import xllamacpp
@@ -124,6 +138,7 @@ class QwenEngine:
         self._server = xllamacpp.Server(server_params(self.model_path, n_ctx, threads))
         self._lock = threading.Lock()
         self.last_timings: dict | None = None
+        self.prefix_cache = prefix_cache_enabled()
 
     def effective_params(self, params: dict) -> dict:
         """Defaults merged with `params`; an unknown key is one clear error naming it."""
@@ -146,9 +161,9 @@ class QwenEngine:
             "top_p": float(params["top_p"]),
             "seed": int(params["seed"]),
             "stream": False,
-            # Reusing a previous prompt's KV cache can change logits slightly (different
-            # batch shapes); evaluating every prompt whole keeps replies reproducible.
-            "cache_prompt": False,
+            # Keep the previous prompt's evaluated prefix (generate.prefix_order puts
+            # prompts sharing one side by side): prompt evaluation is most of a call here.
+            "cache_prompt": self.prefix_cache,
         }
         if float(params["temperature"]) == 0.0:
             body["top_k"] = 1  # greedy: the same prompt always gives the same reply

@@ -11,6 +11,7 @@ BENCHES = {
     "backends": "ragaudit.bench.backends",
     "matrix": "ragaudit.bench.matrix",
     "generation": "ragaudit.bench.generation",
+    "prefix": "ragaudit.bench.prefix",
     "ui": "ragaudit.bench.ui",
 }
 

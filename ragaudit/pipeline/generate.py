@@ -146,7 +146,7 @@ def generate_records(
     selected = select_records(records, gen_configs, gen_probes)
     pool = _prompt_pool(selected, chunks_by_id, chunk_offsets or {}, params, spec)
     prompts = [(sha, entry["messages"]) for sha, entry in pool.items()]
-    outcomes = _run_prompts(generator, prompts, params, spec, progress)
+    outcomes = _run_prompts(generator, prefix_order(prompts), params, spec, progress)
     for sha, entry in pool.items():
         for record, labels, slot in entry["uses"]:
             generation = dict(outcomes[sha])
@@ -196,6 +196,26 @@ def _prompt_pool(
             record["oracle"] = {"chunk_ids": oracle_ids, "generation": None, "grade": None}
             ask(record, _chunk_texts(record, oracle_ids, chunks_by_id), "oracle")
     return pool
+
+
+def distinct_prompts(
+    records: list[dict], chunks_by_id: dict, chunk_offsets: dict, params: dict, spec: str
+) -> list[tuple[str, list[dict]]]:
+    """The distinct prompts (sha, messages), regular and oracle, that `records` ask, in the
+    order they first ask them: what generate_records runs (after prefix_order)."""
+    pool = _prompt_pool(records, chunks_by_id, chunk_offsets, params, spec)
+    return [(sha, entry["messages"]) for sha, entry in pool.items()]
+
+
+def prefix_order(prompts: list[tuple[str, list[dict]]]) -> list[tuple[str, list[dict]]]:
+    """The prompts sorted by their text, so that each runs next to the one it shares the
+    longest prefix with (a sorted list puts every string beside its longest-prefix
+    neighbour). llama.cpp keeps the previous prompt's evaluated tokens and evaluates only
+    what differs: after its question's k=3 prompt a k=8 one over the same ranking pays for
+    five chunks, and an oracle prompt sorts just before the regular prompt whose first
+    chunk is its gold chunk. The order depends only on the set of prompts (the sha breaks
+    ties), so the same run gives the same sequence."""
+    return sorted(prompts, key=lambda p: ("\x00".join(m["content"] for m in p[1]), p[0]))
 
 
 def _run_prompts(
