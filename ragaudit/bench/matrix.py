@@ -29,7 +29,8 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.backends.specs import load_embedder
 from ragaudit.corpus.files import load_corpus
-from ragaudit.stack.chunking import chunking_name, llama_documents
+from ragaudit.results.view import chunking_of
+from ragaudit.stack.chunking import llama_documents
 from ragaudit.stack.configs import StackConfig
 
 
@@ -64,7 +65,7 @@ def naive_pairs(results: dict) -> dict[str, int]:
                 for r in results["instances"]
                 if r["embedder"] == spec and r["config"] == config["name"]
             }
-            chunking = chunking_name(config["splitter"], config["chunk_size"], config["overlap"])
+            chunking = chunking_of(config)
             pairs[spec] = pairs.get(spec, 0) + counts[chunking] + len(questions)
     return pairs
 
@@ -87,9 +88,14 @@ def naive_baseline(home: Path, results: dict, specs: list[str]) -> tuple[float, 
     started = time.perf_counter()
     for spec in specs:
         probes = next(e["probes"] for e in results["embedders"] if e["spec"] == spec)
-        questions = [i.question for i in corpus.instances if i.probe in probes]
         for fields in results["configs"]:
-            config = StackConfig(**fields)
+            config = StackConfig(**{**fields, "probes": _tuple(fields.get("probes"))})
+            # a config outside the matrix (T4000) asks only its own probes' questions
+            questions = [
+                i.question for i in corpus.instances if i.probe in probes and config.runs(i.probe)
+            ]
+            if not questions:  # the run builds no index an embedder asks nothing of
+                continue
             # a fresh, empty cache per config: the naive pipeline recomputes everything
             cache = CallCache(home / "naive" / f"{spec.replace(':', '_')}-{config.name}.sqlite")
             model = as_llamaindex_embedding(load_embedder(spec, cache))
@@ -102,6 +108,10 @@ def naive_baseline(home: Path, results: dict, specs: list[str]) -> tuple[float, 
                 retriever.retrieve(question)
             embedded += cache.stats()["computed"]
     return time.perf_counter() - started, embedded
+
+
+def _tuple(values: list | None) -> tuple | None:
+    return None if values is None else tuple(values)
 
 
 def main(argv: list[str]) -> int:

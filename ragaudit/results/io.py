@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit.errors import RagauditError
-from ragaudit.results.schema import SCHEMA_VERSION, TOP_LEVEL_FIELDS
+from ragaudit.results.schema import ALSO_READS, SCHEMA_VERSION, TOP_LEVEL_FIELDS
 
 
 def now_iso() -> str:
@@ -183,9 +183,13 @@ class DocumentKind:
     """The command that writes one, named when a file is missing or of another version."""
     kind: str | None = None
     """The document's `kind` field; None for the matrix results file, which has none."""
+    also_reads: tuple[int, ...] = ()
+    """Older versions read as they are (their readers tolerate the fields they lack)."""
 
 
-RESULTS = DocumentKind("results", SCHEMA_VERSION, TOP_LEVEL_FIELDS, "ragaudit run")
+RESULTS = DocumentKind(
+    "results", SCHEMA_VERSION, TOP_LEVEL_FIELDS, "ragaudit run", None, ALSO_READS
+)
 
 
 def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
@@ -207,16 +211,20 @@ def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
             f"{path}: missing field 'schema_version' (not a ragaudit {kind.name} file)"
         )
     version = data["schema_version"]
-    if version != kind.schema_version:
+    if version != kind.schema_version and version not in kind.also_reads:
         age = "older" if isinstance(version, int) and version < kind.schema_version else "other"
         raise RagauditError(
             f"{path}: schema_version {version!r} is an {age} {kind.name} format; this ragaudit "
-            f"reads version {kind.schema_version} (rerun `{kind.command}` to regenerate it)"
+            f"reads version {_versions(kind)} (rerun `{kind.command}` to regenerate it)"
         )
     missing = [name for name in kind.required_fields if name not in data]
     if missing:
         raise RagauditError(f"{path}: missing top-level field {missing[0]!r}")
     return data
+
+
+def _versions(kind: DocumentKind) -> str:
+    return " and ".join(str(v) for v in (kind.schema_version, *kind.also_reads))
 
 
 MAX_INPUT_BYTES = 4 * 2**20
