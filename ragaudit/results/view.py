@@ -31,6 +31,11 @@ def chunking_of(config: dict) -> str:
     return chunking_name(config["splitter"], config["chunk_size"], config["overlap"], rule)
 
 
+def config_scopes(results: dict) -> dict[str, list[str]]:
+    """Config name -> the only probes it runs, for the configs that run a subset (T4000)."""
+    return {c["name"]: list(c["probes"]) for c in results.get("configs") or [] if c.get("probes")}
+
+
 def embedder_specs(results: dict) -> list[str]:
     """Embedder specs: the declared ones in order, then any only the cells name."""
     specs = [e["spec"] for e in results.get("embedders") or []]

@@ -14,7 +14,9 @@ _GOOD_SCALE = [[0.0, "#f4c7c3"], [0.5, "#fce8b2"], [1.0, "#b7e1cd"]]
 _BAD_SCALE = [[0.0, "#b7e1cd"], [0.5, "#fce8b2"], [1.0, "#f4c7c3"]]
 
 
-def _hover(probe: str, layer: str, config: str, cell: dict | None, measure: str) -> str:
+def _hover(
+    probe: str, layer: str, config: str, cell: dict | None, measure: str, scope: list | None
+) -> str:
     recorded = cell_measure(cell, measure)
     if recorded:
         return (
@@ -22,6 +24,8 @@ def _hover(probe: str, layer: str, config: str, cell: dict | None, measure: str)
             f"Wilson interval {fmt_interval(recorded.get('wilson'))}"
         )
     reason = ((cell or {}).get("measures") or {}).get(f"{measure}_reason")
+    if cell is None and scope is not None and probe not in scope:
+        reason = f"{config} runs only {', '.join(scope)}"
     return f"{probe} × {config}: {fmt_cell(cell, measure)}" + (f" ({reason})" if reason else "")
 
 
@@ -31,9 +35,11 @@ def heatmap_figure(
     cells: dict[tuple[str, str], dict | None],
     measure: str,
     layers: dict[str, str],
+    scopes: dict[str, list[str]] | None = None,
 ):
     """Probe rows × config columns of one measure; `cells[(probe, config)]` is the cell
-    record, or None where the cell was not run.
+    record, or None where the cell was not run. `scopes` names the probes of a config that
+    runs only some (T4000), so its empty cells say why.
 
     The heatmap draws colour only; an invisible square-marker scatter on top carries the
     labels, the hover and the click, because Streamlit gets no selection from a Heatmap
@@ -54,7 +60,14 @@ def heatmap_figure(
                     "x": config,
                     "y": probe,
                     "text": text.replace(" ", "<br>", 1) if recorded else text,
-                    "hover": _hover(probe, layers.get(probe, ""), config, cell, measure),
+                    "hover": _hover(
+                        probe,
+                        layers.get(probe, ""),
+                        config,
+                        cell,
+                        measure,
+                        (scopes or {}).get(config),
+                    ),
                     "custom": [probe, config, "run" if recorded else "not run"],
                 }
             )

@@ -7,6 +7,7 @@ from ragaudit.results.view import (
     cell_index,
     certification,
     config_names,
+    config_scopes,
     embedder_specs,
     probe_layers,
     probes_for,
@@ -137,7 +138,9 @@ def _heatmap(results, probes, configs, cells, measure: str, embedder: str) -> No
         f"{MEASURE_LABELS[measure]}: rate and count/n per cell; hover for the "
         f"{_interval_name(results)}. Click a cell to open its instances."
     )
-    fig = heatmap_figure(probes, configs, cells, measure, probe_layers(results))
+    fig = heatmap_figure(
+        probes, configs, cells, measure, probe_layers(results), config_scopes(results)
+    )
     event = st.plotly_chart(
         fig,
         key=CHART_KEY,
