@@ -79,6 +79,16 @@ def test_flags_spread_and_structure_are_shown(audit_file):
     )
 
 
+def test_the_embedders_input_window_is_stated(audit_file):
+    page = texts(open_audit(audit_file))
+    # the example's 26 chunks (document+sub) all fit MiniLM's 256-token window, the
+    # longest at 254 tokens; the page says it in the CLI's words
+    assert (
+        "Input window: 0 of 26 chunks of document+sub exceed local:minilm's 256-token window "
+        "(longest: 254 tokens)." in page
+    )
+
+
 def test_one_phrasing_from_the_url_shows_its_top_k(audit_file):
     results = json.loads(audit_file.read_text())
     case = results["cases"][2]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ragaudit.audit.report import AUDIT_RESULTS, default_audit_path, structure_words
 from ragaudit.errors import RagauditError
-from ragaudit.results.format import fmt_ratio
+from ragaudit.results.format import fmt_ratio, fmt_window
 from ragaudit.ui import links
 from ragaudit.ui.allowed import Refused, given_path, url_path
 from ragaudit.ui.data import read_cached
@@ -162,6 +162,10 @@ def _structure(st, results: dict) -> None:
     st.write(f"Structural check: {counts}.")
     for flag in flags:
         st.warning(f"{flag[:1].upper()}{flag[1:]}.")
+    index = results.get("index")
+    if index:  # chunks past the embedder's window are embedded only in part, silently
+        window = fmt_window(index) + "."
+        (st.warning if index.get("over_window") else st.caption)(f"Input window: {window}")
 
 
 def _rank_chart(st, results: dict, k: int) -> None:

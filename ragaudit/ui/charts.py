@@ -29,24 +29,15 @@ def _hover(
     return f"{probe} × {config}: {fmt_cell(cell, measure)}" + (f" ({reason})" if reason else "")
 
 
-def heatmap_figure(
+def _cells_drawn(
     probes: list[str],
     configs: list[str],
     cells: dict[tuple[str, str], dict | None],
     measure: str,
     layers: dict[str, str],
-    scopes: dict[str, list[str]] | None = None,
-):
-    """Probe rows × config columns of one measure; `cells[(probe, config)]` is the cell
-    record, or None where the cell was not run. `scopes` names the probes of a config that
-    runs only some (T4000), so its empty cells say why.
-
-    The heatmap draws colour only; an invisible square-marker scatter on top carries the
-    labels, the hover and the click, because Streamlit gets no selection from a Heatmap
-    trace (Streamlit issues 8760, 8933).
-    """
-    import plotly.graph_objects as go
-
+    scopes: dict[str, list[str]],
+) -> tuple[list[list], list[dict]]:
+    """The heatmap's colour grid and the overlay's points (label, hover, click payload)."""
     z, points = [], []
     for probe in probes:
         z.append([])
@@ -66,11 +57,33 @@ def heatmap_figure(
                         config,
                         cell,
                         measure,
-                        (scopes or {}).get(config),
+                        scopes.get(config),
                     ),
                     "custom": [probe, config, "run" if recorded else "not run"],
                 }
             )
+    return z, points
+
+
+def heatmap_figure(
+    probes: list[str],
+    configs: list[str],
+    cells: dict[tuple[str, str], dict | None],
+    measure: str,
+    layers: dict[str, str],
+    scopes: dict[str, list[str]] | None = None,
+):
+    """Probe rows × config columns of one measure; `cells[(probe, config)]` is the cell
+    record, or None where the cell was not run. `scopes` names the probes of a config that
+    runs only some (T4000), so its empty cells say why.
+
+    The heatmap draws colour only; an invisible square-marker scatter on top carries the
+    labels, the hover and the click, because Streamlit gets no selection from a Heatmap
+    trace (Streamlit issues 8760, 8933).
+    """
+    import plotly.graph_objects as go
+
+    z, points = _cells_drawn(probes, configs, cells, measure, layers, scopes or {})
     heat = go.Heatmap(
         z=z,
         x=configs,
