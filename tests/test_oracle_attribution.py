@@ -134,6 +134,15 @@ def test_the_oracle_context_is_exactly_the_chunks_holding_the_gold_spans():
         return {"doc_id": doc, "start": start, "end": end}
 
     assert oracle(span("d", 120, 180)) == ["c/d#1"]  # whole in chunk 1 only
+    # a table row (gold, chunk 3) severed from its header (chunk 0): the oracle holds both
+    header = {**span("d", 10, 40), "role": "table_header"}
+    table = {"key": "k", "chunking": "c", "gold_spans": [span("d", 310, 340)]}
+    assert oracle_chunk_ids({**table, "extra_spans": [header]}, offsets, ids) == [
+        "c/d#0",
+        "c/d#3",
+    ]
+    other = {**span("d", 10, 40), "role": "header"}  # a section header is not evidence
+    assert oracle_chunk_ids({**table, "extra_spans": [other]}, offsets, ids) == ["c/d#3"]
     assert oracle(span("d", 85, 95)) == ["c/d#0"]  # whole in 0 and 1: the first
     assert oracle(span("d", 180, 250)) == ["c/d#1", "c/d#2"]  # cut: the two that cover it
     assert oracle(span("d", 250, 350), span("d", 10, 20)) == ["c/d#0", "c/d#2", "c/d#3"]
@@ -341,7 +350,8 @@ def test_the_instance_page_says_the_attribution_in_words(outcome, words):
     assert attribution_words(record).startswith(words)
     lines = oracle_lines(record)
     assert lines[0] == (
-        "**Oracle context** (only the chunks holding the gold spans): `r/sup#1`, `r/sup#2`"
+        "**Oracle context** (only the chunks holding the gold spans and a table row's header): "
+        "`r/sup#1`, `r/sup#2`"
     )
     assert lines[1] == "**Oracle verdict** `wrong` (correct: False) · branch `value:other`"
 

@@ -1,5 +1,6 @@
-"""Oracle context: the chunks of a record's own chunking that hold its gold spans, and
-nothing else, i.e. what a perfect retriever would have handed the generator.
+"""Oracle context: the chunks of a record's own chunking that hold its gold spans (and
+the table header a row needs, EVIDENCE_ROLES), and nothing else, i.e. what a perfect
+retriever would have handed the generator.
 
 For each gold span, the one chunk that holds it whole if one does (the first such in
 document order: with carry_tail overlap a span can lie whole in two), else the fewest chunks
@@ -74,6 +75,17 @@ def chunk_id_index(chunks_by_id: dict[str, dict]) -> dict[tuple[str, str, int], 
     }
 
 
+EVIDENCE_ROLES = ("table_header",)
+"""Extra span roles a reader needs to read the gold: a table row's values mean nothing
+without the header naming its columns, so table_split's oracle holds the header too (a
+row-only oracle would call the severed header a generator ceiling)."""
+
+
+def evidence_extras(record: dict) -> list[dict]:
+    """The record's extra spans the oracle context must hold beside its gold spans."""
+    return [s for s in record.get("extra_spans") or [] if s.get("role") in EVIDENCE_ROLES]
+
+
 def oracle_chunk_ids(
     record: dict, chunk_offsets: dict, ids: dict[tuple[str, str, int], str]
 ) -> list[str]:
@@ -85,6 +97,7 @@ def oracle_chunk_ids(
     spans = record.get("gold_spans") or []
     if not spans:
         return []
+    spans = [*spans, *evidence_extras(record)]
     chunking = record["chunking"]
     try:
         positions = oracle_positions(spans, (chunk_offsets or {}).get(chunking) or {})

@@ -12,7 +12,8 @@ from ragaudit.results.format import NOT_MEASURED, fmt_measure
 
 EXPLANATION = (
     "Each generated instance with a gold span was asked once more, with only the chunk(s) "
-    "of its own chunking that hold the gold spans as context (the oracle context: same "
+    "of its own chunking that hold the gold spans (and a table row's header) as context "
+    "(the oracle context: same "
     "prompt, same parameters). A wrong answer is then attributed, first match wins: "
     "failed_call (the answer's call failed, or the oracle's), ceiling (the oracle answer is "
     "wrong too: the generator cannot answer even from the gold chunk), generation (the gold "

@@ -52,7 +52,10 @@ def oracle_lines(record: dict) -> list[str]:
         why = "retrieval failed" if record.get("retrieval_error") else "it has no gold span"
         return [f"**Oracle context**: none, {why}."]
     ids = ", ".join(f"`{chunk_id}`" for chunk_id in oracle.get("chunk_ids") or [])
-    lines = [f"**Oracle context** (only the chunks holding the gold spans): {ids}"]
+    lines = [
+        "**Oracle context** (only the chunks holding the gold spans and a table row's "
+        f"header): {ids}"
+    ]
     generation = oracle.get("generation") or {}
     if generation.get("status") == "failed_call":
         lines.append(f"The oracle call failed: {generation.get('error')} (counted as failed_call)")
