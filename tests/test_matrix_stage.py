@@ -6,15 +6,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from stage_fixtures import run_stage
 
-from ragaudit.backends.cache import CallCache
-from ragaudit.backends.specs import load_embedder
 from ragaudit.pipeline.diagnostics import DIAGNOSTIC_FIELDS
-from ragaudit.pipeline.progress import Progress
-from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
 from ragaudit.probes.base import Document, Instance, Span
 from ragaudit.stack.configs import MATRIX
-from ragaudit.stack.index import open_client
 
 FILLER = "The plant keeps its records in the main office and reviews them each quarter"
 
@@ -73,13 +69,7 @@ def small_corpus() -> SimpleNamespace:
 def stage_output(ragaudit_home, monkeypatch):
     monkeypatch.setenv("RAGAUDIT_RETRIES", "0")
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens: refused
-    cache = CallCache()
-    plans = [
-        EmbedderPlan(load_embedder("local:minilm", cache), "primary", None),
-        EmbedderPlan(load_embedder("ollama:mxbai-embed-large", cache), "secondary", ("control",)),
-    ]
-    stage = MatrixStage(small_corpus(), MATRIX, plans, open_client(), Progress(stream=None))
-    return stage.run(), cache
+    return run_stage(small_corpus(), MATRIX)
 
 
 def test_one_record_per_instance_config_and_embedder_with_every_field(stage_output):

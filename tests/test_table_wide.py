@@ -11,20 +11,16 @@ from types import SimpleNamespace
 
 import pytest
 from analysis_fixtures import analysed_results
+from stage_fixtures import run_stage
 from ui_fixtures import build_results, chart_specs, open_app, texts
 
-from ragaudit.backends.cache import CallCache
-from ragaudit.backends.specs import load_embedder
 from ragaudit.cli import run as run_cli
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.plan import build_plan, plan_from_args
-from ragaudit.pipeline.progress import Progress
-from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
 from ragaudit.probes.base import Document, Instance, Span
 from ragaudit.report.document import render_markdown
 from ragaudit.stack import presets
 from ragaudit.stack.configs import A_PRIME, COMPARISONS, MATRIX, T4000
-from ragaudit.stack.index import open_client
 
 MATRIX_NAMES = ["A", "A_prime", "B", "C", "C_prime", "D", "M"]
 TITLE = "table_split at 4000 characters"
@@ -130,13 +126,7 @@ def _corpus() -> SimpleNamespace:
 def stage_output(ragaudit_home, monkeypatch):
     monkeypatch.setenv("RAGAUDIT_RETRIES", "0")
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens: refused
-    cache = CallCache()
-    plans = [
-        EmbedderPlan(load_embedder("local:minilm", cache), "primary", None),
-        EmbedderPlan(load_embedder("ollama:mxbai-embed-large", cache), "secondary", ("control",)),
-    ]
-    stage = MatrixStage(_corpus(), (A_PRIME, T4000), plans, open_client(), Progress(stream=None))
-    return stage.run()
+    return run_stage(_corpus(), (A_PRIME, T4000))[0]
 
 
 def test_t4000_records_exist_for_table_split_only(stage_output):

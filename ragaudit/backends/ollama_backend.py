@@ -103,10 +103,17 @@ def tagged(model: str) -> str:
 class _OllamaEngine:
     backend = "ollama"
 
-    def __init__(self, model: str, host: str | None = None, retry: RetryPolicy | None = None):
+    def __init__(
+        self,
+        model: str,
+        host: str | None = None,
+        retry: RetryPolicy | None = None,
+        n_ctx: int | None = None,
+    ):
         import ollama
 
         self.name = model
+        self.n_ctx = n_ctx or DEFAULT_N_CTX
         self.host = ollama_host(host)
         self.retry = retry or RetryPolicy.from_env()
         self._client = ollama.Client(host=self.host, timeout=self.retry.timeout)
@@ -131,18 +138,14 @@ class OllamaEmbeddingEngine(_OllamaEngine):
     uses_roles = False
     batch_size = 32
 
-    def __init__(
-        self,
-        model: str,
-        host: str | None = None,
-        retry: RetryPolicy | None = None,
-        n_ctx: int | None = None,
-    ):
-        super().__init__(model, host, retry)
-        # Sent with every embed, so the server's own default cannot cut earlier; part of
-        # the call key, since a long text's vector depends on it.
-        self.params = {"num_ctx": n_ctx or DEFAULT_N_CTX}
-        self._window: InputWindow | None = None
+    _window: InputWindow | None = None
+    """Asked of /api/show on first use."""
+
+    @property
+    def params(self) -> dict:
+        """Options sent with every embed, so the server's own default context cannot cut
+        earlier; part of the call key, since a long text's vector depends on them."""
+        return {"num_ctx": self.n_ctx}
 
     def dimensions(self) -> int | None:
         """Unknown until the first embedding (the cache front asks once)."""
@@ -191,16 +194,6 @@ class OllamaEmbeddingEngine(_OllamaEngine):
 
 class OllamaChatEngine(_OllamaEngine):
     """Chat replies from an Ollama server (greedy and seeded by default)."""
-
-    def __init__(
-        self,
-        model: str,
-        host: str | None = None,
-        retry: RetryPolicy | None = None,
-        n_ctx: int | None = None,
-    ):
-        super().__init__(model, host, retry)
-        self.n_ctx = n_ctx or DEFAULT_N_CTX
 
     def effective_params(self, params: dict) -> dict:
         """Defaults merged with `params` plus the context size; unknown keys are refused."""

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ragaudit.errors import RagauditError
+from ragaudit.stack.chunking import chunk_offsets
 
 
 def _span_cover(span: dict, offsets: Sequence[Sequence[int]]) -> list[int]:
@@ -116,13 +117,8 @@ def oracle_chunk_ids(
 def oracle_chunk_ids_of(records: Iterable[dict], chunkings: dict[str, Sequence[Any]]) -> set[str]:
     """Every chunk id some record's oracle context uses, from the run's chunkings (chunk
     objects with chunk_id, doc_id, index, start, end): what the results' chunks must hold."""
-    offsets: dict[str, dict[str, list[list[int]]]] = {}
-    ids: dict[tuple[str, str, int], str] = {}
-    for name, chunks in chunkings.items():
-        per_doc = offsets.setdefault(name, {})
-        for chunk in chunks:
-            per_doc.setdefault(chunk.doc_id, []).append([chunk.start, chunk.end])
-            ids[(name, chunk.doc_id, chunk.index)] = chunk.chunk_id
+    offsets = chunk_offsets(chunkings)
+    ids = {(name, c.doc_id, c.index): c.chunk_id for name, cs in chunkings.items() for c in cs}
     used: set[str] = set()
     seen: set[tuple[str, str, str]] = set()
     for record in records:

@@ -23,7 +23,7 @@ from ragaudit.pipeline.diagnostics import (
     table_together,
 )
 from ragaudit.pipeline.oracle import oracle_chunk_ids_of
-from ragaudit.stack.chunking import chunk_corpus
+from ragaudit.stack.chunking import chunk_corpus, chunk_offsets
 from ragaudit.stack.configs import COMPARISONS, TABLE_SPLIT_WIDE, B, StackConfig
 from ragaudit.stack.index import ChunkIndex, build_index, embed_texts
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
@@ -134,7 +134,11 @@ class MatrixStage:
             "instances": records,
             "chunks": chunks,
             "comparisons": compare(records, COMPARISONS, [c.name for c in self.configs]),
-            "extra_measurements": {"table_split_4000": table_split_wide(self.corpus)},
+            "extra_measurements": {
+                "table_split_4000": table_split_wide(
+                    self.corpus, self.views.get(TABLE_SPLIT_WIDE.name)
+                )
+            },
             "anchor_selectivity": anchor_summary(self.corpus.instances, summary_view),
             "failed_calls": self.failed_calls,
             "indexes": self.index_stats,
@@ -270,26 +274,16 @@ class MatrixStage:
             self._fail(spec, error, keys)
 
 
-def chunk_offsets(chunkings: dict[str, list[Any]]) -> dict[str, dict[str, list[list[int]]]]:
-    """Every chunk's [start, end] per chunking and document, in chunk order (the list
-    index is the chunk's index), so the inspector draws boundaries without re-chunking."""
-    offsets: dict[str, dict[str, list[list[int]]]] = {}
-    for name, chunks in chunkings.items():
-        per_doc = offsets.setdefault(name, {})
-        for chunk in chunks:
-            per_doc.setdefault(chunk.doc_id, []).append([chunk.start, chunk.end])
-    return offsets
-
-
-def table_split_wide(corpus: Any) -> dict:
+def table_split_wide(corpus: Any, view: ChunkingView | None = None) -> dict:
     """table_split measured outside the matrix at TABLE_SPLIT_WIDE: header and answer row
-    in one chunk, per instance (model-free)."""
+    in one chunk, per instance (model-free). `view` is the run's own TABLE_SPLIT_WIDE
+    chunking when a config (T4000) cut it; else the table documents are cut here."""
     chunking = TABLE_SPLIT_WIDE
     instances = [i for i in corpus.instances if i.probe == "table_split"]
-    wanted = {s.doc_id for i in instances for s in (*i.gold_spans, *i.extra_spans)}
-    view = ChunkingView(
-        chunking.name, chunk_corpus([d for d in corpus.documents if d.doc_id in wanted], chunking)
-    )
+    if view is None:
+        wanted = {s.doc_id for i in instances for s in (*i.gold_spans, *i.extra_spans)}
+        documents = [d for d in corpus.documents if d.doc_id in wanted]
+        view = ChunkingView(chunking.name, chunk_corpus(documents, chunking))
     records = [
         {
             "instance_id": i.instance_id,

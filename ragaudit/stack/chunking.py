@@ -192,6 +192,18 @@ def chunk_corpus(documents: Iterable[Document], chunking: Chunking) -> list[Chun
     return [chunk for doc in documents for chunk in chunk_document(doc, chunking)]
 
 
+def chunk_offsets(chunkings: dict[str, list[Chunk]]) -> dict[str, dict[str, list[list[int]]]]:
+    """Every chunk's [start, end] per chunking and document, in chunk order (the list
+    index is the chunk's index): the results file's `chunk_offsets`, from which the
+    inspector draws boundaries and the oracle finds its chunks without re-chunking."""
+    offsets: dict[str, dict[str, list[list[int]]]] = {}
+    for name, chunks in chunkings.items():
+        per_doc = offsets.setdefault(name, {})
+        for chunk in chunks:
+            per_doc.setdefault(chunk.doc_id, []).append([chunk.start, chunk.end])
+    return offsets
+
+
 def _fixed_spans(length: int, size: int, overlap: int) -> list[tuple[int, int]]:
     step = size - overlap
     spans = []

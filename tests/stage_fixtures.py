@@ -1,0 +1,22 @@
+"""The retrieval stage run on a hand-built corpus, as the stage tests share it: MiniLM as
+primary and an Ollama embedder that cannot connect as secondary (control only), so every
+secondary call fails and is counted. Callers set RAGAUDIT_RETRIES=0 and an OLLAMA_HOST
+nothing listens on."""
+
+from __future__ import annotations
+
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.specs import load_embedder
+from ragaudit.pipeline.progress import Progress
+from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
+from ragaudit.stack.index import open_client
+
+
+def run_stage(corpus, configs) -> tuple[dict, CallCache]:
+    """The stage's output over `configs`, and the call cache it used."""
+    cache = CallCache()
+    plans = [
+        EmbedderPlan(load_embedder("local:minilm", cache), "primary", None),
+        EmbedderPlan(load_embedder("ollama:mxbai-embed-large", cache), "secondary", ("control",)),
+    ]
+    return MatrixStage(corpus, configs, plans, open_client(), Progress(stream=None)).run(), cache
