@@ -158,6 +158,10 @@ class Chunk:
     start: int
     end: int
     text: str
+    span_exact: bool = True
+    """False when a user's splitter rewrote the chunk so it could not be located exactly:
+    then ``start``/``end`` are the best alignment and ``text`` is what the splitter returned
+    (ragaudit.userstack.splitter). Chunks ragaudit cuts itself are always exact."""
 
 
 def chunk_spans(text: str, chunking: Chunking) -> list[tuple[int, int]]:
