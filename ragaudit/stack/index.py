@@ -89,9 +89,14 @@ class ChunkIndex:
         return not self.failures
 
 
-def _nodes(
-    chunks: Sequence[Any], vectors: dict[str, list[float]], searched_text: Callable[[Any], str]
+def chunk_nodes(
+    chunks: Sequence[Any],
+    vectors: dict[str, list[float]] | None = None,
+    searched_text: Callable[[Any], str] = chunk_text,
 ) -> list[Any]:
+    """llama-index TextNodes for `chunks`: id_ = chunk_id, the searched text, metadata
+    doc_id/start/end kept out of what is embedded, and the vector from `vectors` when given
+    (text -> vector; a node without one is embedded by whoever indexes it)."""
     from llama_index.core.schema import TextNode
 
     keys = ["doc_id", "start", "end"]
@@ -99,7 +104,7 @@ def _nodes(
         TextNode(
             id_=chunk.chunk_id,
             text=searched_text(chunk),
-            embedding=vectors[searched_text(chunk)],
+            embedding=vectors[searched_text(chunk)] if vectors is not None else None,
             metadata={"doc_id": chunk.doc_id, "start": chunk.start, "end": chunk.end},
             # keep metadata out of what gets embedded/returned as content
             excluded_embed_metadata_keys=keys,
@@ -215,6 +220,6 @@ def build_index(
                 result.failures[chunk.chunk_id] = error
         if batch:
             # nodes that carry .embedding are stored as is, never re-embedded
-            index.insert_nodes(_nodes(batch, vectors, searched_text))
+            index.insert_nodes(chunk_nodes(batch, vectors, searched_text))
             result.added += len(batch)
     return result
