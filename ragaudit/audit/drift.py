@@ -10,34 +10,9 @@ from pathlib import Path
 
 from ragaudit.audit.settings import AuditSettings, load_settings
 from ragaudit.audit.yamlio import load_with_lines
+from ragaudit.drift.directions import direction, looser, looser_summary, verdict
 
-# constant -> (which way is looser, why it matters). "higher": a larger value lets more
-# through; "lower": a smaller value does; None: a different stack, neither side looser.
-DIRECTIONS: dict[str, tuple[str | None, str]] = {
-    "k": ("higher", "more slots reach the model"),
-    "candidate_pool": ("higher", "more candidates before the slot policy"),
-    "per_source_cap": ("higher", "one source may take more slots (none = no cap)"),
-    "floor.slots": ("higher", "more slots reserved for the floor's source type"),
-    "floor.min_score": ("lower", "weaker matches may take a reserved slot (none = no gate)"),
-    "backfill_range": ("higher", "the floor may reach further down the ranking"),
-    "min_score": ("lower", "fewer candidates are dropped by the threshold (none = no threshold)"),
-    "floor.source_type": (None, "the reserved slots go to a different source type"),
-    "floor": (None, "one side reserves slots, the other does not"),
-    "embedder": (None, "different vectors, different rankings"),
-    "splitter": (None, "different chunks"),
-    "chunk_size": (None, "different chunks"),
-    "overlap": (None, "different chunks"),
-    "overlap_rule": (None, "the overlap is carried differently: different chunks"),
-    "hybrid": (None, "BM25 fusion changes the ranking"),
-    "split_subsections": (None, "different chunks for long documents"),
-    "subsection_marker": (None, "different subsections found"),
-    "split_max_lead_in": (None, "different documents split"),
-    "split_min_subsections": (None, "different documents split"),
-    "split_min_chars": (None, "different documents split"),
-}
 LABELS = {"name", "description"}
-# null means no limit at all for these: the looser side by construction
-UNBOUNDED = {"per_source_cap", "min_score", "backfill_range", "floor.min_score"}
 
 
 @dataclass(frozen=True)
@@ -73,19 +48,6 @@ def constants(settings: AuditSettings) -> dict[str, object]:
     return out
 
 
-def _looser(constant: str, left: object, right: object) -> str | None:
-    direction = DIRECTIONS.get(constant, (None, ""))[0]
-    if direction is None:
-        return None
-    if left is None or right is None:
-        if constant in UNBOUNDED:
-            return "left" if left is None else "right"
-        return None
-    if direction == "higher":
-        return "left" if left > right else "right"
-    return "left" if left < right else "right"
-
-
 def _explicit(path: Path) -> set[str]:
     data, _ = load_with_lines(path, "settings file")
     keys = set(data) if isinstance(data, dict) else set()
@@ -115,8 +77,8 @@ def compare(left_path: Path, right_path: Path) -> tuple[list[str], list[Differen
                 right=right_value,
                 left_default=constant not in left_set,
                 right_default=constant not in right_set,
-                looser=_looser(constant, left_value, right_value),
-                why=DIRECTIONS.get(constant, (None, "differs"))[1],
+                looser=looser(constant, left_value, right_value),
+                why=direction(constant)[1],
             )
         )
     return list(left_values), differences
@@ -142,20 +104,13 @@ def render(left_path: Path, right_path: Path, compared: list[str], diffs: list[D
             f"{left} {_shown(diff.left, diff.left_default)}, "
             f"{right} {_shown(diff.right, diff.right_default)}"
         )
-        if diff.looser is None:
-            verdict = f"differs, neither side looser ({diff.why})"
-        else:
-            verdict = f"{left if diff.looser == 'left' else right} is looser ({diff.why})"
-        lines.append(f"  {diff.constant}: {values} -> {verdict}")
+        named = {"left": left, "right": right}.get(diff.looser or "")
+        lines.append(f"  {diff.constant}: {values} -> {verdict(named, diff.why)}")
     looser_sides = {diff.looser for diff in diffs if diff.looser}
     for side in sorted(looser_sides):
         name = left if side == "left" else right
         other = right if side == "left" else left
-        lines.append(
-            f"[fail] {name} is looser than {other} on "
-            f"{sum(d.looser == side for d in diffs)} constant(s): if {name} is the test, "
-            "its results are optimistic about production"
-        )
+        lines.append(looser_summary(name, other, sum(d.looser == side for d in diffs)))
     if not looser_sides:
         lines.append(f"[fail] {left} and {right} do not describe the same retrieval")
     return lines
