@@ -15,6 +15,7 @@ from ragaudit.report.findings import (
     severity_section,
 )
 from ragaudit.report.render import Block, blocks_to_html, blocks_to_markdown
+from ragaudit.report.stack import stack_section
 from ragaudit.report.table_wide import table_wide_section
 from ragaudit.report.tables import (
     conditions_section,
@@ -30,6 +31,7 @@ from ragaudit.report.windows import windows_section
 SECTIONS = (
     header_section,
     conditions_section,
+    stack_section,
     windows_section,
     controls_section,
     retrieval_section,

@@ -178,20 +178,22 @@ def citation_section(results: dict) -> list[Block]:
 
 def severity_section(results: dict) -> list[Block]:
     """Each cell's severity class per embedder, the counts per class, and the rules."""
-    cells = view.cell_index(results)
-    configs = view.config_names(results)
     layers = view.probe_layers(results)
     blocks: list[Block] = [("h", 2, "Severity")]
-    for embedder in view.embedder_specs(results):
+    for embedder in view.table_embedders(results):
+        columns = view.matrix_columns(results, embedder)  # the user's stack beside the configs
+        probes = view.column_probes(results, columns)
+        cells = view.column_cells(results, probes, columns)
         rows = []
-        for probe in view.probes_for(results, embedder):
+        for probe in probes:
             row = [probe, layers[probe]]
-            for config in configs:
-                cell = cells.get((probe, config, embedder))
+            for column in columns:
+                cell = cells[(probe, column.label)]
                 row.append(NOT_RUN if cell is None else cell["severity"]["class"])
             rows.append(row)
         mark = " (uncertified)" if view.uncertified(results, embedder) else ""
-        blocks += [("h", 3, f"{embedder}{mark}"), ("table", ["Probe", "Layer", *configs], rows)]
+        headers = ["Probe", "Layer", *(c.label for c in columns)]
+        blocks += [("h", 3, f"{embedder}{mark}"), ("table", headers, rows)]
     counts = (results.get("analysis") or {}).get("severity_counts") or {}
     total = (results.get("analysis") or {}).get("cells")
     per_class = ", ".join(f"{k} {v}/{total}" for k, v in counts.items())

@@ -23,16 +23,16 @@ OUTCOME_VERDICTS = ("correct", *QUOTED_VERDICTS)
 
 
 def probe_table(results: dict, embedder: str, measure: str, probes: list[str]) -> Block:
-    """Probe x config table of one measure in the seed's form; `not run` where not run."""
-    cells = view.cell_index(results)
-    configs = view.config_names(results)
+    """Probe x config table of one measure in the seed's form; `not run` where not run. The
+    user's stack is a column beside the configs, under its own embedder (view.matrix_columns)."""
+    columns = view.matrix_columns(results, embedder)
+    cells = view.column_cells(results, probes, columns)
     layers = view.probe_layers(results)
     rows = [
-        [probe, layers[probe]]
-        + [fmt_cell(cells.get((probe, config, embedder)), measure) for config in configs]
+        [probe, layers[probe]] + [fmt_cell(cells[(probe, c.label)], measure) for c in columns]
         for probe in probes
     ]
-    return ("table", ["Probe", "Layer", *configs], rows)
+    return ("table", ["Probe", "Layer", *(c.label for c in columns)], rows)
 
 
 def header_section(results: dict) -> list[Block]:
@@ -134,7 +134,8 @@ def controls_section(results: dict) -> list[Block]:
             )
         else:
             failing = ", ".join(cert.get("failing_cells") or [])
-            verdict = f"not certified: {cert.get('reason')}" + (f" ({failing})" if failing else "")
+            reason = cert.get("reason") or "no control verdict recorded"
+            verdict = f"not certified: {reason}" + (f" ({failing})" if failing else "")
         blocks += [("h", 3, f"Controls, {embedder}"), ("p", f"{embedder}: {verdict}.")]
         controls = view.probes_for(results, embedder, layer="control")
         if controls:
@@ -151,8 +152,9 @@ def retrieval_section(results: dict) -> list[Block]:
         ("h", 2, "Retrieval: did the evidence reach the model"),
         ("p", "Share of instances whose gold span was whole inside a retrieved chunk."),
     ]
-    for embedder in view.embedder_specs(results):
-        probes = view.probes_for(results, embedder, skip="control")
+    for embedder in view.table_embedders(results):
+        columns = view.matrix_columns(results, embedder)
+        probes = view.column_probes(results, columns, skip="control")
         if probes:
             mark = " (uncertified)" if view.uncertified(results, embedder) else ""
             blocks.append(("h", 3, f"{embedder}{mark}"))
@@ -166,11 +168,13 @@ def generation_section(results: dict) -> list[Block]:
     generated = [c for c in results.get("cells") or [] if c.get("generated")]
     if not generated:
         return blocks + [("p", "Generation did not run in this results file.")]
-    for embedder in view.embedder_specs(results):
-        if not any(c["embedder"] == embedder for c in generated):
+    for embedder in view.table_embedders(results):
+        columns = view.matrix_columns(results, embedder)
+        shown = {(c.config, c.embedder) for c in columns}
+        if not any((c["config"], c["embedder"]) in shown for c in generated):
             continue
         mark = " (uncertified)" if view.uncertified(results, embedder) else ""
-        probes = view.probes_for(results, embedder)
+        probes = view.column_probes(results, columns)
         blocks.append(("h", 3, f"Correct answers, {embedder}{mark}"))
         blocks.append(probe_table(results, embedder, "correct", probes))
     rows = []

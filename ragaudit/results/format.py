@@ -138,3 +138,64 @@ def fmt_attribution(cell: dict | None) -> str:
     if attribution is None:
         return NOT_MEASURED
     return ", ".join(f"{name} {fmt_measure(attribution.get(name))}" for name in ATTRIBUTIONS)
+
+
+APPROXIMATE_SPAN = "approximate span"
+"""The tag of a stack chunk whose text its splitter rewrote, so its start/end are the
+best alignment in its document rather than an exact match."""
+
+
+def fmt_approximate_spans(counted: tuple[int, int | None] | None, chunking: str) -> str:
+    """A stack chunking's approximate spans over its chunks, e.g. `approximate spans: 3%
+    4/120 chunks of stack-mine (its splitter rewrote their text; each is placed at its best
+    alignment)`; `not measured in this file` when the count is not recorded."""
+    if counted is None or counted[1] is None:
+        return f"approximate spans of {chunking}: {NOT_MEASURED}"
+    count, n = counted
+    why = (
+        "its splitter rewrote their text; each is placed at its best alignment"
+        if count
+        else "every chunk's text is found exactly in its document"
+    )
+    return f"approximate spans: {fmt_ratio(count, n)} chunks of {chunking} ({why})"
+
+
+def fmt_approximate_boxes(approximate: int, drawn: int) -> str:
+    """The drawn chunks of one document with an approximate span, e.g. `approximate span:
+    29% 2/7 chunks drawn (hatched, ≈) ...`."""
+    return (
+        f"{APPROXIMATE_SPAN}: {fmt_ratio(approximate, drawn)} chunks drawn (hatched, ≈): the "
+        "stack's splitter rewrote their text, so each is placed at its best alignment in the "
+        "document, not exactly"
+    )
+
+
+def fmt_lab_refusal(stack: str, embedder: str) -> str:
+    """The Lab's one line for a stack config: it cannot re-run the user's splitter."""
+    return (
+        f"{embedder} is stack config {stack}'s embedder: the Lab re-cuts the corpus with "
+        "ragaudit's chunkers only, so a stack config is not re-run here (open its cells on "
+        "the Matrix and Instance pages)."
+    )
+
+
+def _fmt_args(args: dict | None) -> str:
+    return ", ".join(f"{key}={value!r}" for key, value in (args or {}).items())
+
+
+def fmt_stack_component(field: str, component: dict | None, default: str) -> str:
+    """One component of a stack file as the report names it: a splitter or retriever as its
+    import path with its arguments (`…SentenceSplitter(chunk_size=512)`), an embedder or
+    generator as its spec with its endpoint and the NAME of its key's variable (never the
+    key). `default` says what runs when the file names none."""
+    if not component:
+        return f"{field}: {default}"
+    if field in ("splitter", "retriever"):
+        path = component.get("class") or component.get("factory")
+        return f"{field}: `{path}({_fmt_args(component.get('args'))})`"
+    text = f"{field}: {component.get('spec')}"
+    if component.get("base_url"):
+        text += f" at {component['base_url']}"
+    if component.get("api_key_env"):
+        text += f", API key read from ${component['api_key_env']}"
+    return text

@@ -6,6 +6,8 @@ A partial file (a run still writing, cells not yet analysed) reads as empty list
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ragaudit.analysis.cells import VERDICT_MEASURES
 from ragaudit.stack.chunking import chunking_name
 
@@ -23,17 +25,104 @@ def config_by_name(results: dict) -> dict[str, dict]:
     return {c["name"]: c for c in results.get("configs") or []}
 
 
+STACK_KIND = "stack"
+"""`configs[].kind` of the user's stack (`ragaudit run --stack`); built-in entries carry
+`"builtin"` or no kind at all."""
+
+
+def is_stack(config: dict) -> bool:
+    """Whether a config record is the user's stack rather than a built-in config."""
+    return config.get("kind") == STACK_KIND
+
+
+def stack_configs(results: dict) -> list[dict]:
+    """The user's stack configs, in the results file's order."""
+    return [c for c in results.get("configs") or [] if is_stack(c)]
+
+
+def stack_embedder(config: dict) -> str:
+    """The embedder a stack config's records and cells are under: its embedder's spec, or
+    `retriever:<factory>` when its own retriever ranks without one."""
+    stack = config.get("stack") or {}
+    embedder = stack.get("embedder") or {}
+    if embedder.get("spec"):
+        return embedder["spec"]
+    return f"retriever:{(stack.get('retriever') or {}).get('factory')}"
+
+
 def chunking_of(config: dict) -> str:
     """The chunking name a config record uses, as in chunk ids
     (`recursive-1000-200-carry_tail`); a record without `overlap_rule` predates the rules
-    and its chunk ids carry none (`recursive-1000-200`)."""
+    and its chunk ids carry none (`recursive-1000-200`). A stack config names its own
+    (`stack-<name>`): its splitter is the user's, not one of ragaudit's."""
+    if is_stack(config):
+        return config["chunking"]
     rule = config.get("overlap_rule")
     return chunking_name(config["splitter"], config["chunk_size"], config["overlap"], rule)
 
 
-def config_scopes(results: dict) -> dict[str, list[str]]:
-    """Config name -> the only probes it runs, for the configs that run a subset (T4000)."""
-    return {c["name"]: list(c["probes"]) for c in results.get("configs") or [] if c.get("probes")}
+@dataclass(frozen=True)
+class Column:
+    """One column of a probe x config table: a config, and the embedder its cells are under
+    (a stack config's own embedder, whatever the table's)."""
+
+    config: str
+    embedder: str
+    stack: bool = False
+    probes: tuple[str, ...] | None = None
+    """The only probes the config runs, when it runs a subset (T4000, a stack's `probes`)."""
+
+    @property
+    def label(self) -> str:
+        """The column heading: the config's name; a stack's names its embedder too."""
+        return f"{self.config} ({self.embedder})" if self.stack else self.config
+
+
+def _column(config: dict, embedder: str) -> Column:
+    scope = tuple(config["probes"]) if config.get("probes") else None
+    if is_stack(config):
+        return Column(config["name"], stack_embedder(config), True, scope)
+    return Column(config["name"], embedder, False, scope)
+
+
+def matrix_columns(results: dict, embedder: str) -> list[Column]:
+    """The columns of `embedder`'s heatmap and report tables: the built-in configs when the
+    built-in matrix ran on it (every one, so a cell it skipped reads `not run`), then every
+    stack config under its own embedder, so the user's stack stands beside the matrix even
+    when its embedder is not this one."""
+    configs = results.get("configs") or []
+    builtin = {c["name"] for c in configs if not is_stack(c)}
+    rows = [*(results.get("cells") or []), *(results.get("instances") or [])]
+    ran = any(r["embedder"] == embedder and r["config"] in builtin for r in rows)
+    return [_column(c, embedder) for c in configs if is_stack(c) or ran]
+
+
+def column_for(results: dict, config: str, embedder: str) -> Column:
+    """The column of `config` in `embedder`'s tables (a stack config under its own
+    embedder); a name the file does not list reads as a built-in config."""
+    record = config_by_name(results).get(config) or {"name": config}
+    return _column(record, embedder)
+
+
+def column_cells(
+    results: dict, probes: list[str], columns: list[Column]
+) -> dict[tuple[str, str], dict | None]:
+    """(probe, column label) -> the cell under the column's config and embedder, or None."""
+    index = cell_index(results)
+    return {
+        (probe, column.label): index.get((probe, column.config, column.embedder))
+        for probe in probes
+        for column in columns
+    }
+
+
+def table_embedders(results: dict) -> list[str]:
+    """The embedders that get a probe x config table: those the built-in matrix ran on (a
+    stack's own embedder already has its column in theirs); every embedder when the file
+    holds only stack configs (`run --stack-only`)."""
+    specs = embedder_specs(results)
+    with_builtin = [e for e in specs if any(not c.stack for c in matrix_columns(results, e))]
+    return with_builtin or specs
 
 
 def embedder_specs(results: dict) -> list[str]:
@@ -68,6 +157,23 @@ def probes_for(
     only those of `layer` when given, none of `skip` when given."""
     rows = [*(results.get("cells") or []), *(results.get("instances") or [])]
     present = {r["probe"] for r in rows if r["embedder"] == embedder}
+    return _probes_in_order(results, present, layer, skip)
+
+
+def column_probes(
+    results: dict, columns: list[Column], *, layer: str | None = None, skip: str | None = None
+) -> list[str]:
+    """Probes with a cell or an instance record in some column, in corpus order; only those
+    of `layer` when given, none of `skip` when given."""
+    wanted = {(c.config, c.embedder) for c in columns}
+    rows = [*(results.get("cells") or []), *(results.get("instances") or [])]
+    present = {r["probe"] for r in rows if (r["config"], r["embedder"]) in wanted}
+    return _probes_in_order(results, present, layer, skip)
+
+
+def _probes_in_order(
+    results: dict, present: set[str], layer: str | None, skip: str | None
+) -> list[str]:
     layers = probe_layers(results)
     return [
         p
@@ -144,3 +250,21 @@ def cell_attribution(cell: dict | None) -> dict | None:
     """The cell's failure attribution (a measure per value of ATTRIBUTIONS, `no_oracle`,
     `n`), or None when the cell did not generate or its file predates oracle contexts."""
     return (cell or {}).get("attribution")
+
+
+def span_exact(chunk: dict | None) -> bool:
+    """Whether a `chunks[id]` entry's start/end locate its text exactly in its document
+    (false for a stack chunk its splitter rewrote; a file before stacks: always exact)."""
+    return (chunk or {}).get("span_exact", True) is not False
+
+
+def approximate_spans(results: dict, config: dict) -> tuple[int, int] | None:
+    """(chunks with an approximate span, chunks) of a stack config's chunking, read from its
+    `run.indexes` entry; None when the file does not record the count."""
+    chunking = chunking_of(config)
+    run = results.get("run") or {}
+    for entry in run.get("indexes") or []:
+        if entry.get("chunking") == chunking and entry.get("approximate_spans") is not None:
+            n = entry.get("chunks", (run.get("chunk_counts") or {}).get(chunking))
+            return entry["approximate_spans"], n
+    return None

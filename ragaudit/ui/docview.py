@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from ragaudit.results.format import APPROXIMATE_SPAN
+from ragaudit.results.view import span_exact
 from ragaudit.ui.lab_engine import corpus_documents
 
 SPAN_COLOURS = {
@@ -38,6 +40,8 @@ class ChunkBox:
     start: int
     end: int
     rank: int | None
+    approximate: bool = False
+    """A stack chunk whose text its splitter rewrote: start/end are its best alignment."""
 
 
 @dataclass(frozen=True)
@@ -86,10 +90,16 @@ def chunk_boxes(
         return None
     # A retrieved chunk is matched by its offsets (unique within one document).
     hits = {(h["start"], h["end"]): h for h in retrieved if h.get("doc_id") == doc_id}
+    approximate = {
+        (c["start"], c["end"])
+        for c in (results.get("chunks") or {}).values()
+        if c.get("doc_id") == doc_id and c.get("chunking") == chunking and not span_exact(c)
+    }
     boxes = []
     for index, (start, end) in enumerate(offsets):
         hit = hits.get((start, end)) or {}
-        boxes.append(ChunkBox(hit.get("chunk_id"), index, start, end, hit.get("rank")))
+        inexact = (start, end) in approximate
+        boxes.append(ChunkBox(hit.get("chunk_id"), index, start, end, hit.get("rank"), inexact))
     return boxes
 
 
@@ -157,11 +167,17 @@ def _chunk_bar(go, box: ChunkBox):
         marker={
             "color": "#1a73e8" if retrieved else "#bdc1c6",
             "line": {"color": "#444", "width": 1},
+            "pattern": {"shape": "/" if box.approximate else ""},  # hatched: not exact
         },
-        text=[f"#{box.index}" + (f" · rank {box.rank}" if retrieved else "")],
+        text=[
+            f"#{box.index}"
+            + (f" · rank {box.rank}" if retrieved else "")
+            + (f" · {APPROXIMATE_SPAN}" if box.approximate else "")
+        ],
         textposition="inside",
         insidetextanchor="middle",
         hovertemplate=f"{name}<br>chars {box.start}–{box.end}"
+        + (f" ({APPROXIMATE_SPAN})" if box.approximate else "")
         + (f"<br>retrieved at rank {box.rank}" if retrieved else "<br>not retrieved")
         + "<extra></extra>",
         showlegend=False,
@@ -187,6 +203,7 @@ def highlighted_html(text: str, boxes: list[ChunkBox], spans: list[dict]) -> str
             out.append(f'<span class="ra-edge">⟩{box.index}</span>')
         for box in starts.get(a, []):
             label = f"{box.index}" + (f" r{box.rank}" if box.rank else "")
+            label += " ≈" if box.approximate else ""
             out.append(f'<span class="ra-edge ra-start">⟨{label}</span>')
         covering = sum(1 for box in boxes if box.start <= a and box.end >= b)
         roles = [s.get("role", "gold") for s in spans if s["start"] <= a and s["end"] >= b]

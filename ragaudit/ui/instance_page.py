@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from ragaudit.pipeline.diagnostics import DIAGNOSTIC_FIELDS
-from ragaudit.results.format import NOT_RUN, fmt_cell
+from ragaudit.results.format import APPROXIMATE_SPAN, NOT_RUN, fmt_approximate_boxes, fmt_cell
 from ragaudit.results.view import (
     cell_index,
     cell_records,
     chunking_of,
+    column_for,
+    column_probes,
     config_by_name,
     config_names,
     embedder_specs,
     instance_records,
-    probes_for,
+    matrix_columns,
+    span_exact,
 )
 from ragaudit.ui import links
 from ragaudit.ui.attribution import render_oracle
@@ -60,7 +63,8 @@ def render() -> None:
 
     st.title("Instance")
     results = results_or_stop("instance")
-    embedder, probe, config = _choose_cell(results)
+    table_embedder, probe, config = _choose_cell(results)
+    embedder = column_for(results, config, table_embedder).embedder  # a stack's own
     records = cell_records(results, probe, config, embedder) if probe else []
     if not records:
         st.write(f"Not run: no records for {probe} × {config} under {embedder}.")
@@ -98,7 +102,7 @@ def render() -> None:
         "Instance", list(by_id), key="instance_instance", format_func=lambda i: _label(by_id[i])
     )
     links.publish("instance_instance", "instance")
-    _render_record(results, by_id[instance_id], config_by_name(results)[config])
+    _render_record(results, by_id[instance_id], config_by_name(results)[config], table_embedder)
 
 
 def _choose_cell(results: dict) -> tuple[str, str | None, str]:
@@ -111,7 +115,7 @@ def _choose_cell(results: dict) -> tuple[str, str | None, str]:
     cols = st.columns(3)
     with cols[0]:
         embedder = st.selectbox("Embedder", embedders, key="instance_embedder")
-    probes = probes_for(results, embedder)
+    probes = column_probes(results, matrix_columns(results, embedder))
     links.bind("instance_probe", "probe", probes)
     links.bind("instance_config", "config", configs)
     with cols[1]:
@@ -136,7 +140,7 @@ def _open_selected_row(table, records: list[dict]) -> None:
     st.session_state["_instance_table_last"] = chosen
 
 
-def _render_record(results: dict, record: dict, config: dict) -> None:
+def _render_record(results: dict, record: dict, config: dict, table_embedder: str) -> None:
     import streamlit as st
 
     st.subheader(f"{record['instance_id']} under {config['name']}")
@@ -173,7 +177,7 @@ def _render_record(results: dict, record: dict, config: dict) -> None:
     )
     _render_generation(record)
     render_oracle(results, record)
-    _render_flips(results, record)
+    _render_flips(results, record, table_embedder)
 
 
 def _render_documents(results: dict, record: dict, config: dict) -> None:
@@ -212,6 +216,8 @@ def _render_document(
             "(chunk_offsets), so its chunk boundaries are not drawn."
         )
         boxes = []
+    if any(b.approximate for b in boxes):
+        st.caption(fmt_approximate_boxes(sum(b.approximate for b in boxes), len(boxes)))
     if doc.source == "results":
         st.caption(
             "Text pieced from the chunks the results file holds: the corpus on disk does not "
@@ -253,6 +259,8 @@ def _render_retrieved(results: dict, record: dict) -> None:
     for hit in hits:
         tags = held_roles(hit, gold, "gold") + held_roles(hit, trap, "trap")
         tags += retrieved_window_tags(results, record, hit)
+        if not span_exact(chunks.get(hit["chunk_id"])):
+            tags.append(APPROXIMATE_SPAN)  # its splitter rewrote it: start/end are a best fit
         bm25 = "" if hit.get("bm25_score") is None else f" · bm25 {hit['bm25_score']:.3f}"
         dense = "" if hit.get("dense_score") is None else f" · dense {hit['dense_score']:.4f}"
         label = f"rank {hit['rank']} · score {hit['score']:.4f}{dense}{bm25} · {hit['chunk_id']}"
@@ -310,18 +318,21 @@ def _render_generation(record: dict) -> None:
         st.markdown(f"**Citation check** `{check.get('outcome')}`: {check.get('detail') or ''}")
 
 
-def _render_flips(results: dict, record: dict) -> None:
+def _render_flips(results: dict, record: dict, table_embedder: str) -> None:
+    """The instance under every column of the chosen embedder's matrix (the user's stack
+    under its own embedder among them)."""
     import streamlit as st
 
-    per_config = instance_records(
-        results, record["probe"], record["instance_id"], record["embedder"]
-    )
     st.markdown(
         "**The same instance under every config** (rows that differ from this one are flips)"
     )
     rows = []
-    for name in config_names(results):
-        other = per_config.get(name)
+    for column in matrix_columns(results, table_embedder):
+        per_config = instance_records(
+            results, record["probe"], record["instance_id"], column.embedder
+        )
+        other, name = per_config.get(column.config), column.label
+        this = (column.config, column.embedder) == (record["config"], record["embedder"])
         if other is None:
             rows.append(
                 {
@@ -339,11 +350,11 @@ def _render_flips(results: dict, record: dict) -> None:
         )
         rows.append(
             {
-                "config": name + (" (this)" if name == record["config"] else ""),
+                "config": name + (" (this)" if this else ""),
                 "gold in context": str(other.get("gold_in_context")),
                 "span preserved": str(other.get("span_preserved")),
                 "verdict": verdict_of(other),
-                "flip": "flip" if flip and name != record["config"] else "",
+                "flip": "flip" if flip and not this else "",
             }
         )
     st.dataframe(rows, hide_index=True)

@@ -20,6 +20,8 @@ from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.backends.specs import load_embedder
 from ragaudit.corpus.files import load_corpus
 from ragaudit.pipeline.diagnostics import ChunkingView, diagnose
+from ragaudit.results.format import fmt_lab_refusal
+from ragaudit.results.view import matrix_columns, stack_configs, stack_embedder
 from ragaudit.stack.chunking import Chunking, chunk_corpus
 from ragaudit.stack.index import build_index, open_client
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
@@ -112,3 +114,15 @@ def probe_rankings(
 def diagnose_at_k(lab: LabIndex, instance: Any, ranking: list[Any], k: int) -> dict:
     """The model-free diagnostics of one instance when the top `k` of `ranking` is retrieved."""
     return diagnose(instance, lab.view, ranking, k, lab.chunk_by_id)
+
+
+def stack_refusal(results: dict | None, embedder: str) -> str | None:
+    """One line refusing `embedder` when it is only a stack config's (the built-in matrix
+    never ran on it): its records cut the corpus with the user's splitter, which the Lab
+    does not run. None when the Lab can use it."""
+    if not results or any(not c.stack for c in matrix_columns(results, embedder)):
+        return None
+    for config in stack_configs(results):
+        if stack_embedder(config) == embedder:
+            return fmt_lab_refusal(config["name"], embedder)
+    return None

@@ -13,7 +13,7 @@ from ragaudit import paths
 from ragaudit.corpus.files import manifest_sha256
 from ragaudit.pipeline.diagnostics import span_in
 from ragaudit.results.format import fmt_measure, fmt_ratio
-from ragaudit.results.view import cell_index, chunking_of, embedder_specs
+from ragaudit.results.view import cell_index, chunking_of, embedder_specs, is_stack
 from ragaudit.stack.chunking import OVERLAP_RULES, Chunking
 from ragaudit.ui import links
 from ragaudit.ui.common import current_results
@@ -24,6 +24,7 @@ from ragaudit.ui.lab_engine import (
     load_lab_corpus,
     probe_instances,
     probe_rankings,
+    stack_refusal,
 )
 
 SIZES = [256, 512, 1000, 2000, 4000]
@@ -97,6 +98,10 @@ def render() -> None:
     links.publish_all(
         {"lab_probe": "probe", "lab_instance": "instance", "lab_embedder": "embedder"}
     )
+    refusal = stack_refusal(loaded.results, embedder)
+    if refusal:
+        st.error(refusal)
+        return
     if n is not None and n < load_lab_corpus().n:
         st.caption(f"The first {n} instances of each probe, as in the loaded results file.")
     live_panel(probe, None if instance_id == ALL_INSTANCES else instance_id, embedder, n)
@@ -205,6 +210,8 @@ def _recorded(probe: str, embedder: str, setting: tuple) -> None:
     if not results:
         return
     for config in results["configs"]:
+        if is_stack(config):
+            continue  # cut by the user's splitter: no Lab setting is the same
         # A config recorded before overlap rules reads as the rule it used (langchain).
         chunking = Chunking.from_name(chunking_of(config))
         if (chunking, config["k"], bool(config.get("hybrid"))) != setting:

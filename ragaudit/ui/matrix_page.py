@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from ragaudit.results.format import fmt_cell, percent
 from ragaudit.results.view import (
-    cell_index,
+    Column,
     certification,
-    config_names,
-    config_scopes,
+    column_cells,
+    column_for,
+    column_probes,
     embedder_specs,
+    matrix_columns,
     probe_layers,
-    probes_for,
     wilson_confidence,
 )
 from ragaudit.ui import links
@@ -106,15 +107,13 @@ def render() -> None:
             "the instrument that produced these cells."
         )
 
-    index = cell_index(results)
-    probes = probes_for(results, embedder)
-    configs = config_names(results)
-    cells = {(p, c): index.get((p, c, embedder)) for p in probes for c in configs}
+    columns = matrix_columns(results, embedder)  # the user's stack beside the configs
+    probes = column_probes(results, columns)
     if not probes:
         st.write(f"No records for {embedder} in this file.")
         return
     if results["cells"]:
-        _heatmap(results, probes, configs, cells, measure, embedder)
+        _heatmap(results, probes, columns, measure, embedder)
     else:
         st.info(
             f"No cells in this file yet: {len(results['instances'])} instance records are "
@@ -122,7 +121,8 @@ def render() -> None:
             "records below."
         )
     render_matrix_windows(results, embedder)
-    render_attribution(results, embedder, *_open_cell(probes, configs, embedder))
+    probe, config = _open_cell(probes, columns, embedder)
+    render_attribution(results, column_for(results, config, embedder).embedder, probe, config)
     render_table_wide(results)  # T4000: table_split at 4000 characters, beside the matrix
 
 
@@ -131,16 +131,18 @@ def _interval_name(results: dict) -> str:
     return "Wilson interval" if confidence is None else f"{percent(confidence)}% Wilson interval"
 
 
-def _heatmap(results, probes, configs, cells, measure: str, embedder: str) -> None:
+def _heatmap(results, probes, columns: list[Column], measure: str, embedder: str) -> None:
     import streamlit as st
+
+    labels = [c.label for c in columns]
+    cells = column_cells(results, probes, columns)
+    scopes = {c.label: list(c.probes) for c in columns if c.probes}
 
     st.caption(
         f"{MEASURE_LABELS[measure]}: rate and count/n per cell; hover for the "
         f"{_interval_name(results)}. Click a cell to open its instances."
     )
-    fig = heatmap_figure(
-        probes, configs, cells, measure, probe_layers(results), config_scopes(results)
-    )
+    fig = heatmap_figure(probes, labels, cells, measure, probe_layers(results), scopes)
     event = st.plotly_chart(
         fig,
         key=CHART_KEY,
@@ -149,31 +151,37 @@ def _heatmap(results, probes, configs, cells, measure: str, embedder: str) -> No
         config={"displayModeBar": False},
     )
     target = clicked_cell(event)
-    if target and target[1] in configs:
+    by_label = {c.label: c.config for c in columns}
+    if target and target[1] in by_label:
+        config = by_label[target[1]]  # the Instance page finds a stack's own embedder
         st.switch_page(
             PAGES["instance"],
-            query_params=link_params(probe=target[0], config=target[1], embedder=embedder),
+            query_params=link_params(probe=target[0], config=config, embedder=embedder),
         )
 
     with st.expander("The same cells as a table"):
         rows = []
         for probe in probes:
             row = {"probe": probe}
-            for config in configs:
-                row[config] = fmt_cell(cells[(probe, config)], measure, interval=True)
+            for label in labels:
+                row[label] = fmt_cell(cells[(probe, label)], measure, interval=True)
             rows.append(row)
         st.dataframe(rows, hide_index=True, width="stretch")
 
 
-def _open_cell(probes: list[str], configs: list[str], embedder: str) -> tuple[str, str]:
+def _open_cell(probes: list[str], columns: list[Column], embedder: str) -> tuple[str, str]:
     """A keyboard-reachable way into a cell, besides the click; returns the chosen cell."""
     import streamlit as st
+
+    labels = {c.config: c.label for c in columns}
 
     col_probe, col_config, col_go = st.columns([2, 2, 1])
     with col_probe:
         probe = st.selectbox("Probe", probes, key="matrix_open_probe")
     with col_config:
-        config = st.selectbox("Config", configs, key="matrix_open_config")
+        config = st.selectbox(
+            "Config", list(labels), key="matrix_open_config", format_func=labels.get
+        )
     with col_go:
         st.write("")
         if st.button("Open cell", key="matrix_open_cell"):
