@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+pytest_plugins = ["openai_server"]  # real llama.cpp servers: openai_chat/embedding_server
+
 
 @pytest.fixture
 def ragaudit_home(tmp_path, monkeypatch):

@@ -102,6 +102,7 @@ def tagged(model: str) -> str:
 
 class _OllamaEngine:
     backend = "ollama"
+    remote = True  # calls go to a server: a run may keep several in flight
 
     def __init__(
         self,

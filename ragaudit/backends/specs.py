@@ -1,5 +1,5 @@
 """Spec strings -> cache-wrapped backends: `local:minilm`, `local:e5-small`, `local:qwen2.5-1.5b`,
-`local:qwen2.5-0.5b`, `ollama:<model>`.
+`local:qwen2.5-0.5b`, `ollama:<model>`, `openai:<model>` (any OpenAI-compatible server).
 
 Embedded engines are loaded once per process and shared (loading a model is the
 expensive part); every `load_*` call returns a fresh cache-aware front over it.
@@ -15,6 +15,7 @@ from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
 from ragaudit.backends.e5 import E5Engine
 from ragaudit.backends.minilm import MiniLMEngine
 from ragaudit.backends.ollama_backend import OllamaChatEngine, OllamaEmbeddingEngine
+from ragaudit.backends.openai_backend import OpenAIChatEngine, OpenAIEmbeddingEngine
 from ragaudit.backends.qwen import DEFAULT_N_CTX, QwenEngine
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.errors import RagauditError
@@ -28,6 +29,10 @@ EMBEDDER_SPECS: dict[str, str] = {
     "ollama:<model>": (
         "any embedding model on an Ollama server (OLLAMA_HOST), e.g. ollama:mxbai-embed-large"
     ),
+    "openai:<model>": (
+        "any model on an OpenAI-compatible /v1/embeddings (OPENAI_BASE_URL, key in "
+        "OPENAI_API_KEY), e.g. openai:text-embedding-3-small"
+    ),
 }
 GENERATOR_SPECS: dict[str, str] = {
     "local:qwen2.5-1.5b": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M, in-process llama.cpp, offline",
@@ -35,14 +40,26 @@ GENERATOR_SPECS: dict[str, str] = {
         "Qwen2.5-Coder-0.5B-Instruct Q4_K_M, in-process llama.cpp, offline (faster, weaker)"
     ),
     "ollama:<model>": "any chat model on an Ollama server (OLLAMA_HOST), e.g. ollama:qwen2.5:7b",
+    "openai:<model>": (
+        "any model on an OpenAI-compatible /v1/chat/completions (OPENAI_BASE_URL, key in "
+        "OPENAI_API_KEY), e.g. openai:gpt-4o-mini"
+    ),
 }
 _EMBEDDER_EXAMPLES = [
     "local:minilm",
     "local:e5-small",
     "ollama:mxbai-embed-large",
     "ollama:nomic-embed-text",
+    "openai:text-embedding-3-small",
 ]
-_GENERATOR_EXAMPLES = ["local:qwen2.5-1.5b", "local:qwen2.5-0.5b", "ollama:qwen2.5:7b"]
+_GENERATOR_EXAMPLES = [
+    "local:qwen2.5-1.5b",
+    "local:qwen2.5-0.5b",
+    "ollama:qwen2.5:7b",
+    "openai:gpt-4o-mini",
+]
+OPTION_KEYS = ("base_url", "api_key_env")
+"""What `options=` may hold for an openai: spec (the stack file's embedder/generator keys)."""
 _LOCAL_EMBEDDERS = ("local:minilm", "local:e5-small")
 _LOCAL_GENERATORS = ("local:qwen2.5-1.5b", "local:qwen2.5-0.5b")
 
@@ -65,17 +82,47 @@ def remote_model(spec: str) -> str | None:
     return None
 
 
+def openai_model(spec: str) -> str | None:
+    """The model an `openai:<model>` spec names; None for any other spec."""
+    if spec.startswith("openai:") and len(spec) > len("openai:"):
+        return spec[len("openai:") :]
+    return None
+
+
+def _served(spec: str) -> bool:
+    return remote_model(spec) is not None or openai_model(spec) is not None
+
+
 def check_embedder_spec(spec: str) -> None:
     """Refuse a spec that names no embedder, before anything loads (a run checks its flags
     first)."""
-    if spec not in _LOCAL_EMBEDDERS and remote_model(spec) is None:
+    if spec not in _LOCAL_EMBEDDERS and not _served(spec):
         raise RagauditError(unknown_name_message("embedder spec", spec, _EMBEDDER_EXAMPLES))
 
 
 def check_generator_spec(spec: str) -> None:
     """Refuse a spec that names no generator, before anything loads."""
-    if spec not in _LOCAL_GENERATORS and remote_model(spec) is None:
+    if spec not in _LOCAL_GENERATORS and not _served(spec):
         raise RagauditError(unknown_name_message("generator spec", spec, _GENERATOR_EXAMPLES))
+
+
+def server_options(spec: str, options: dict | None) -> dict:
+    """`options` checked for `spec`: `base_url` (default OPENAI_BASE_URL, else the OpenAI
+    API) and `api_key_env` (the variable holding the key, default OPENAI_API_KEY), both
+    optional; a value set for a spec that is not openai: is refused."""
+    given = dict(options or {})
+    unknown = sorted(set(given) - set(OPTION_KEYS))
+    if unknown:
+        raise RagauditError(
+            f"{spec}: option {unknown[0]!r} is not supported; valid: {', '.join(OPTION_KEYS)}"
+        )
+    named = [key for key in OPTION_KEYS if given.get(key) is not None]
+    if named and openai_model(spec) is None:
+        raise RagauditError(f"{spec}: {named[0]} applies to openai:<model> specs only")
+    for key in named:
+        if not isinstance(given[key], str) or not given[key].strip():
+            raise RagauditError(f"{spec}: {key} must be a non-empty string")
+    return {key: given.get(key) for key in OPTION_KEYS}
 
 
 def load_embedder(
@@ -85,19 +132,24 @@ def load_embedder(
     host: str | None = None,
     retry: RetryPolicy | None = None,
     n_ctx: int | None = None,
+    options: dict | None = None,
 ) -> CachedEmbedder:
     """The embedder named by `spec`, answering through `cache` (default: paths.cache_path()).
 
-    `host`, `retry` and `n_ctx` apply to Ollama only (defaults: OLLAMA_HOST,
-    RetryPolicy.from_env(), 8192): `n_ctx` is the num_ctx sent with every embed, so the
-    input window is the smaller of it and the model's context length.
+    `host` and `n_ctx` apply to Ollama only (defaults: OLLAMA_HOST, 8192): `n_ctx` is the
+    num_ctx sent with every embed, so the input window is the smaller of it and the model's
+    context length. `retry` applies to remote servers (default RetryPolicy.from_env()).
+    `options` (`base_url`, `api_key_env`) apply to openai: specs only (see server_options).
     """
     check_embedder_spec(spec)
+    settings = server_options(spec, options)
     cache = cache if cache is not None else CallCache()
     if spec == "local:minilm":
         engine = _shared_engine(("embed", spec), MiniLMEngine)
     elif spec == "local:e5-small":
         engine = _shared_engine(("embed", spec), E5Engine)
+    elif openai_model(spec) is not None:
+        engine = OpenAIEmbeddingEngine(openai_model(spec), retry=retry, **settings)
     else:
         engine = OllamaEmbeddingEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
     return CachedEmbedder(spec, engine, cache)
@@ -110,14 +162,16 @@ def load_generator(
     n_ctx: int | None = None,
     host: str | None = None,
     retry: RetryPolicy | None = None,
+    options: dict | None = None,
 ) -> CachedGenerator:
     """The generator named by `spec`, answering through `cache`.
 
     `n_ctx` is the context window in tokens for embedded models (default 8192; a k=8
     prompt of 1,000-character chunks needs about 2,200); for Ollama it is sent as num_ctx.
-    `host` and `retry` apply to Ollama only.
+    `host` applies to Ollama only, `retry` to remote servers, `options` to openai: specs.
     """
     check_generator_spec(spec)
+    settings = server_options(spec, options)
     cache = cache if cache is not None else CallCache()
     if spec in _LOCAL_GENERATORS:
         size = spec.removeprefix("local:qwen2.5-")
@@ -125,6 +179,8 @@ def load_generator(
         engine = _shared_engine(
             ("generate", spec, context), lambda: QwenEngine(size, n_ctx=context)
         )
+    elif openai_model(spec) is not None:
+        engine = OpenAIChatEngine(openai_model(spec), retry=retry, **settings)
     else:
         engine = OllamaChatEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
     return CachedGenerator(spec, engine, cache)
@@ -133,7 +189,7 @@ def load_generator(
 def describe_model(backend_object: CachedEmbedder | CachedGenerator) -> dict:
     """The results file's `models` entry for a loaded embedder or generator."""
     kind = "embedder" if isinstance(backend_object, CachedEmbedder) else "generator"
-    return {
+    described = {
         "spec": backend_object.spec,
         "kind": kind,
         "backend": backend_object.engine.backend,
@@ -141,3 +197,8 @@ def describe_model(backend_object: CachedEmbedder | CachedGenerator) -> dict:
         "digest": backend_object.digest,
         "digest_reason": backend_object.digest_reason,
     }
+    if openai_model(backend_object.spec) is not None:
+        # The variable's name only: the key itself is never written.
+        described["base_url"] = backend_object.engine.base_url
+        described["api_key_env"] = backend_object.engine.api_key_env
+    return described
