@@ -44,15 +44,17 @@ def _full_results(home: Path, results_arg: str | None) -> tuple[Path, str]:
     if results_arg:
         return Path(results_arg), "given"
     default = paths.default_results_path()
+    unread = ""
     if default.exists():
         try:
             data = json.loads(default.read_text())
             if data.get("complete") and data.get("corpus", {}).get("n", 0) >= 25:
                 return default, "the default results file (complete, n>=25)"
-        except (OSError, json.JSONDecodeError):
-            pass
+        except (OSError, json.JSONDecodeError) as error:
+            # said in the figures' source line: a corrupt default must not pass unnoticed
+            unread = f" (the default results file {default} is unreadable: {error})"
     path = write_results(home / "results" / "bench-full.json", n=25)
-    return path, "the synthetic one of ragaudit.bench.fixture at n=25"
+    return path, f"the synthetic one of ragaudit.bench.fixture at n=25{unread}"
 
 
 def bench_matrix(home: Path, results_arg: str | None) -> dict:

@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "ragaudit.cli.drift",
         "compare two retrieval settings files constant by constant",
     ),
+    "harness-check": ("ragaudit.cli.harness", "find failure handling that hides failures"),
     "bench": ("ragaudit.bench", "print benchmark figures (backends, matrix, ui)"),
 }
 
@@ -36,7 +37,8 @@ def _top_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ragaudit", description="ragaudit: find out how a RAG stack really fails."
     )
-    lines = [f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items()]
+    width = max(len(name) for name in COMMANDS)
+    lines = [f"  {name:<{width}} {help_}" for name, (_, help_) in COMMANDS.items()]
     parser.epilog = "commands:\n" + "\n".join(lines)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("command", nargs="?")
