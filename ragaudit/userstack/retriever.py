@@ -34,8 +34,8 @@ from ragaudit.probes.base import Document
 from ragaudit.stack.chunking import Chunk
 from ragaudit.stack.index import chunk_nodes
 from ragaudit.stack.retrieval import Hit
-from ragaudit.userstack.components import build_component, import_component
-from ragaudit.userstack.splitter import locate_passage
+from ragaudit.userstack.components import build_component, exception_line, import_component
+from ragaudit.userstack.locate import locate_chunks
 
 SHAPE = "a llama-index BaseRetriever or a callable question -> [(chunk text or id, score)]"
 
@@ -121,17 +121,24 @@ class UserRetriever:
         raise RagauditError(f"{self.label}: returned {item.value!r:.60} which names no chunk")
 
     def _found_in_documents(self, item: Returned) -> Chunk | None:
-        """The extra chunk for a passage found in a document: the one the retriever names
-        (exact, else its best alignment), else the first document holding it exactly."""
+        """The extra chunk for a passage found in a document: in the document the retriever
+        names, located as the splitter's chunks are (its offset where it verifies, exact,
+        else the best alignment); with no document named, in the one document holding it
+        verbatim. A passage with several verbatim places and no offset to choose between
+        them is placed at the first but not exact: it could not be located exactly."""
         if item.doc_id in self.documents:
             doc = self.documents[item.doc_id]
-            start, end, exact = locate_passage(doc.text, item.text, item.start)
-            return self._extra_chunk(doc, start, end, item.text, exact)
-        for doc in self.documents.values():
-            start = doc.text.find(item.text)
-            if start >= 0:
-                return self._extra_chunk(doc, start, start + len(item.text), item.text, True)
-        return None
+            placed = locate_chunks(doc.text, [item.text], [item.start])[0]
+            ambiguous = placed.start != item.start and doc.text.count(item.text) > 1
+            exact = placed.exact and not ambiguous
+            return self._extra_chunk(doc, placed.start, placed.end, item.text, exact)
+        holding = [doc for doc in self.documents.values() if item.text in doc.text]
+        if not holding:
+            return None
+        doc = holding[0]
+        start = doc.text.index(item.text)
+        exact = len(holding) == 1 and doc.text.count(item.text) == 1
+        return self._extra_chunk(doc, start, start + len(item.text), item.text, exact)
 
     def _extra_chunk(self, doc: Document, start: int, end: int, text: str, exact: bool) -> Chunk:
         key = (doc.doc_id, start, end, text)
@@ -193,12 +200,12 @@ def _asker(retriever: Any, factory: str, label: str) -> Callable[[str], list[Ret
         except RagauditError:
             raise  # a model call that failed (ModelCallFailed) stays what it is
         except Exception as error:  # the user's code: any failure, one line naming it
-            first = (str(error).splitlines() or [""])[0]
-            raise RagauditError(
-                f"{label}: retriever raised {type(error).__name__}: {first}"
-            ) from error
+            what = f"{type(error).__name__}: {exception_line(error)}"
+            raise RagauditError(f"{label}: retriever raised {what}") from None
         if isinstance(result, str | bytes | Mapping) or not isinstance(result, Iterable):
-            raise RagauditError(f"{label}: returned {result!r:.60}, not a list ({SHAPE})")
+            raise RagauditError(
+                f"{label}: returned {result!r:.60}, not a list of (chunk text or id, score)"
+            )
         return [_returned(entry, label) for entry in result]
 
     return ask
