@@ -1,0 +1,290 @@
+"""The stack file: the user's own stack named by import path, validated strictly.
+
+A stack file (YAML or JSON) names a splitter (a llama-index node parser or a LangChain text
+splitter, by class path with keyword arguments), an embedder and optionally a generator
+(specs, `openai:<model>` with a `base_url` and the name of the environment variable holding
+the API key), k, hybrid, and optionally a retriever factory `package.module:function` from
+the user's own code. Unknown keys, k out of range, hybrid with a retriever and a name that
+clashes with a built-in config are refused with one line naming the file, line and field.
+`check_stack` then imports every component (and builds the splitter) before any model loads;
+the stack file's folder is importable, so a factory may live in a module beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ragaudit.audit.yamlio import Loc, dotted, line_of, load_with_lines, validate
+from ragaudit.backends.specs import (
+    OPTION_KEYS,
+    check_embedder_spec,
+    check_generator_spec,
+    server_options,
+)
+from ragaudit.errors import RagauditError
+from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX, POOL_DEPTH
+from ragaudit.userstack.components import build_component, import_component
+
+WHAT = "stack file"
+BUILT_IN_NAMES = tuple(c.name for c in (*MATRIX, *OUTSIDE_MATRIX))
+_NAME = re.compile(r"^[A-Za-z0-9_]+$")
+_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+class _Component(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    class_: str = Field(alias="class", min_length=1)
+    """``llama_index.core.node_parser.SentenceSplitter`` or ``pkg.mod:name``."""
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    spec: str = Field(min_length=1)
+    base_url: str | None = None
+    """An OpenAI-compatible server's /v1 address (openai: specs only)."""
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """The NAME of the environment variable that holds the API key (never the key)."""
+
+
+class _Retriever(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    factory: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("factory")
+    @classmethod
+    def _factory_form(cls, value: str) -> str:
+        if not _FACTORY.match(value):
+            raise ValueError("give the factory as package.module:function")
+        return value
+
+
+class _StackFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=40)
+    description: str = ""
+    splitter: _Component
+    embedder: str | _Model | None = None
+    generator: str | _Model | None = None
+    k: int = Field(ge=1)
+    hybrid: bool = False
+    retriever: _Retriever | None = None
+    probes: list[str] | None = Field(default=None, min_length=1)
+
+    @field_validator("name")
+    @classmethod
+    def _name_form(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("use letters, digits and '_' only")
+        if value in BUILT_IN_NAMES:
+            names = ", ".join(BUILT_IN_NAMES)
+            raise ValueError(f"{value!r} clashes with a built-in config ({names})")
+        return value
+
+    @field_validator("k")
+    @classmethod
+    def _k_within_pool(cls, value: int) -> int:
+        if value > POOL_DEPTH:
+            raise ValueError(
+                f"{value} is more than {POOL_DEPTH}, the retrieval pool depth: deeper ranks "
+                "are not kept"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> _StackFile:
+        if self.hybrid and self.retriever is not None:
+            raise ValueError(
+                "hybrid: our BM25 fusion runs over our own index; with a retriever, "
+                "fuse inside your retriever instead"
+            )
+        if self.embedder is None and self.retriever is None:
+            raise ValueError("embedder: needed unless a retriever is given")
+        return self
+
+
+@dataclass(frozen=True)
+class StackSpec:
+    """One user stack as its file names it, every value checked."""
+
+    name: str
+    """The column label (``[A-Za-z0-9_]+``, not a built-in config's name)."""
+    file: str
+    """The stack file's path as given."""
+    sha256: str
+    """sha256 of the file's bytes (the results file records which stack ran)."""
+    splitter: dict
+    """``{"class": import path, "args": {...}}``."""
+    embedder: dict | None
+    """``{"spec", "base_url", "api_key_env"}``; None when the retriever embeds itself."""
+    generator: dict | None
+    """Same shape; None: the run's --generator."""
+    k: int
+    """How many chunks reach the model (1..POOL_DEPTH)."""
+    hybrid: bool
+    """Our BM25 fusion over their chunks (not with a retriever)."""
+    retriever: dict | None
+    """``{"factory": "pkg.mod:fn", "args": {...}}`` or None (our dense/hybrid core)."""
+    probes: tuple[str, ...] | None
+    """The probes this stack runs; None means every probe."""
+    description: str = ""
+    lines: dict = field(default_factory=dict, compare=False, repr=False)
+    """field path -> its line in the file (for errors found after loading)."""
+
+    @property
+    def chunking_name(self) -> str:
+        """``stack-<name>``: the chunking name of this stack's chunks and records."""
+        return f"stack-{self.name}"
+
+    @property
+    def embedder_label(self) -> str:
+        """What the records' `embedder` says: the embedder's spec, or
+        ``retriever:<factory>`` when the stack's own retriever ranks without one."""
+        if self.embedder is not None:
+            return self.embedder["spec"]
+        return f"retriever:{self.retriever['factory']}"
+
+    def runs(self, probe: str) -> bool:
+        """Whether this stack retrieves (and so may generate) for `probe`."""
+        return self.probes is None or probe in self.probes
+
+    def where(self, *loc: str | int) -> str:
+        """``stack file <file>: line N: field a.b``: the prefix of an error about that field."""
+        line = line_of(tuple(loc), self.lines)
+        at = f"line {line}: " if line is not None else ""
+        return f"{WHAT} {self.file}: {at}field {dotted(tuple(loc))}"
+
+    def to_config_json(self) -> dict:
+        """The results file's `configs` entry for this stack (contract §6)."""
+        return {
+            "name": self.name,
+            "kind": "stack",
+            "chunking": self.chunking_name,
+            "k": self.k,
+            "hybrid": self.hybrid,
+            "probes": list(self.probes) if self.probes is not None else None,
+            "description": self.description or self.default_description(),
+            "stack": {
+                "file": self.file,
+                "sha256": self.sha256,
+                "splitter": self.splitter,
+                "embedder": self.embedder,
+                "generator": self.generator,
+                "retriever": self.retriever,
+            },
+        }
+
+    def default_description(self) -> str:
+        """One line naming the components, for a file without a description."""
+        ranker = (
+            f"retriever {self.retriever['factory']}"
+            if self.retriever
+            else f"{self.embedder_label}{' + BM25 fusion' if self.hybrid else ''}"
+        )
+        return f"your stack: {self.splitter['class']}, {ranker}, k={self.k}"
+
+
+def _model(value: str | _Model | None) -> dict | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return {"spec": value, "base_url": None, "api_key_env": None}
+    return value.model_dump()
+
+
+def load_stack(path: str | Path) -> StackSpec:
+    """Read and validate one stack file; a bad value is one line naming file, line and field.
+    Specs are checked here too (nothing is imported or loaded: see `check_stack`)."""
+    path = Path(path)
+    raw = path.read_bytes() if path.is_file() else None
+    data, lines = load_with_lines(path, WHAT)
+    parsed = validate(_StackFile, data, path, WHAT, lines)
+    stack = StackSpec(
+        name=parsed.name,
+        file=str(path),
+        sha256=hashlib.sha256(raw or b"").hexdigest(),
+        splitter={"class": parsed.splitter.class_, "args": dict(parsed.splitter.args)},
+        embedder=_model(parsed.embedder),
+        generator=_model(parsed.generator),
+        k=parsed.k,
+        hybrid=parsed.hybrid,
+        retriever=parsed.retriever.model_dump() if parsed.retriever else None,
+        probes=tuple(parsed.probes) if parsed.probes is not None else None,
+        description=parsed.description,
+        lines=lines,
+    )
+    _check_specs(stack)
+    _importable(path.parent)
+    return stack
+
+
+def _importable(folder: Path) -> None:
+    """The stack file's folder joins the import path (at the end, so it shadows nothing):
+    a factory in a module beside the file (`rerank_retriever:make_retriever`) imports as
+    it would from the user's project."""
+    where = str(folder.resolve())
+    if where not in sys.path:
+        sys.path.append(where)
+
+
+def _check_specs(stack: StackSpec) -> None:
+    for key, check in (("embedder", check_embedder_spec), ("generator", check_generator_spec)):
+        model = getattr(stack, key)
+        if model is None:
+            continue
+        loc: Loc = (key, "spec") if (key, "spec") in stack.lines else (key,)
+        try:
+            check(model["spec"])
+        except RagauditError as error:
+            raise RagauditError(f"{stack.where(*loc)}: {error}") from None
+        try:
+            server_options(model["spec"], {k: model[k] for k in OPTION_KEYS})
+        except RagauditError as error:
+            named = next((k for k in OPTION_KEYS if model[k] is not None), "spec")
+            raise RagauditError(f"{stack.where(key, named)}: {error}") from None
+
+
+def check_stack(stack: StackSpec, probes: list[str], taken: list[str]) -> None:
+    """Before any model loads: the stack's probes exist, its name is free among the run's
+    configs and stacks (`taken`), its splitter imports and builds, its retriever factory
+    imports. Each failure is one line naming the file, line and component."""
+    for position, probe in enumerate(stack.probes or ()):
+        if probe not in probes:
+            raise RagauditError(
+                f"{stack.where('probes', position)}: unknown probe {probe!r}; valid: "
+                f"{', '.join(probes)}"
+            )
+    if stack.name in taken:
+        raise RagauditError(
+            f"{stack.where('name')}: {stack.name!r} clashes with another config or stack"
+        )
+    build_splitter(stack)
+    if stack.retriever is not None:
+        import_component(stack.retriever["factory"], stack.where("retriever", "factory"))
+
+
+def build_splitter(stack: StackSpec) -> Any:
+    """The stack's splitter object, built from its class path and args (one line naming
+    the file, line and class when it cannot be imported or its constructor raises)."""
+    return build_component(
+        stack.splitter["class"], stack.splitter["args"], stack.where("splitter", "class")
+    )
+
+
+def load_stacks(files: list[str | Path], taken: list[str], probes: list[str]) -> tuple:
+    """Every --stack file loaded and checked (`check_stack`), in order; a name may be used
+    once across the run's configs (`taken`) and its stacks."""
+    stacks: list[StackSpec] = []
+    for path in files:
+        stack = load_stack(path)
+        check_stack(stack, probes, [*taken, *(s.name for s in stacks)])
+        stacks.append(stack)
+    return tuple(stacks)
