@@ -146,7 +146,7 @@ best alignment in its document rather than an exact match."""
 
 
 def fmt_approximate_spans(counted: tuple[int, int | None] | None, chunking: str) -> str:
-    """A stack chunking's approximate spans over its chunks, e.g. `approximate spans: 3%
+    """A stack chunking's approximate spans over its chunks, e.g. `Approximate spans: 3%
     4/120 chunks of stack-mine (its splitter rewrote their text; each is placed at its best
     alignment)`; `not measured in this file` when the count is not recorded."""
     if counted is None or counted[1] is None:
@@ -157,7 +157,7 @@ def fmt_approximate_spans(counted: tuple[int, int | None] | None, chunking: str)
         if count
         else "every chunk's text is found exactly in its document"
     )
-    return f"approximate spans: {fmt_ratio(count, n)} chunks of {chunking} ({why})"
+    return f"Approximate spans: {fmt_ratio(count, n)} chunks of {chunking} ({why})"
 
 
 def fmt_approximate_boxes(approximate: int, drawn: int) -> str:
