@@ -1,6 +1,10 @@
-"""`ragaudit drift prod.yaml eval.yaml`: compare two retrieval settings files constant by
-constant. Exit status 0 when they agree, 1 when any constant differs (each listed with the
-looser side named), 2 on a file that does not validate."""
+"""`ragaudit drift PRODUCTION EVALUATION [--map FILE] [--junit FILE] [--out FILE]`: compare
+the retrieval constants production runs with against those the test or eval script uses,
+one by one, the looser side named. Each file is source (Python, JavaScript/TypeScript,
+YAML/JSON, `.env`: constants found by name, each with file:line) or, when both are,
+ragaudit settings files (the `audit --settings` format). Exit status 0 when they agree,
+1 when any constant differs or is set on one side only, 2 on bad input (one line naming
+the file, line or field)."""
 
 from __future__ import annotations
 
@@ -8,17 +12,68 @@ import argparse
 from pathlib import Path
 
 from ragaudit.audit.drift import compare, render
+from ragaudit.drift.compare import compare_constants
+from ragaudit.drift.mode import is_settings_file
+from ragaudit.drift.namemap import load_name_map
+from ragaudit.drift.output import code_document, default_drift_path, junit_cases, settings_document
+from ragaudit.drift.read import by_constant, read_constants
+from ragaudit.drift.report import render_rows
+from ragaudit.report.junit import write_junit
+from ragaudit.results.io import check_writable, write_json_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The drift command's arguments."""
-    parser.add_argument("production", type=Path, help="settings production runs with")
-    parser.add_argument("evaluation", type=Path, help="settings the test or eval script uses")
+    parser.add_argument(
+        "production", type=Path, help="what production runs: source file or settings YAML"
+    )
+    parser.add_argument(
+        "evaluation", type=Path, help="what the test or eval script uses: source or settings"
+    )
+    parser.add_argument(
+        "--map",
+        type=Path,
+        default=None,
+        help="YAML of the project's own names -> constants (NAME: backfill_range; null skips)",
+    )
+    parser.add_argument("--junit", type=Path, default=None, help="write a JUnit XML file here")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="results file (default: results/drift.json in the data folder)",
+    )
+
+
+def _compared(args: argparse.Namespace) -> tuple[list[str], dict]:
+    """The printed lines and the results document, in the mode the two files call for."""
+    if is_settings_file(args.production) and is_settings_file(args.evaluation):
+        compared, differences = compare(args.production, args.evaluation)
+        lines = render(args.production, args.evaluation, compared, differences)
+        return lines, settings_document(args.production, args.evaluation)
+    names = load_name_map(args.map)
+    production = by_constant(read_constants(args.production, names))
+    evaluation = by_constant(read_constants(args.evaluation, names))
+    rows = compare_constants(production, evaluation)
+    lines = render_rows(args.production, args.evaluation, rows)
+    return lines, code_document(args.production, args.evaluation, rows)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print every differing constant; non-zero when there is any."""
-    compared, differences = compare(args.production, args.evaluation)
-    for line in render(args.production, args.evaluation, compared, differences):
+    """Print every constant compared, write the results (and JUnit) file; 1 on any
+    difference, or when nothing was found to compare."""
+    out = args.out or default_drift_path()
+    check_writable(out, "--out")
+    if args.junit is not None:
+        check_writable(args.junit, "--junit")
+    lines, document = _compared(args)
+    for line in lines:
         print(line)
-    return 1 if differences else 0
+    write_json_atomic(out, document, trailing_newline=True)
+    print(f"results: {out}")
+    if args.junit is not None:
+        write_junit(args.junit, "ragaudit drift", junit_cases(document))
+        print(f"junit: {args.junit}")
+    summary = document["summary"]
+    clean = summary["constants"] and not summary["differ"] and not summary["one_side_only"]
+    return 0 if clean else 1
