@@ -75,6 +75,8 @@ def test_the_heatmap_draws_the_stack_column_with_its_own_cells(results_file):
     assert cells[("control", STACK_LABEL)][1] == (
         f"control × {STACK_LABEL}: not run ({STACK_LABEL} runs only boundary)"
     )
+    # the primary is certified; the stack's own embedder ran no controls, and the page says so
+    assert f"{STACK_LABEL}: No controls are recorded under {STACK_EMBEDDER}" in texts(at)
 
 
 def test_the_instance_page_opens_the_stack_cell_under_its_embedder(results_file):

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from ragaudit.report.render import Block
 from ragaudit.results import view
-from ragaudit.results.format import fmt_approximate_spans, fmt_cell, fmt_stack_component
+from ragaudit.results.format import (
+    fmt_approximate_spans,
+    fmt_cell,
+    fmt_stack_certification,
+    fmt_stack_component,
+)
 
 HEADING = "Your stack"
 MEASURES = ("gold_in_context", "span_preserved", "correct")
@@ -55,21 +60,14 @@ def _one_stack(results: dict, config: dict) -> list[Block]:
             f"`{column.label}`, stands beside the built-in configs in every probe x config "
             "table, whatever embedder the table is for.",
         ),
-        ("p", _certified(results, column.embedder)),
+        (
+            "p",
+            fmt_stack_certification(view.certification(results, column.embedder), column.embedder),
+        ),
         ("ul", components),
         ("p", fmt_approximate_spans(view.approximate_spans(results, config), chunking) + "."),
         _cells_table(results, column),
     ]
-
-
-def _certified(results: dict, embedder: str) -> str:
-    """What the controls say about the stack's embedder, as recorded."""
-    verdict = view.certification(results, embedder)
-    if verdict is None:
-        return f"No controls are recorded under {embedder}: nothing certifies its cells."
-    if verdict.get("certified"):
-        return f"The controls certify {embedder}."
-    return f"The controls do not certify {embedder} ({verdict.get('reason') or 'no reason'})."
 
 
 def _cells_table(results: dict, column: view.Column) -> Block:

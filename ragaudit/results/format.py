@@ -170,6 +170,16 @@ def fmt_approximate_boxes(approximate: int, drawn: int) -> str:
     )
 
 
+def fmt_stack_certification(verdict: dict | None, embedder: str) -> str:
+    """What the controls recorded about a stack's embedder, which may not be the one whose
+    table its column stands in."""
+    if verdict is None:
+        return f"No controls are recorded under {embedder}: nothing certifies its cells."
+    if verdict.get("certified"):
+        return f"The controls certify {embedder}."
+    return f"The controls do not certify {embedder} ({verdict.get('reason') or 'no reason'})."
+
+
 def fmt_lab_refusal(stack: str, embedder: str) -> str:
     """The Lab's one line for a stack config: it cannot re-run the user's splitter."""
     return (

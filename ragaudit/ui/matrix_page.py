@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragaudit.results.format import fmt_cell, percent
+from ragaudit.results.format import fmt_cell, fmt_stack_certification, percent
 from ragaudit.results.view import (
     Column,
     certification,
@@ -108,6 +108,9 @@ def render() -> None:
         )
 
     columns = matrix_columns(results, embedder)  # the user's stack beside the configs
+    for column in (c for c in columns if c.stack and c.embedder != embedder):
+        verdict = certification(results, column.embedder)
+        st.caption(f"{column.label}: {fmt_stack_certification(verdict, column.embedder)}")
     probes = column_probes(results, columns)
     if not probes:
         st.write(f"No records for {embedder} in this file.")
