@@ -15,6 +15,7 @@ from ragaudit.audit.report import default_audit_path, render_table, write_result
 from ragaudit.audit.runner import AuditInputs, run_audit
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.lock import hold_run_lock
+from ragaudit.report.audit_junit import add_junit_argument, write_audit_junit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=100,
         help="how far down the ranking a source's rank is reported (default 100)",
     )
+    add_junit_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,5 +69,6 @@ def run(args: argparse.Namespace) -> int:
         print(line)
     out = write_results(outcome.results, args.out or default_audit_path())
     print(f"results: {out}")
+    write_audit_junit(args.junit, outcome.results)
     summary = outcome.results["summary"]
     return 0 if summary["passed"] == summary["cases"] else 1  # 0 of 0 cases: dilution only
