@@ -9,13 +9,20 @@ counted as failed, recorded, and raised as ModelCallFailed (never an empty answe
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 import numpy as np
 
 from ragaudit.backends.base import UNKNOWN_WINDOW, ChatMessage, InputWindow, Role
 from ragaudit.backends.cache import CallCache, call_key
+from ragaudit.backends.concurrency import (
+    DEFAULT_WORKERS,
+    Outcome,
+    in_flight,
+    ordered_outcomes,
+)
 from ragaudit.errors import ModelCallFailed, RagauditError
 
 
@@ -71,10 +78,20 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
 class CachedEmbedder:
     """An Embedder (see base.py) whose every text goes through the call cache."""
 
-    def __init__(self, spec: str, engine: EmbeddingEngine, cache: CallCache) -> None:
+    def __init__(
+        self,
+        spec: str,
+        engine: EmbeddingEngine,
+        cache: CallCache,
+        *,
+        workers: int = DEFAULT_WORKERS,
+    ) -> None:
         self.spec = spec
         self.engine = engine
         self.cache = cache
+        self.workers = workers
+        """Batches in flight at once when the engine is remote (a local one stays serial)."""
+        self._answered = False  # calls go one at a time until the server answers one
         self.name = engine.name
         self.digest = engine.digest
         self.key_digest, self.digest_reason = _key_digest(cache, engine)
@@ -126,29 +143,46 @@ class CachedEmbedder:
         pending = list(missing.items())
         # Long texts first (ties by order), so each batch pads to similar lengths.
         pending.sort(key=lambda item: -len(item[1]))
-        for start in range(0, len(pending), self.engine.batch_size):
-            batch = pending[start : start + self.engine.batch_size]
-            unattempted = len(pending) - start - len(batch)
-            stored.update(self._compute(batch, role, unattempted))
+        size = self.engine.batch_size
+        batches = [pending[start : start + size] for start in range(0, len(pending), size)]
+        # Batches may be in flight together (a remote engine); each is stored, counted or
+        # failed here in order, so the cache and the counts are a serial run's.
+        outcomes = ordered_outcomes(
+            lambda batch: self._vectors([text for _, text in batch], role),
+            batches,
+            in_flight(self.engine, self.workers),
+            stop_on_error=True,
+            answered=self._answered,
+        )
+        done = 0
+        for batch, outcome in zip(batches, outcomes, strict=False):
+            done += len(batch)
+            if outcome.error is not None:
+                outcomes.close()  # the batches behind it are never stored
+                self._fail(outcome.error, len(batch) + len(pending) - done)
+            stored.update(self._store(batch, outcome.value))
         return [np.frombuffer(stored[key], dtype=np.float32).tolist() for key in keys]
 
-    def _compute(
-        self, batch: list[tuple[str, str]], role: Role, unattempted: int
-    ) -> dict[str, bytes]:
-        texts = [text for _, text in batch]
-        try:
-            vectors = _unit_rows(self.engine.embed_batch(texts, role))
-            if vectors.shape[0] != len(texts):
-                raise ValueError(f"asked for {len(texts)} vectors, got {vectors.shape[0]}")
-        except Exception as error:  # every engine failure is counted, then raised
-            message = _describe(error)
-            # Texts queued behind the failed batch fail with this call too: counting them
-            # keeps every text the caller asked for in some count.
-            failed = len(texts) + unattempted
-            self.cache.record_failure(self.spec, "embed", message, n=failed)
-            raise ModelCallFailed(
-                f"{self.spec}: embedding {failed} text(s) failed: {message}"
-            ) from error
+    def _vectors(self, texts: list[str], role: Role) -> np.ndarray:
+        """The engine's unit vectors for `texts` (no cache: safe on a worker thread)."""
+        vectors = _unit_rows(self.engine.embed_batch(texts, role))
+        if vectors.shape[0] != len(texts):
+            raise ValueError(f"asked for {len(texts)} vectors, got {vectors.shape[0]}")
+        return vectors
+
+    def _fail(self, error: BaseException, failed: int) -> NoReturn:
+        """Count `failed` texts as one failed call and raise ModelCallFailed.
+
+        Texts queued behind the failed batch fail with this call too: counting them keeps
+        every text the caller asked for in some count."""
+        message = _describe(error)
+        self.cache.record_failure(self.spec, "embed", message, n=failed)
+        raise ModelCallFailed(
+            f"{self.spec}: embedding {failed} text(s) failed: {message}"
+        ) from error
+
+    def _store(self, batch: list[tuple[str, str]], vectors: np.ndarray) -> dict[str, bytes]:
+        self._answered = True  # the server answers: later batches may overlap
         items = [(key, vector.tobytes()) for (key, _), vector in zip(batch, vectors, strict=True)]
         self.cache.put_many(self.spec, "embed", items)
         self.cache.count(self.spec, "computed", len(items))
@@ -165,6 +199,7 @@ class CachedGenerator:
         self.name = engine.name
         self.digest = engine.digest
         self.key_digest, self.digest_reason = _key_digest(cache, engine)
+        self._answered = False  # calls go one at a time until the server answers one
 
     def call_key(self, messages: list[ChatMessage], params: dict | None = None) -> str:
         """The cache key this call would use (also a stable id for the prompt)."""
@@ -184,25 +219,94 @@ class CachedGenerator:
         self, messages: list[ChatMessage], params: dict | None = None
     ) -> CallResult:
         """The reply and whether it was replayed from the cache."""
+        call = self._prepare(messages, params)
+        if call.replay is not None:
+            return self._replayed(call.replay)
+        try:
+            text = self._reply(call)
+        except Exception as error:  # every engine failure is counted, then raised
+            self._fail(error)
+        return self._store(call, text)
+
+    def generate_each(
+        self, requests: list[tuple[list[ChatMessage], dict | None]], *, workers: int
+    ) -> Iterator[CallResult | ModelCallFailed]:
+        """Each (messages, params) request's reply, or the ModelCallFailed it cost, yielded
+        in the order asked: exactly what `generate_detailed` on each in turn gives (the
+        same cache rows, counts and failures), with up to `workers` calls in flight when
+        the engine is remote."""
+        calls = [self._prepare(messages, params) for messages, params in requests]
+        first: dict[str, _Call] = {}
+        for call in calls:
+            if call.replay is None:
+                first.setdefault(call.key, call)
+        fresh = list(first.values())  # in the order asked, so each is next when its turn comes
+        outcomes = ordered_outcomes(
+            self._reply, fresh, in_flight(self.engine, workers), answered=self._answered
+        )
+        try:
+            for call in calls:
+                if call.replay is not None:
+                    yield self._replayed(call.replay)
+                elif first[call.key] is call:
+                    outcome = next(outcomes)
+                    yield _as_outcome(lambda c=call, o=outcome: self._finish(c, o))
+                else:  # a key asked before: it replays (or, having failed, is asked again)
+                    yield _as_outcome(lambda c=call: self.generate_detailed(c.messages, c.params))
+        finally:
+            outcomes.close()
+
+    def _prepare(self, messages: list[ChatMessage], params: dict | None) -> _Call:
         messages = _checked_messages(messages)
         effective = self.engine.effective_params(dict(params or {}))
         key = self._key(messages, effective)
-        stored = self.cache.get(key)
-        if stored is not None:
-            self.cache.count(self.spec, "replayed")
-            return CallResult(text=json.loads(stored)["text"], replayed=True)
-        try:
-            text = self.engine.chat(messages, effective)
-            if not isinstance(text, str):
-                raise ValueError(f"the model returned {type(text).__name__}, not text")
-        except Exception as error:  # every engine failure is counted, then raised
-            message = _describe(error)
-            self.cache.record_failure(self.spec, "generate", message)
-            raise ModelCallFailed(f"{self.spec}: generation failed: {message}") from error
+        return _Call(messages, params, effective, key, self.cache.get(key))
+
+    def _reply(self, call: _Call) -> str:
+        """The engine's reply (no cache: safe on a worker thread)."""
+        text = self.engine.chat(call.messages, call.effective)
+        if not isinstance(text, str):
+            raise ValueError(f"the model returned {type(text).__name__}, not text")
+        return text
+
+    def _replayed(self, stored: bytes) -> CallResult:
+        self.cache.count(self.spec, "replayed")
+        return CallResult(text=json.loads(stored)["text"], replayed=True)
+
+    def _finish(self, call: _Call, outcome: Outcome) -> CallResult:
+        if outcome.error is not None:
+            self._fail(outcome.error)
+        return self._store(call, outcome.value)
+
+    def _fail(self, error: BaseException) -> NoReturn:
+        message = _describe(error)
+        self.cache.record_failure(self.spec, "generate", message)
+        raise ModelCallFailed(f"{self.spec}: generation failed: {message}") from error
+
+    def _store(self, call: _Call, text: str) -> CallResult:
+        self._answered = True  # the server answers: later calls may overlap
         value = json.dumps({"text": text}, ensure_ascii=False).encode("utf-8")
-        self.cache.put(self.spec, "generate", key, value)
+        self.cache.put(self.spec, "generate", call.key, value)
         self.cache.count(self.spec, "computed")
         return CallResult(text=text, replayed=False)
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One generation request, checked and keyed; `replay` is its stored reply, if any."""
+
+    messages: list[ChatMessage]
+    params: dict | None
+    effective: dict
+    key: str
+    replay: bytes | None
+
+
+def _as_outcome(step: Callable[[], CallResult]) -> CallResult | ModelCallFailed:
+    try:
+        return step()
+    except ModelCallFailed as error:
+        return error
 
 
 def _key_digest(cache: CallCache, engine) -> tuple[str, str | None]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
+from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.errors import ModelCallFailed, RagauditError
 from ragaudit.pipeline.oracle import chunk_id_index, oracle_chunk_ids
 
@@ -128,6 +129,7 @@ def generate_records(
     progress: Callable[[int, int], None] | None = None,
     params: dict | None = None,
     chunk_offsets: dict | None = None,
+    workers: int = DEFAULT_WORKERS,
 ) -> dict:
     """Fill record["generation"] and record["oracle"] for the selected records (see
     `select_records`).
@@ -138,7 +140,9 @@ def generate_records(
     record["oracle"] is None. Both kinds go into one pool of distinct prompts, each
     generated once and shared (the call cache also replays across runs). A ModelCallFailed
     is recorded as status "failed_call" with its error, never dropped; a record whose
-    retrieval failed is recorded the same way, with no oracle. Returns counts: {"records",
+    retrieval failed is recorded the same way, with no oracle. A remote generator has up to
+    `workers` prompts in flight (a local one runs them one by one, in prefix order); the
+    records, the cache and the counts are the same either way. Returns counts: {"records",
     "prompts", "computed", "replayed", "failed", "oracle_records", "oracle_prompts"}.
     """
     params = dict(DEFAULT_GEN_PARAMS if params is None else params)
@@ -146,7 +150,8 @@ def generate_records(
     selected = select_records(records, gen_configs, gen_probes)
     pool = _prompt_pool(selected, chunks_by_id, chunk_offsets or {}, params, spec)
     prompts = [(sha, entry["messages"]) for sha, entry in pool.items()]
-    outcomes = _run_prompts(generator, prefix_order(prompts), params, spec, progress)
+    ordered = prefix_order(prompts)
+    outcomes = _run_prompts(generator, ordered, params, spec, progress, workers)
     for sha, entry in pool.items():
         for record, labels, slot in entry["uses"]:
             generation = dict(outcomes[sha])
@@ -224,15 +229,34 @@ def _run_prompts(
     params: dict,
     spec: str,
     progress: Callable[[int, int], None] | None,
+    workers: int = DEFAULT_WORKERS,
 ) -> dict[str, dict]:
     """Generate each distinct prompt (sha, messages) once, in the order given; returns
     sha -> outcome. Progress counts the whole pool."""
     outcomes: dict[str, dict] = {}
-    for done, (sha, messages) in enumerate(prompts, start=1):
-        outcomes[sha] = _call(generator, messages, params, spec, sha)
+    for done, (sha, outcome) in enumerate(_replies(generator, prompts, params, workers), 1):
+        outcomes[sha] = _outcome(outcome, spec, sha)
         if progress is not None:
             progress(done, len(prompts))
     return outcomes
+
+
+def _replies(
+    generator, prompts: list[tuple[str, list[dict]]], params: dict, workers: int
+) -> Iterator[tuple[str, object]]:
+    """(sha, CallResult | ModelCallFailed | plain reply text) per prompt, in order. A
+    cache-aware generator keeps up to `workers` calls in flight when its engine is remote
+    (backends.concurrency), and stores, counts and fails them as a serial run does."""
+    if hasattr(generator, "generate_each"):
+        requests = [(messages, params) for _, messages in prompts]
+        replies = generator.generate_each(requests, workers=workers)
+        yield from zip((sha for sha, _ in prompts), replies, strict=True)
+        return
+    for sha, messages in prompts:  # a plain Generator: one call at a time
+        try:
+            yield sha, generator.generate(messages, params)
+        except ModelCallFailed as error:
+            yield sha, error
 
 
 def failed_calls(records: Iterable[dict], generator_spec: str) -> list[dict]:
@@ -253,15 +277,11 @@ def failed_calls(records: Iterable[dict], generator_spec: str) -> list[dict]:
     ]
 
 
-def _call(generator, messages: list[dict], params: dict, spec: str, sha: str) -> dict:
-    try:
-        if hasattr(generator, "generate_detailed"):
-            result = generator.generate_detailed(messages, params)
-            text, replayed = result.text, bool(result.replayed)
-        else:
-            text, replayed = generator.generate(messages, params), False
-    except ModelCallFailed as error:
-        return _failed(spec, sha, str(error))
+def _outcome(reply, spec: str, sha: str) -> dict:
+    """The generation entry for one prompt's reply (or the ModelCallFailed it cost)."""
+    if isinstance(reply, ModelCallFailed):
+        return _failed(spec, sha, str(reply))
+    text, replayed = (reply, False) if isinstance(reply, str) else (reply.text, reply.replayed)
     return {
         "generator": spec,
         "prompt_sha256": sha,
@@ -269,5 +289,5 @@ def _call(generator, messages: list[dict], params: dict, spec: str, sha: str) ->
         "reply": text,
         "error": None,
         "citations": [],
-        "replayed": replayed,
+        "replayed": bool(replayed),
     }
