@@ -12,6 +12,7 @@ BENCHES = {
     "matrix": "ragaudit.bench.matrix",
     "generation": "ragaudit.bench.generation",
     "prefix": "ragaudit.bench.prefix",
+    "concurrency": "ragaudit.bench.concurrency",
     "ui": "ragaudit.bench.ui",
 }
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from ragaudit import paths
 from ragaudit.cli.app import check_port, launch
 from ragaudit.cli.run import run_plan
+from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.plan import build_plan
 from ragaudit.results.io import load_results
@@ -35,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--port", type=int, default=8501, help="inspector port on 127.0.0.1 (default 8501)"
     )
+    add_workers_argument(parser)
 
 
 def _complete(path: Path) -> bool:
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_app:
         check_port(args.port)
     if args.rerun or not _complete(results):
-        status = run_plan(build_plan(presets.QUICK, out=results))
+        status = run_plan(build_plan(presets.QUICK, out=results, workers=args.workers))
         if status:
             return status
     else:
