@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
+from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.backends.e5 import E5Engine
 from ragaudit.backends.minilm import MiniLMEngine
 from ragaudit.backends.ollama_backend import OllamaChatEngine, OllamaEmbeddingEngine
@@ -132,6 +133,7 @@ def load_embedder(
     host: str | None = None,
     retry: RetryPolicy | None = None,
     n_ctx: int | None = None,
+    workers: int = DEFAULT_WORKERS,
     options: dict | None = None,
 ) -> CachedEmbedder:
     """The embedder named by `spec`, answering through `cache` (default: paths.cache_path()).
@@ -140,6 +142,7 @@ def load_embedder(
     num_ctx sent with every embed, so the input window is the smaller of it and the model's
     context length. `retry` applies to remote servers (default RetryPolicy.from_env()).
     `options` (`base_url`, `api_key_env`) apply to openai: specs only (see server_options).
+    `workers`: batches in flight at once to a remote server (a local model stays serial).
     """
     check_embedder_spec(spec)
     settings = server_options(spec, options)
@@ -152,7 +155,7 @@ def load_embedder(
         engine = OpenAIEmbeddingEngine(openai_model(spec), retry=retry, **settings)
     else:
         engine = OllamaEmbeddingEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
-    return CachedEmbedder(spec, engine, cache)
+    return CachedEmbedder(spec, engine, cache, workers=workers)
 
 
 def load_generator(
