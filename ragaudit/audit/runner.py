@@ -26,6 +26,7 @@ from ragaudit.audit.report import SCHEMA_VERSION
 from ragaudit.audit.settings import AuditSettings, check_floor_source_type, load_settings
 from ragaudit.audit.subsections import SplitDecision, summarise
 from ragaudit.backends.cache import CallCache
+from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.backends.specs import describe_model, load_embedder
 from ragaudit.stack.windows import survey_window
 
@@ -41,6 +42,8 @@ class AuditInputs:
     settings: Path | None
     dilution: bool = False
     rank_depth: int = DEFAULT_RANK_DEPTH
+    workers: int = DEFAULT_WORKERS
+    """Embedding batches in flight at once to a remote server (--workers)."""
 
 
 @dataclass
@@ -68,7 +71,7 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
     cache = CallCache()
     chunks, decisions = build_chunks(corpus.documents, settings)
     ranking = (
-        _rank_cases(cases, chunks, decisions, settings, inputs.rank_depth, cache)
+        _rank_cases(cases, chunks, decisions, settings, inputs.rank_depth, cache, inputs.workers)
         if cases
         else _Ranking()
     )
@@ -96,9 +99,10 @@ def _rank_cases(
     settings: AuditSettings,
     rank_depth: int,
     cache: CallCache,
+    workers: int = DEFAULT_WORKERS,
 ) -> _Ranking:
     """Embed the chunks and the questions, then rank and apply the slot policy per case."""
-    embedder = load_embedder(settings.embedder, cache)
+    embedder = load_embedder(settings.embedder, cache, workers=workers)
     models = [describe_model(embedder)]
     index = build_index(embedder, chunks, settings.chunking_name())
     depth = max(rank_depth, settings.candidate_pool)

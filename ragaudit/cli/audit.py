@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ragaudit.audit.report import default_audit_path, render_table, write_results
 from ragaudit.audit.runner import AuditInputs, run_audit
+from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.lock import hold_run_lock
 from ragaudit.report.audit_junit import add_junit_argument, write_audit_junit
@@ -47,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=100,
         help="how far down the ranking a source's rank is reported (default 100)",
     )
+    add_workers_argument(parser)
     add_junit_argument(parser)
 
 
@@ -56,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
         raise RagauditError("give a case file, or --dilution to list the long chunks only")
     if args.rank_depth < 1:
         raise RagauditError(f"--rank-depth must be at least 1, got {args.rank_depth}")
-    inputs = AuditInputs(args.corpus, args.cases, args.settings, args.dilution, args.rank_depth)
+    inputs = AuditInputs(
+        args.corpus, args.cases, args.settings, args.dilution, args.rank_depth, args.workers
+    )
     argv = ["audit", *sys.argv[2:]] if sys.argv[1:2] == ["audit"] else None
     # An audit with cases writes the call cache and Chroma like a run: one at a time.
     with hold_run_lock() if args.cases is not None else contextlib.nullcontext():

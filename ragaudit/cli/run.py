@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ragaudit.cli.workers import add_workers_argument
 from ragaudit.pipeline.orchestrate import run_matrix
 from ragaudit.pipeline.plan import DEFAULT_EMBEDDERS, RunPlan, plan_from_args
 from ragaudit.pipeline.preflight import preflight
@@ -106,6 +107,7 @@ def _add_generation_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"reply length cap (quick: {quick.max_tokens}; full: {full.max_tokens})",
     )
     parser.add_argument("--no-generate", action="store_true", help="retrieval and diagnostics only")
+    add_workers_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:

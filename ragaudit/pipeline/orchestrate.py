@@ -99,7 +99,7 @@ def _retrieve(
     plan: RunPlan, corpus: Corpus, cache: CallCache, progress: Progress
 ) -> tuple[dict, list[dict]]:
     """The results document after retrieval, and the retrieval stage's failed calls."""
-    embedders = [load_embedder(spec, cache) for spec in plan.embedders]
+    embedders = [load_embedder(spec, cache, workers=plan.workers) for spec in plan.embedders]
     roles = [EmbedderPlan(embedders[0], "primary", None)]
     roles += [EmbedderPlan(e, "secondary", plan.secondary_probes) for e in embedders[1:]]
     retrieval = MatrixStage(corpus, plan.configs, roles, open_client(), progress).run()
@@ -130,6 +130,7 @@ def _generate(
         progress=on_generated,
         params=plan.generation_params,
         chunk_offsets=results["chunk_offsets"],  # the oracle contexts' chunks
+        workers=plan.workers,
     )
     grade_records(results["instances"], results["chunks"])
     partial(force=True)

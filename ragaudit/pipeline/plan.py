@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.backends.concurrency import DEFAULT_WORKERS, check_workers
 from ragaudit.backends.specs import check_embedder_spec, check_generator_spec
 from ragaudit.corpus.files import load_corpus
 from ragaudit.errors import RagauditError
@@ -56,6 +57,9 @@ class RunPlan:
     argv: tuple[str, ...]
     """The command line, recorded in the results file."""
 
+    workers: int = DEFAULT_WORKERS
+    """Requests in flight at once to a remote server (--workers); local models stay serial."""
+
     @property
     def generation_params(self) -> dict:
         """The parameters every generation call is made with."""
@@ -82,6 +86,7 @@ def build_plan(
     configs_file: str | Path | None = None,
     out: str | Path | None = None,
     argv: Sequence[str] | None = None,
+    workers: int = DEFAULT_WORKERS,
 ) -> RunPlan:
     """The plan for `preset` with these overrides (None: the preset's value), every name
     and size checked; a RagauditError names the flag and the valid choices.
@@ -120,6 +125,7 @@ def build_plan(
         configs=configs,
         out=target,
         argv=tuple(command_line() if argv is None else argv),
+        workers=check_workers(workers),
     )
 
 
@@ -138,6 +144,7 @@ def plan_from_args(args: argparse.Namespace) -> RunPlan:
         extra_configs=not args.no_extra_configs,
         configs_file=args.configs,
         out=args.out,
+        workers=getattr(args, "workers", DEFAULT_WORKERS),
     )
 
 
