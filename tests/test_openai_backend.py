@@ -20,6 +20,7 @@ from ragaudit.backends.specs import (
     load_embedder,
     load_generator,
 )
+from ragaudit.cli.main import main
 from ragaudit.errors import ModelCallFailed, RagauditError
 
 FAST = RetryPolicy(retries=2, delay=0.01, timeout=60)
@@ -234,3 +235,22 @@ def test_ollama_engines_are_remote_and_local_ones_are_not(cache, fake_ollama):
     ollama = load_embedder("ollama:mxbai-embed-large", cache, host=server.url, retry=FAST)
     assert ollama.engine.remote is True
     assert getattr(load_embedder("local:minilm", cache).engine, "remote", False) is False
+
+
+@pytest.mark.slow
+def test_ragaudit_run_takes_openai_specs_and_writes_no_key(ragaudit_home, monkeypatch, capsys):
+    base_url = f"http://127.0.0.1:{unused_port()}/v1"  # nothing listens: every call fails
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    monkeypatch.setenv("RAGAUDIT_RETRIES", "0")
+    status = main(
+        ["run", "--n", "1", "--no-extra-configs", "--embedders", "openai:m-embed"]
+        + ["--generator", "openai:m-chat", "--gen-configs", "A", "--gen-probes", "negation"]
+    )
+    assert status == 1  # the run was not refused (2): it ran, and its calls failed
+    stderr = capsys.readouterr().err
+    assert f"openai-compatible server at {base_url} failed POST /embeddings" in stderr
+    written = (ragaudit_home / "results" / "latest.json").read_text()
+    [embedder] = [m for m in json.loads(written)["models"] if m["spec"] == "openai:m-embed"]
+    assert embedder["base_url"] == base_url and embedder["api_key_env"] == "OPENAI_API_KEY"
+    assert API_KEY not in written and API_KEY not in stderr
+    assert API_KEY.encode() not in (ragaudit_home / "cache.sqlite").read_bytes()
