@@ -146,3 +146,20 @@ def test_audit_junit_one_case_per_phrasing(audit_run):
     assert failure.text.splitlines()[0] == f"{results['cases_file']}:{casual['line']}"
     formal = suite.find("testcase[@name='death-benefit-estate/formal']")
     assert formal.find("failure") is None
+
+
+def test_the_ci_example_audits_examples_audit_and_publishes_its_junit_file():
+    import yaml
+
+    workflow = yaml.safe_load((REPO_ROOT / "examples" / "ci" / "github-actions.yml").read_text())
+    env, steps = workflow["env"], workflow["jobs"]["audit"]["steps"]
+    assert (env["CORPUS"], env["CASES"], env["SETTINGS"]) == (
+        "examples/audit/corpus", "examples/audit/cases.yaml", "examples/audit/prod.yaml"
+    )  # fmt: skip
+    for name in ("CORPUS", "CASES", "SETTINGS"):
+        assert (REPO_ROOT / env[name]).exists()
+    audit = next(s["run"] for s in steps if "ragaudit audit" in s.get("run", ""))
+    assert "--junit reports/audit-junit.xml" in audit
+    publish = next(s for s in steps if s.get("uses", "").startswith("mikepenz/action-junit-report"))
+    assert publish["if"] == "always()"  # published when the audit fails, above all
+    assert publish["with"]["report_paths"] == "reports/*-junit.xml"
