@@ -21,6 +21,7 @@ from ragaudit.audit.engine import (
     embed_text_of,
     rank_chunks,
 )
+from ragaudit.audit.intents import intent_summaries
 from ragaudit.audit.policy import Candidate, PolicyOutcome, apply_policy
 from ragaudit.audit.report import SCHEMA_VERSION
 from ragaudit.audit.settings import AuditSettings, check_floor_source_type, load_settings
@@ -29,6 +30,7 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.backends.specs import describe_model, load_embedder
 from ragaudit.stack.windows import survey_window
+from ragaudit.userstack.audit import load_audit_stack, rank_with_stack, stack_settings
 
 DEFAULT_RANK_DEPTH = 100
 
@@ -44,6 +46,8 @@ class AuditInputs:
     rank_depth: int = DEFAULT_RANK_DEPTH
     workers: int = DEFAULT_WORKERS
     """Embedding batches in flight at once to a remote server (--workers)."""
+    stack: Path | None = None
+    """A stack file (--stack): its splitter, ranking and k instead of the settings' own."""
 
 
 @dataclass
@@ -68,13 +72,24 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
     check_floor_source_type(settings, {d.source_type for d in corpus.documents}, inputs.settings)
     skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
     check_sources(cases, corpus.ids(), inputs.cases, skipped)
+    stack = load_audit_stack(inputs.stack) if inputs.stack else None  # before any embedding
+    if stack is not None:
+        settings = stack_settings(stack, settings, stack.where("k"))
     cache = CallCache()
     chunks, decisions = build_chunks(corpus.documents, settings)
-    ranking = (
-        _rank_cases(cases, chunks, decisions, settings, inputs.rank_depth, cache, inputs.workers)
-        if cases
-        else _Ranking()
-    )
+    if cases and stack is not None:  # their splitter and ranking, our slot policy on top
+        depth = max(inputs.rank_depth, settings.candidate_pool)
+        got = rank_with_stack(
+            stack, corpus.documents, cases, settings, depth, cache, workers=inputs.workers
+        )
+        records = _case_records(cases, got.ranked, got.indexed, settings, depth, got.failures)
+        ranking = _Ranking(got.models, records, got.failures, got.index_section)
+    elif cases:
+        ranking = _rank_cases(
+            cases, chunks, decisions, settings, inputs.rank_depth, cache, inputs.workers
+        )
+    else:
+        ranking = _Ranking()
     dilution = dilution_report(corpus.documents, settings) if inputs.dilution else None
     results = _results_document(
         inputs, argv, settings, corpus, structure, cases, ranking, dilution, cache, started
@@ -110,10 +125,12 @@ def _rank_cases(
         embedder, [(c.case_id, c.question) for c in cases]
     )
     failures = index.failures + query_failures
-    records = [
-        _case_record(case, index, settings, query_vectors.get(case.case_id), depth, failures)
-        for case in cases
-    ]
+    ranked = {
+        c.case_id: rank_chunks(index, query_vectors[c.case_id], c.question, depth, settings.hybrid)
+        for c in cases
+        if c.case_id in query_vectors
+    }
+    records = _case_records(cases, ranked, index.indexed, settings, depth, failures)
     index_section = _index_section(index, settings, decisions)
     # which chunks run past the embedder's window (a `document` splitter's long articles)
     window = survey_window(embedder, [embed_text_of(c) for c in index.chunks])
@@ -121,6 +138,21 @@ def _rank_cases(
     if decisions:
         index_section["split"] = summarise(decisions)
     return _Ranking(models, records, failures, index_section)
+
+
+def _case_records(
+    cases: list[Case],
+    ranked: dict,
+    indexed: dict,
+    settings: AuditSettings,
+    depth: int,
+    failures: list[EmbedFailure],
+) -> list[dict]:
+    """One record per case from its ranking (absent or None: its call failed)."""
+    return [
+        _case_record(case, ranked.get(case.case_id), indexed, settings, depth, failures)
+        for case in cases
+    ]  # fmt: skip
 
 
 def _results_document(
@@ -168,9 +200,9 @@ def _results_document(
 
 def _case_record(
     case: Case,
-    index: AuditIndex,
+    ranked: list[Candidate] | None,
+    indexed: dict[str, AuditChunk],
     settings: AuditSettings,
-    vector: list[float] | None,
     depth: int,
     failures: list[EmbedFailure],
 ) -> dict:
@@ -182,7 +214,7 @@ def _case_record(
         "expect_all": list(case.expect_all),
         "expect_any": list(case.expect_any),
     }
-    if vector is None:
+    if ranked is None:
         error = next((f.error for f in failures if f.item == case.case_id), "embedding failed")
         return record | {
             "status": "failed_call",
@@ -194,10 +226,9 @@ def _case_record(
             "top_k": [],
             "policy": None,
         }
-    ranked = rank_chunks(index, vector, case.question, depth, settings.hybrid)
     outcome = apply_policy(ranked, settings)
     sources = [
-        _source_record(source, case, ranked, outcome, index, depth)
+        _source_record(source, case, ranked, outcome, indexed, depth)
         for source in case.expected_sources
     ]
     required_ok = all(s["in_top_k"] for s in sources if s["required"])
@@ -219,7 +250,7 @@ def _source_record(
     case: Case,
     ranked: list[Candidate],
     outcome: PolicyOutcome,
-    index: AuditIndex,
+    indexed: dict[str, AuditChunk],
     depth: int,
 ) -> dict:
     best = next((c for c in ranked if c.source == source), None)
@@ -239,10 +270,10 @@ def _source_record(
         and outcome.selected[position - 1].chunk_id in outcome.backfilled_chunk_ids,
     }
     if best is None:
-        indexed = any(c.doc_id == source for c in index.indexed.values())
+        present = any(c.doc_id == source for c in indexed.values())
         record["rank_reason"] = (
-            f"not in the first {min(depth, len(index.indexed))} of {len(index.indexed)} chunks"
-            if indexed
+            f"not in the first {min(depth, len(indexed))} of {len(indexed)} chunks"
+            if present
             else "source not indexed: its chunks could not be embedded"
         )
     return record
@@ -278,51 +309,6 @@ def _policy_json(outcome: PolicyOutcome) -> dict:
         "floor_unfilled": outcome.floor_unfilled,
         "floor_type_in_backfill_range": outcome.floor_type_in_backfill_range,
     }
-
-
-def intent_summaries(cases: list[Case], records: list[dict]) -> list[dict]:
-    """Per intent: phrasings passed, and per expected source its rank under each phrasing,
-    the spread, and a red flag when one phrasing pushes it out of the top-k while another
-    keeps it in."""
-    out: list[dict] = []
-    order = list(dict.fromkeys(c.intent for c in cases))
-    for intent in order:
-        mine = [r for r in records if r["intent"] == intent]
-        sources = list(dict.fromkeys(s["source"] for r in mine for s in r["sources"]))
-        source_rows = []
-        for source in sources:
-            ranks, in_top = {}, {}
-            for record in mine:
-                hit = next((s for s in record["sources"] if s["source"] == source), None)
-                if hit is not None and record["status"] != "failed_call":
-                    ranks[record["case_id"]] = hit["rank"]
-                    in_top[record["case_id"]] = hit["in_top_k"]
-            known = [r for r in ranks.values() if r is not None]
-            complete = len(known) == len(ranks) and len(known) > 0
-            inside = sum(in_top.values())
-            source_rows.append({
-                "source": source,
-                "ranks": ranks,
-                "in_top_k": in_top,
-                "best_rank": min(known) if known else None,
-                "worst_rank": max(known) if complete else None,
-                "spread": max(known) - min(known) if complete else None,
-                "spread_reason": None if complete else "a phrasing ranked it below the "
-                "ranking depth, or could not be embedded",
-                "in_top_k_count": inside,
-                "phrasings": len(in_top),
-                "red_flag": 0 < inside < len(in_top),
-            })  # fmt: skip
-        out.append({
-            "intent": intent,
-            "phrasings": len(mine),
-            "passed": sum(r["status"] == "pass" for r in mine),
-            "failed_calls": sum(r["status"] == "failed_call" for r in mine),
-            "single_phrasing": len(mine) == 1,
-            "red_flag": any(row["red_flag"] for row in source_rows),
-            "sources": source_rows,
-        })  # fmt: skip
-    return out
 
 
 def _summary(records: list[dict], failures: list[EmbedFailure]) -> dict:

@@ -48,8 +48,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=100,
         help="how far down the ranking a source's rank is reported (default 100)",
     )
-    add_workers_argument(parser)
     add_junit_argument(parser)
+    add_workers_argument(parser)
+    parser.add_argument(
+        "--stack",
+        type=Path,
+        default=None,
+        metavar="FILE.yaml",
+        help="your stack file: its splitter, retriever or embedder, and k rank the cases; the "
+        "settings' slot policy (pool, threshold, cap, floor, backfill) applies on top",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
     if args.rank_depth < 1:
         raise RagauditError(f"--rank-depth must be at least 1, got {args.rank_depth}")
     inputs = AuditInputs(
-        args.corpus, args.cases, args.settings, args.dilution, args.rank_depth, args.workers
-    )
+        args.corpus, args.cases, args.settings, args.dilution, args.rank_depth, args.workers,
+        stack=args.stack,
+    )  # fmt: skip
     argv = ["audit", *sys.argv[2:]] if sys.argv[1:2] == ["audit"] else None
     # An audit with cases writes the call cache and Chroma like a run: one at a time.
     with hold_run_lock() if args.cases is not None else contextlib.nullcontext():

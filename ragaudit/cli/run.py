@@ -57,6 +57,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="extra configs to run beside the matrix",
     )
     parser.add_argument(
+        "--stack",
+        action="append",
+        default=None,
+        metavar="FILE.yaml",
+        help="your stack (splitter, embedder, generator, retriever by import path) as its own "
+        "column beside the matrix; repeatable",
+    )
+    parser.add_argument(
+        "--stack-only", action="store_true", help="run the --stack files without the matrix"
+    )
+    parser.add_argument(
         "--no-extra-configs",
         action="store_true",
         help="leave out the configs both presets run beside the matrix (T4000: table_split "

@@ -40,6 +40,13 @@ from ragaudit.results.io import (
     write_results,
 )
 from ragaudit.stack.index import open_client
+from ragaudit.userstack.columns import (
+    add_models,
+    generate_stacks,
+    prepare_stacks,
+    retrieve_stacks,
+    stack_embedder_models,
+)
 
 PARTIAL_WRITE_SECONDS = 30.0
 PROGRESS_NAME = "progress.json"
@@ -84,8 +91,11 @@ def _run_stages(plan: RunPlan) -> dict:
     partial = PartialWriter(plan.out, results)
     analyse(results)  # retrieval cells now, so the inspector has a heatmap while generation runs
     partial(force=True)
-    if plan.generate:
+    if plan.generate and plan.configs:
         failed = failed + _generate(plan, results, cache, progress, partial)
+    if plan.generate and plan.stacks:  # each stack with its own generator (default the run's)
+        failed = failed + generate_stacks(plan, results, cache, progress, partial)
+        partial(force=True)
     analyse(results)
     progress.done()
     results["conditions"] = watch.conditions(cache, failed, finished=True)
@@ -99,11 +109,20 @@ def _retrieve(
     plan: RunPlan, corpus: Corpus, cache: CallCache, progress: Progress
 ) -> tuple[dict, list[dict]]:
     """The results document after retrieval, and the retrieval stage's failed calls."""
-    embedders = [load_embedder(spec, cache, workers=plan.workers) for spec in plan.embedders]
-    roles = [EmbedderPlan(embedders[0], "primary", None)]
+    stacks = prepare_stacks(plan, corpus, cache, progress)  # a bad stack fails before models
+    embedders = (
+        [load_embedder(spec, cache, workers=plan.workers) for spec in plan.embedders]
+        if plan.configs
+        else []
+    )
+    roles = [EmbedderPlan(e, "primary", None) for e in embedders[:1]]
     roles += [EmbedderPlan(e, "secondary", plan.secondary_probes) for e in embedders[1:]]
-    retrieval = MatrixStage(corpus, plan.configs, roles, open_client(), progress).run()
+    retrieval = (
+        MatrixStage(corpus, plan.configs, roles, open_client(), progress).run() if roles else None
+    )
+    retrieval = retrieve_stacks(corpus, stacks, retrieval)
     results = results_document(plan, corpus, manifest_sha256(), roles, retrieval)
+    add_models(results, stack_embedder_models(stacks))
     return results, list(retrieval["failed_calls"])
 
 

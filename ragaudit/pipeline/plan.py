@@ -23,6 +23,7 @@ from ragaudit.registry import unknown_name_message
 from ragaudit.results.io import check_writable
 from ragaudit.stack import presets
 from ragaudit.stack.configs import StackConfig, load_user_configs, merge_configs
+from ragaudit.userstack.stackfile import StackSpec, load_stacks
 
 DEFAULT_EMBEDDERS = (presets.PRIMARY_EMBEDDER, presets.SECONDARY_EMBEDDER)
 
@@ -56,7 +57,8 @@ class RunPlan:
     """The results file (written partially while the run is in progress)."""
     argv: tuple[str, ...]
     """The command line, recorded in the results file."""
-
+    stacks: tuple[StackSpec, ...] = ()
+    """The user's stacks (--stack FILE), each its own column beside the configs."""
     workers: int = DEFAULT_WORKERS
     """Requests in flight at once to a remote server (--workers); local models stay serial."""
 
@@ -87,13 +89,16 @@ def build_plan(
     out: str | Path | None = None,
     argv: Sequence[str] | None = None,
     workers: int = DEFAULT_WORKERS,
+    stacks: Sequence[str | Path] = (),
+    stack_only: bool = False,
 ) -> RunPlan:
     """The plan for `preset` with these overrides (None: the preset's value), every name
     and size checked; a RagauditError names the flag and the valid choices.
 
     `secondary_probes` and `gen_probes` take ``["all"]`` for every probe. `extra_configs`
     False runs the matrix (and `configs_file`) without the preset's configs outside it, and
-    drops them from the preset's gen_configs."""
+    drops them from the preset's gen_configs. `stacks` are stack files (ragaudit.userstack);
+    `stack_only` runs them without any built-in config."""
     if gen_probes is None and preset.gen_probes is not None:
         gen_probes = preset.gen_probes
     max_tokens = preset.max_tokens if max_tokens is None else max_tokens
@@ -101,7 +106,8 @@ def build_plan(
         raise RagauditError(f"--max-tokens {max_tokens}: need at least 1")
     if n is not None and n < 1:
         raise RagauditError(f"--n {n}: need at least 1 instance per probe")
-    configs = _configs(preset, configs_file, extra_configs)
+    configs = () if stack_only else _configs(preset, configs_file, extra_configs)
+    _check_stack_only(stack_only, stacks, configs_file)
     gen_configs = tuple(gen_configs or _preset_gen_configs(preset, configs))
     _check_config_names(gen_configs, configs)
     target = _results_path(out)
@@ -112,6 +118,7 @@ def build_plan(
     for spec in embedders:
         check_embedder_spec(spec)
     check_generator_spec(generator)
+    user_stacks = load_stacks(list(stacks), [c.name for c in configs], available)
     return RunPlan(
         preset="custom" if n is not None else preset.name,
         n=size,
@@ -126,6 +133,7 @@ def build_plan(
         out=target,
         argv=tuple(command_line() if argv is None else argv),
         workers=check_workers(workers),
+        stacks=user_stacks,
     )
 
 
@@ -145,6 +153,8 @@ def plan_from_args(args: argparse.Namespace) -> RunPlan:
         configs_file=args.configs,
         out=args.out,
         workers=getattr(args, "workers", DEFAULT_WORKERS),
+        stacks=getattr(args, "stack", None) or (),
+        stack_only=getattr(args, "stack_only", False),
     )
 
 
@@ -156,6 +166,13 @@ def _configs(
     if not configs_file:
         return tuple(base)
     return tuple(merge_configs(base, load_user_configs(configs_file)))
+
+
+def _check_stack_only(stack_only: bool, stacks: Sequence, configs_file: object) -> None:
+    if stack_only and not stacks:
+        raise RagauditError("--stack-only: give at least one --stack FILE")
+    if stack_only and configs_file:
+        raise RagauditError("--stack-only runs the stacks alone; leave out --configs")
 
 
 def _preset_gen_configs(preset: presets.Preset, configs: Sequence[StackConfig]) -> tuple:

@@ -65,7 +65,10 @@ def results_document(
         "complete": False,
         "run": run_section(plan, corpus, retrieval),
         "corpus": corpus_part,
-        "configs": [c.to_json() for c in plan.configs],
+        "configs": [
+            *(c.to_json() for c in plan.configs),
+            *(s.to_config_json() for s in plan.stacks),  # the user's stacks (kind "stack")
+        ],
         "embedders": [
             {
                 "spec": e.embedder.spec,
