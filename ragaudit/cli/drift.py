@@ -4,7 +4,7 @@ one by one, the looser side named. Each file is source (Python, JavaScript/TypeS
 YAML/JSON, `.env`: constants found by name, each with file:line) or, when both are,
 ragaudit settings files (the `audit --settings` format). Exit status 0 when they agree,
 1 when any constant differs or is set on one side only, 2 on bad input (one line naming
-the file, line or field)."""
+the file, line or field; no constant found in either file)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ragaudit.drift.namemap import load_name_map
 from ragaudit.drift.output import code_document, default_drift_path, junit_cases, settings_document
 from ragaudit.drift.read import by_constant, read_constants
 from ragaudit.drift.report import render_rows
+from ragaudit.errors import RagauditError
 from ragaudit.report.junit import write_junit
 from ragaudit.results.io import check_writable, write_json_atomic
 
@@ -54,6 +55,11 @@ def _compared(args: argparse.Namespace) -> tuple[list[str], dict]:
     names = load_name_map(args.map)
     production = by_constant(read_constants(args.production, names))
     evaluation = by_constant(read_constants(args.evaluation, names))
+    if not production and not evaluation:
+        raise RagauditError(
+            f"no retrieval constants found in {args.production} or {args.evaluation}: "
+            "name the project's own with --map FILE"
+        )
     rows = compare_constants(production, evaluation)
     lines = render_rows(args.production, args.evaluation, rows)
     return lines, code_document(args.production, args.evaluation, rows)
@@ -61,7 +67,7 @@ def _compared(args: argparse.Namespace) -> tuple[list[str], dict]:
 
 def run(args: argparse.Namespace) -> int:
     """Print every constant compared, write the results (and JUnit) file; 1 on any
-    difference, or when nothing was found to compare."""
+    difference."""
     out = args.out or default_drift_path()
     check_writable(out, "--out")
     if args.junit is not None:
@@ -75,5 +81,4 @@ def run(args: argparse.Namespace) -> int:
         write_junit(args.junit, "ragaudit drift", junit_cases(document))
         print(f"junit: {args.junit}")
     summary = document["summary"]
-    clean = summary["constants"] and not summary["differ"] and not summary["one_side_only"]
-    return 0 if clean else 1
+    return 1 if summary["differ"] or summary["one_side_only"] else 0

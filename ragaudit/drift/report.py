@@ -51,11 +51,6 @@ def render_rows(production: Path, evaluation: Path, rows: list[Row]) -> list[str
     both = [row for row in rows if not row.one_side_only]
     differing = [row for row in both if row.differs]
     alone = [row for row in rows if row.one_side_only]
-    if not rows:
-        return [
-            f"drift: no retrieval constants found in {prod} or {test}",
-            "[fail] nothing to compare: name the project's constants with --map FILE",
-        ]
     head = f"drift: {prod} vs {test}: {len(differing)} of {len(both)} constants set on both "
     head += f"sides differ; {len(alone)} set on one side only"
     lines = [head, *(row_line(row, names) for row in rows)]
