@@ -163,6 +163,28 @@ def test_langchain_regex_separator_rewrites_a_chunk_which_is_counted_approximate
     assert len(exact) == len(outcome.chunks) - 1
 
 
+def test_a_rewritten_chunk_among_repeats_is_aligned_between_its_neighbours() -> None:
+    paragraph = "Alpha one.\nAlpha two."  # 21 characters; copies at 0, 23 and 46
+    text = "\n\n".join([paragraph] * 3)
+    splitter = RecursiveCharacterTextSplitter(
+        separators=[r"\n\n", r"\n"],
+        is_separator_regex=True,
+        keep_separator=False,
+        chunk_size=50,
+        chunk_overlap=0,
+    )
+    outcome = split_one(splitter, text)
+    # Two paragraphs merge (21 + 4 + 21 = 46 <= 50), joined by the four characters "\n\n"
+    # written out; the third stays whole and verbatim, so it is the copy at 46.
+    assert [chunk.text for chunk in outcome.chunks] == [
+        paragraph + r"\n\n" + paragraph,
+        paragraph,
+    ]
+    assert spans(outcome) == [(0, 44), (46, 67)]
+    assert [chunk.span_exact for chunk in outcome.chunks] == [False, True]
+    assert outcome.approximate == 1
+
+
 class LowercasingParser(NodeParser):
     """A node parser that rewrites: one lower-cased node per paragraph."""
 

@@ -12,7 +12,7 @@ alignment of the whole sequence, not one chunk at a time:
   splitter that rewrites nothing does. Ties go to the library's own offset, then to the
   earlier place;
 * a chunk with no candidate at all (a splitter that rewrote it) is aligned with difflib
-  between its located neighbours and marked approximate.
+  (over words) between its located neighbours and marked approximate.
 
 ``locate_chunks`` returns one ``Placement`` per chunk; ``exact`` means
 ``text[start:end] == chunk`` and was checked.
@@ -21,6 +21,7 @@ alignment of the whole sequence, not one chunk at a time:
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate
@@ -28,8 +29,11 @@ from itertools import accumulate
 MAX_CANDIDATES = 256
 """Occurrences considered per chunk: a chunk repeated more often than this is pathological
 (the alignment is quadratic in it), and any of its copies is still its exact text."""
-_MIN_BLOCK = 3
-"""Shortest difflib matching block taken as evidence of where a rewritten chunk sits."""
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+"""A word or one punctuation mark: what a rewritten chunk is aligned on."""
+_MIN_TOKENS = 2
+_MIN_CHARACTERS = 3
+"""Shortest difflib matching blocks taken as evidence of where a rewritten chunk sits."""
 
 
 @dataclass(frozen=True)
@@ -184,16 +188,36 @@ def _add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, int, int, int]:
 
 
 def _rewritten(text: str, chunk: str, placements: list[Placement | None], index: int) -> Placement:
-    """A rewritten chunk's best alignment: the stretch between the first and the last
-    difflib matching block, searched after the previous chunk's start and before the next
-    located chunk's end."""
+    """A rewritten chunk's best alignment: from the first to the last stretch it shares with
+    the document (difflib, over words and punctuation, ignoring case; over characters when
+    no word matches), searched after the previous chunk's start and before the next located
+    chunk's end."""
     low = placements[index - 1].start + 1 if index > 0 and placements[index - 1] else 0
     later = [p for p in placements[index + 1 :] if p is not None]
     high = later[0].end if later else len(text)
     # Bound the search so one rewritten chunk in a long document stays cheap.
     high = max(low, min(high, low + 4 * len(chunk) + 1000))
-    matcher = difflib.SequenceMatcher(None, text[low:high], chunk, autojunk=False)
-    blocks = [b for b in matcher.get_matching_blocks() if b.size >= _MIN_BLOCK]
+    span = _token_alignment(text, chunk, low, high) or _character_alignment(text, chunk, low, high)
+    return Placement(*(span or (low, low)), False)
+
+
+def _token_alignment(text: str, chunk: str, low: int, high: int) -> tuple[int, int] | None:
+    # Words, not characters: a thousand-character chunk is a few hundred tokens, and a
+    # word match is evidence where a shared space or "e" is not.
+    spans = [match.span() for match in _TOKEN.finditer(text, low, high)]
+    words = [text[start:end].lower() for start, end in spans]
+    chunk_words = [word.lower() for word in _TOKEN.findall(chunk)]
+    shortest = min(_MIN_TOKENS, len(chunk_words))
+    matcher = difflib.SequenceMatcher(None, words, chunk_words, autojunk=False)
+    blocks = [b for b in matcher.get_matching_blocks() if b.size >= max(shortest, 1)]
     if not blocks:
-        return Placement(low, low, False)
-    return Placement(low + blocks[0].a, low + blocks[-1].a + blocks[-1].size, False)
+        return None
+    return spans[blocks[0].a][0], spans[blocks[-1].a + blocks[-1].size - 1][1]
+
+
+def _character_alignment(text: str, chunk: str, low: int, high: int) -> tuple[int, int] | None:
+    matcher = difflib.SequenceMatcher(None, text[low:high], chunk, autojunk=False)
+    blocks = [b for b in matcher.get_matching_blocks() if b.size >= _MIN_CHARACTERS]
+    if not blocks:
+        return None
+    return low + blocks[0].a, low + blocks[-1].a + blocks[-1].size
