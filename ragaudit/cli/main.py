@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("ragaudit.cli.audit", "audit your own corpus and queries"),
     "drift": (
         "ragaudit.cli.drift",
-        "compare two retrieval settings files constant by constant",
+        "compare production and evaluation retrieval constants (source or settings files)",
     ),
     "harness-check": ("ragaudit.cli.harness", "find failure handling that hides failures"),
     "bench": ("ragaudit.bench", "print benchmark figures (backends, matrix, ui)"),
