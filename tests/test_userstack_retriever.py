@@ -233,17 +233,28 @@ def test_a_rewritten_passage_is_placed_approximately_and_counted():
     assert (extra.start, extra.end) == (54, 79) and extra.text == "the lift is out of order."
 
 
-def test_the_example_factory_shortlists_by_bm25_and_reranks_by_cosine(ragaudit_home):
+def example_ranking(args: dict, question: str) -> list:
+    """The example factory through UserRetriever, its folder importable as K's loader makes it."""
     example = Path(__file__).resolve().parents[1] / "examples" / "stack"
     sys.path.insert(0, str(example))
     try:
-        user = UserRetriever(
-            "rerank_retriever:make_retriever", {"top_k": 2}, CHUNKS, DOCUMENTS, LABEL
-        )
-        hits = user.ranking("Who collects badges at reception?", depth=10)
+        user = UserRetriever("rerank_retriever:make_retriever", args, CHUNKS, DOCUMENTS, LABEL)
+        return user.ranking(question, depth=10)
     finally:
         sys.path.remove(str(example))
         sys.modules.pop("rerank_retriever", None)
+
+
+def test_the_example_factory_reorders_its_bm25_shortlist_by_meaning(ragaudit_home):
+    # BM25 puts desk#1 first ("at", "the", "gate": three shared words) and the parking
+    # sentences next ("parking", "free"); of that shortlist of two, the cosine prefers the
+    # parking sentence. BM25 alone would answer [desk#1, faq#0]; dense alone [faq#0, faq#1].
+    hits = example_ranking({"candidates": 2, "top_k": 2}, "Is parking at the gate free?")
+    assert [h.chunk_id for h in hits] == ["stack-t/faq#0", "stack-t/desk#1"]
+
+
+def test_the_example_factory_scores_by_cosine(ragaudit_home):
+    hits = example_ranking({"top_k": 2}, "Who collects badges at reception?")
     # "badges", "at" and "reception" are in desk#0; "at" also in desk#1; no other chunk
     # shares a word with the question, so BM25 shortlists those two and cosine orders them
     assert [h.chunk_id for h in hits] == ["stack-t/desk#0", "stack-t/desk#1"]
