@@ -14,7 +14,9 @@ What comes back is named as a chunk, in this order: an id that is a chunk's id; 
 to a chunk's text (the first such chunk not already ranked, so two equal texts name two
 chunks); and, only when the factory got documents, a passage found in a document, which
 becomes an extra chunk ``<chunking>/<doc_id>#r<n>`` located as the splitter locates its
-chunks (exact, else approximate and counted). Anything else is refused in one line.
+chunks (exact, else approximate and counted in ``approximate``; so is a passage that occurs
+more than once with no document or offset to choose between its places). Anything else is
+refused in one line. Questions are asked one at a time (extra chunks are numbered in order).
 
 The documents reach the retriever without ragaudit's metadata: in the planted corpus that
 metadata is the answer key (probe, instance id), and ragaudit's own retrieval reads text only.
