@@ -145,3 +145,29 @@ def test_a_bad_stack_file_exits_2_with_one_line(home, tmp_path, capsys, case):
 def test_stack_only_without_a_stack_is_refused(home, capsys):
     assert main(["run", "--stack-only", "--no-generate"]) == 2
     assert "--stack-only: give at least one --stack FILE" in capsys.readouterr().err
+
+
+def test_stack_records_are_generated_with_the_stacks_own_generator(
+    home, tmp_path, fake_ollama, monkeypatch
+):
+    server = fake_ollama()
+    monkeypatch.setenv("OLLAMA_HOST", server.url)
+    text = LANGCHAIN.read_text().replace("k: 3", "k: 3\ngenerator: ollama:qwen2.5:7b\n")
+    path = tmp_path / "with_generator.yaml"
+    path.write_text(text + "probes: [boundary]\n", encoding="utf-8")
+    out = tmp_path / "generated.json"
+    flags = ["--n", "1", "--embedders", "local:minilm", "--out", str(out)]
+    assert main(["run", "--stack", str(path), "--stack-only", *flags]) == 0
+    results = json.loads(out.read_text())
+    (record,) = results["instances"]
+    assert record["generation"]["generator"] == "ollama:qwen2.5:7b"
+    assert record["generation"]["reply"].startswith("fake reply to: Context:")
+    assert record["grade"] is not None and record["oracle"]["generation"]["status"] == "ok"
+    # the run's default generator (local:qwen2.5-1.5b) was never loaded
+    assert [(m["spec"], m["kind"]) for m in results["models"]] == [
+        ("local:minilm", "embedder"),
+        ("ollama:qwen2.5:7b", "generator"),
+    ]
+    counts = results["run"]["stack_generation_counts"]["langchain_recursive"]
+    assert (counts["records"], counts["prompts"]) == (1, 2)  # its prompt and its oracle prompt
+    assert server.requests().get("/api/chat") == 2
