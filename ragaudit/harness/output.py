@@ -10,11 +10,15 @@ from ragaudit.harness.findings import RULES, Finding
 from ragaudit.harness.scan import HarnessCheck
 from ragaudit.report.junit import TestCase
 from ragaudit.results.format import fmt_ratio
-from ragaudit.results.io import now_iso
+from ragaudit.results.io import DocumentKind, now_iso
 
 KIND = "harness_check"
 SCHEMA_VERSION = 1
 """The harness-check results file's own schema version."""
+HARNESS_CHECK = DocumentKind(
+    "harness-check results", SCHEMA_VERSION, ("findings",), "ragaudit harness-check PATH...", KIND
+)
+"""The harness-check results file as a document kind (the Audit page reads it)."""
 
 
 def default_check_path() -> Path:

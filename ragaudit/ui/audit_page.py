@@ -12,6 +12,7 @@ from ragaudit.errors import RagauditError
 from ragaudit.results.format import fmt_ratio, fmt_window
 from ragaudit.ui import links
 from ragaudit.ui.allowed import Refused, given_path, url_path
+from ragaudit.ui.code_checks import render_code_checks
 from ragaudit.ui.data import read_cached
 
 QUERY_PARAM = "audit_results"
@@ -91,6 +92,7 @@ def render() -> None:
                 "--settings examples/audit/prod.yaml --dilution",
                 language="bash",
             )
+        render_code_checks()  # drift and harness-check results need no audit results
         st.stop()
         return
 
@@ -101,6 +103,7 @@ def render() -> None:
         st.info(f"No phrasings in this audit: {results.get('index_reason')}.")
         _dilution(st, results)
         _failures(st, results)
+        render_code_checks()
         return
 
     st.subheader(f"Rank of each expected source, per phrasing (top-{k} after the slot policy)")
@@ -116,6 +119,7 @@ def render() -> None:
     _case_detail(st, results)
     _dilution(st, results)
     _failures(st, results)
+    render_code_checks()  # drift and harness-check, when their results files are present
 
 
 def _headline(st, results: dict, path: Path, k: int) -> None:
