@@ -5,8 +5,8 @@ OpenAI itself.
 The server is `base_url` (the part before `/embeddings`, e.g. http://127.0.0.1:8080/v1),
 else OPENAI_BASE_URL, else https://api.openai.com/v1. The API key is read from the
 environment variable named by `api_key_env` (default OPENAI_API_KEY) and sent as
-`Authorization: Bearer …`; with the variable unset no header is sent. The key lives only in
-the HTTP client's headers: it is never an attribute, a cache key or part of an error.
+`Authorization: Bearer …`; with the variable unset no header is sent. The key is never
+written: not in a model description, a cache key or an error (messages are scrubbed of it).
 
 The digest is what the server's /models listing says of the model: a `digest` or `sha256`
 field when the entry has one, else for llama.cpp (whose entry carries the GGUF's `meta`:
@@ -191,8 +191,7 @@ def listed_digest(entry: dict | None, reason: str | None) -> tuple[str, str | No
 
 class _OpenAIEngine:
     backend = "openai"
-    remote = True
-    """Calls go to a server: the run may keep several in flight (part of issue 13's --workers)."""
+    remote = True  # calls go to a server: a run may keep several in flight
 
     def __init__(
         self,
