@@ -97,8 +97,7 @@ def build_plan(
 
     `secondary_probes` and `gen_probes` take ``["all"]`` for every probe. `extra_configs`
     False runs the matrix (and `configs_file`) without the preset's configs outside it, and
-    drops them from the preset's gen_configs. `stacks` are stack files (ragaudit.userstack);
-    `stack_only` runs them without any built-in config."""
+    drops them from the preset's gen_configs. `stacks`: stack files; `stack_only`: no matrix."""
     if gen_probes is None and preset.gen_probes is not None:
         gen_probes = preset.gen_probes
     max_tokens = preset.max_tokens if max_tokens is None else max_tokens
@@ -106,8 +105,7 @@ def build_plan(
         raise RagauditError(f"--max-tokens {max_tokens}: need at least 1")
     if n is not None and n < 1:
         raise RagauditError(f"--n {n}: need at least 1 instance per probe")
-    configs = () if stack_only else _configs(preset, configs_file, extra_configs)
-    _check_stack_only(stack_only, stacks, configs_file)
+    configs = _configs(preset, configs_file, extra_configs, (stack_only, stacks))
     gen_configs = tuple(gen_configs or _preset_gen_configs(preset, configs))
     _check_config_names(gen_configs, configs)
     target = _results_path(out)
@@ -159,8 +157,16 @@ def plan_from_args(args: argparse.Namespace) -> RunPlan:
 
 
 def _configs(
-    preset: presets.Preset, configs_file: str | Path | None, extra_configs: bool
+    preset: presets.Preset,
+    configs_file: str | Path | None,
+    extra_configs: bool,
+    stack_only: tuple[bool, Sequence] = (False, ()),
 ) -> tuple[StackConfig, ...]:
+    """The configs the plan runs; none under --stack-only (`stack_only`: the flag and the
+    stack files, which it needs)."""
+    if stack_only[0]:
+        _check_stack_only(stack_only[1], configs_file)
+        return ()
     off = () if extra_configs else preset.extra_configs
     base = tuple(c for c in preset.configs if c not in off)
     if not configs_file:
@@ -168,10 +174,10 @@ def _configs(
     return tuple(merge_configs(base, load_user_configs(configs_file)))
 
 
-def _check_stack_only(stack_only: bool, stacks: Sequence, configs_file: object) -> None:
-    if stack_only and not stacks:
+def _check_stack_only(stacks: Sequence, configs_file: object) -> None:
+    if not stacks:
         raise RagauditError("--stack-only: give at least one --stack FILE")
-    if stack_only and configs_file:
+    if configs_file:
         raise RagauditError("--stack-only runs the stacks alone; leave out --configs")
 
 
