@@ -2,13 +2,15 @@
 embedding or chat call after a fixed delay, and serves at most `slots` calls at once (the
 rest wait for a slot, as on a server with that many parallel sequences).
 
-Run as `python -m ragaudit.bench.stand_in --slots 4 --delay 0.05 [--fail-marker TEXT]`:
+Run as `python -m ragaudit.bench.stand_in --slots 4 --delay 0.05 [--fail-marker TEXT ...]`:
 it binds a free port and prints `PORT <n>` first. It records the calls per path and the
 peak of calls in flight at once (waiting or served), read at `GET /__stats` and cleared by
-`POST /__reset`. A call whose request body holds the fail marker is answered HTTP 500,
-every time (a request that a retry cannot cure). Any model name is served; `/api/tags`
-lists EMBED_MODEL and CHAT_MODEL. Vectors and replies are fixed functions of the input,
-so a run against it is reproducible. `start_stand_in` runs it as a subprocess.
+`POST /__reset`. A call whose request body holds a fail marker is answered HTTP 500,
+every time (a request that a retry cannot cure): which calls fail is a property of their
+input, never of their arrival order, so a concurrent client must see what a serial one
+sees. Any model name is served; `/api/tags` lists EMBED_MODEL and CHAT_MODEL. Vectors and
+replies are fixed functions of the input, so a run against it is reproducible.
+`start_stand_in` runs it as a subprocess.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -77,7 +80,7 @@ class StandInHandler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # else a reply waits ~40 ms on the client's delayed ACK
     delay = 0.0
     slots = threading.BoundedSemaphore(1)
-    fail_marker: str | None = None
+    fail_markers: tuple[str, ...] = ()
     load = _Load()
 
     def log_message(self, *args) -> None:  # a benchmark's output stays clean
@@ -122,7 +125,8 @@ class StandInHandler(BaseHTTPRequestHandler):
             self.load.leave()
 
     def _answer(self, raw: bytes) -> None:
-        if self.fail_marker and self.fail_marker in raw.decode("utf-8", "replace"):
+        text = raw.decode("utf-8", "replace")
+        if any(marker in text for marker in self.fail_markers):
             return self._reply(500, {"error": "stand-in failure for a marked input"})
         body = json.loads(raw or b"{}")
         model = body.get("model", "")
@@ -135,10 +139,10 @@ class StandInHandler(BaseHTTPRequestHandler):
         self._reply(200, {"model": model, "message": message, "done": True, "done_reason": "stop"})
 
 
-def serve(slots: int, delay: float, fail_marker: str | None) -> None:
+def serve(slots: int, delay: float, fail_markers: Sequence[str] = ()) -> None:
     """Serve on a free 127.0.0.1 port until killed, printing `PORT <n>` first."""
     StandInHandler.slots = threading.BoundedSemaphore(slots)
-    StandInHandler.delay, StandInHandler.fail_marker = delay, fail_marker
+    StandInHandler.delay, StandInHandler.fail_markers = delay, tuple(fail_markers)
     server = ThreadingHTTPServer(("127.0.0.1", 0), StandInHandler)
     server.daemon_threads = True
     print(f"PORT {server.server_address[1]}", flush=True)
@@ -171,13 +175,13 @@ class StandInProcess:
 
 
 def start_stand_in(
-    slots: int = 4, delay: float = 0.05, fail_marker: str | None = None
+    slots: int = 4, delay: float = 0.05, fail_markers: Sequence[str] = ()
 ) -> StandInProcess:
     """Start the stand-in server as a subprocess and wait until it listens."""
     command = [sys.executable, "-m", "ragaudit.bench.stand_in", "--slots", str(slots)]
     command += ["--delay", str(delay)]
-    if fail_marker:
-        command += ["--fail-marker", fail_marker]
+    for marker in fail_markers:
+        command += ["--fail-marker", marker]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     line = process.stdout.readline().strip()
     if not line.startswith("PORT "):
@@ -190,7 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ragaudit.bench.stand_in")
     parser.add_argument("--slots", type=int, default=4, help="calls served at once")
     parser.add_argument("--delay", type=float, default=0.05, help="seconds per call")
-    parser.add_argument("--fail-marker", default=None, help="answer 500 to bodies holding it")
+    parser.add_argument(
+        "--fail-marker", action="append", default=[], help="answer 500 to bodies holding it"
+    )
     args = parser.parse_args(argv)
     serve(args.slots, args.delay, args.fail_marker)
     return 0
