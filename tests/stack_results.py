@@ -166,7 +166,7 @@ def stack_results(*, with_stack: bool = True) -> dict:
                 {"name": "boundary", "layer": "architectural", "n": 5},
             ],
         },
-        "configs": [_config("B", 3), _config("C", 8), STACK_CONFIG],
+        "configs": [_config("B", 3), _config("C", 8), copy.deepcopy(STACK_CONFIG)],
         "embedders": [{"spec": PRIMARY, "role": "primary", "probes": ["control", "boundary"]}],
         "generator": {"spec": "local:qwen2.5-0.5b"},
         "models": [],

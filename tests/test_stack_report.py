@@ -97,10 +97,19 @@ def test_a_stack_with_its_own_retriever_and_no_embedder():
     for row in results["cells"] + results["instances"]:
         if row["config"] == "mine":
             row["embedder"] = f"retriever:{factory}"
-    results["run"]["indexes"][1]["embedder"] = f"retriever:{factory}"
+    results["run"]["indexes"][1].update(
+        embedder=f"retriever:{factory}",
+        over_window=None,
+        over_window_reason="their retriever embeds the chunks itself",
+    )
     markdown = render_markdown(copy.deepcopy(results))
     assert "- embedder: none: its retriever ranks" in markdown
     assert f"- retriever: `{factory}(depth=20)`" in markdown
+    assert (
+        f"- 12 chunks of stack-mine not measured against retriever:{factory}'s input window: "
+        "their retriever embeds the chunks itself" in markdown
+    )
+    assert "- generator: the run's (local:qwen2.5-0.5b)" in markdown
     headers, rows = _table_after(report_blocks(results), PRIMARY)
     assert headers[-1] == f"mine (retriever:{factory})"
     assert rows[0][-1] == "80% 4/5"

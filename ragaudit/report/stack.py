@@ -42,7 +42,7 @@ def _retrieval_default(config: dict) -> str:
 def _one_stack(results: dict, config: dict) -> list[Block]:
     stack = config.get("stack") or {}
     column = view.column_for(results, config["name"], view.stack_embedder(config))
-    run_generator = (results.get("generator") or {}).get("spec") or "none"
+    run_generator = (results.get("generator") or {}).get("spec") or "none: generation was not run"
     components = [
         fmt_stack_component("splitter", stack.get("splitter"), "none recorded"),
         fmt_stack_component("embedder", stack.get("embedder"), "none: its retriever ranks"),

@@ -85,12 +85,13 @@ def fmt_window(entry: dict | None) -> str:
     their first 256 tokens are embedded (longest: 310 tokens)`. `entry` is a `run.indexes`
     entry (or the audit's `index`); one that predates the window fields reads
     `not measured in this file`."""
-    if not entry or "window_basis" not in entry:
+    unmeasured = entry and "over_window" in entry and entry["over_window"] is None
+    if not unmeasured and (not entry or "window_basis" not in entry):
         named = [entry.get(k) for k in ("embedder", "chunking") if (entry or {}).get(k)]
         where = f"{' on '.join(named)}: " if named else ""
         return f"{where}input window {NOT_MEASURED}"
-    spec, chunking, window = entry["embedder"], entry["chunking"], entry["window_tokens"]
-    if entry["over_window"] is None:
+    spec, chunking, window = entry["embedder"], entry["chunking"], entry.get("window_tokens")
+    if unmeasured:  # e.g. a stack whose own retriever embeds the chunks itself
         return (
             f"{entry['chunks']} chunks of {chunking} not measured against {spec}'s input "
             f"window: {entry.get('over_window_reason') or 'no reason recorded'}"
