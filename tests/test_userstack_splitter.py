@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from langchain_text_splitters import RecursiveCharacterTextSplitter, TextSplitter
 from llama_index.core.node_parser import (
+    HierarchicalNodeParser,
     MarkdownNodeParser,
     NodeParser,
     SentenceSplitter,
@@ -88,6 +89,43 @@ def test_llama_index_markdown_parser_spans() -> None:
         "## Part\n\nSame line.",
         "## Part\n\nSame line.",
     ]
+
+
+def test_hierarchical_parser_levels_are_each_placed_from_the_start() -> None:
+    # Twelve 65-character paragraphs, one every 67 characters (paragraph 11 is 66 long):
+    # level 128 holds paragraphs 0-7 and 8-11, level 32 two paragraphs each. llama-index
+    # gives the last two children offsets within their parent (0 and 134), not the text.
+    text = "\n\n".join(
+        f"Paragraph {i} says the pump runs at night and the valve stays shut." for i in range(12)
+    )
+    parser = HierarchicalNodeParser.from_defaults(chunk_sizes=[128, 32], chunk_overlap=0)
+    outcome = split_one(parser, text)
+    assert spans(outcome) == [
+        (0, 534),
+        (536, 804),
+        (0, 132),
+        (134, 266),
+        (268, 400),
+        (402, 534),
+        (536, 668),
+        (670, 804),
+    ]
+    assert outcome.approximate == 0
+
+
+@pytest.mark.parametrize(
+    ("overlap", "step", "pairs", "tail"), [(0, 24, 200, []), (12, 12, 399, [(4788, 4799)])]
+)
+def test_a_table_of_identical_rows_is_placed_row_by_row(overlap, step, pairs, tail) -> None:
+    # 400 identical 12-character rows; a 24-character chunk holds two rows (23 characters
+    # once stripped). Without overlap chunk i starts at 24 i (200 chunks); with 12, at 12 i
+    # (399 chunks), and LangChain's last merge leaves the final row alone. Far more copies
+    # than the alignment keeps open at once (MAX_STATES).
+    text = "row | x | y\n" * 400
+    splitter = RecursiveCharacterTextSplitter(chunk_size=24, chunk_overlap=overlap)
+    outcome = split_one(splitter, text)
+    assert spans(outcome) == [(i * step, i * step + 23) for i in range(pairs)] + tail
+    assert outcome.approximate == 0
 
 
 def test_chunk_ids_name_the_chunking_the_document_and_the_position() -> None:

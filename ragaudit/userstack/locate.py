@@ -4,13 +4,14 @@ A library hands back chunk texts (and sometimes offsets it found itself with ``s
 from a cursor, which lands on the wrong copy of text that repeats). Locating them is an
 alignment of the whole sequence, not one chunk at a time:
 
-* each chunk's candidates are every place its text occurs verbatim (``exact``); a chunk
-  whose text occurs nowhere gets the places where it occurs once case and runs of whitespace
-  are ignored (``approximate``);
-* the chosen places, in chunk order, go forward (each start after the previous one) and
-  leave as little of the document's non-whitespace text uncovered as possible: what a
-  splitter that rewrites nothing does. Ties go to the library's own offset, then to the
-  earlier place;
+* a chunk's candidate places are where its text occurs verbatim (``exact``) after the
+  previous chunk's start: every place overlapping the previous chunk and the first one
+  past its end. A chunk whose text occurs nowhere gets the places where it occurs once case
+  and runs of whitespace are ignored (``approximate``);
+* of all such sequences the one chosen leaves the least of the document's non-whitespace
+  text uncovered (what a splitter that rewrites nothing does), then agrees most with the
+  library's own offsets, then starts earliest. A chunk found only before the previous one
+  (a hierarchical parser's next level) starts again from its first place, at a cost;
 * a chunk with no candidate at all (a splitter that rewrote it) is aligned with difflib
   (over words) between its located neighbours and marked approximate.
 
@@ -22,13 +23,14 @@ from __future__ import annotations
 
 import difflib
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate
 
-MAX_CANDIDATES = 256
-"""Occurrences considered per chunk: a chunk repeated more often than this is pathological
-(the alignment is quadratic in it), and any of its copies is still its exact text."""
+MAX_STATES = 128
+"""Places kept open per chunk while aligning. Only a document that repeats one chunk's text
+hundreds of times needs more; there, whichever copy is chosen is still the chunk's text."""
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 """A word or one punctuation mark: what a rewritten chunk is aligned on."""
 _MIN_TOKENS = 2
@@ -45,13 +47,9 @@ class Placement:
     exact: bool
 
 
-@dataclass(frozen=True)
-class _Candidate:
-    start: int
-    end: int
-    exact: bool
-    agrees: bool
-    """Whether this is the offset the library itself reported."""
+Cost = tuple[int, int, int, int]
+"""(steps back, uncovered non-whitespace characters, disagreements with the library's
+offsets, sum of starts): compared as tuples, each part added step by step."""
 
 
 def locate_chunks(
@@ -61,14 +59,11 @@ def locate_chunks(
     start offsets (None where it gave none); they are used only where they verify."""
     offsets = list(offsets) if offsets is not None else [None] * len(chunks)
     normal: list[_Normalised] = []  # built only if some chunk is not found verbatim
-    candidates = [
-        _candidates(text, normal, chunk, offset)
+    places = [
+        _Occurrences(text, chunk, offset, normal)
         for chunk, offset in zip(chunks, offsets, strict=True)
     ]
-    chosen = _align(text, candidates)
-    placements: list[Placement | None] = [
-        Placement(pick.start, pick.end, pick.exact) if pick is not None else None for pick in chosen
-    ]
+    placements: list[Placement | None] = list(_align(text, places))
     for index, chunk in enumerate(chunks):
         if placements[index] is None:
             placements[index] = _rewritten(text, chunk, placements, index)
@@ -80,25 +75,46 @@ def locate_chunks(
     ]
 
 
-def _candidates(
-    text: str, normal: list[_Normalised], chunk: str, offset: int | None
-) -> list[_Candidate]:
-    starts = _occurrences(text, chunk)
-    if starts:
-        return [_Candidate(s, s + len(chunk), True, s == offset) for s in starts]
-    if not normal:
-        normal.append(_Normalised(text))
-    return [_Candidate(s, e, False, False) for s, e in normal[0].spans_of(chunk)]
+class _Occurrences:
+    """Where one chunk's text occurs in the document: verbatim (exact), else once case and
+    whitespace are ignored (approximate); ``found`` is False when it occurs nowhere."""
 
+    def __init__(
+        self, text: str, chunk: str, offset: int | None, normal: list[_Normalised]
+    ) -> None:
+        self.text, self.chunk = text, chunk
+        self.first = text.find(chunk) if chunk else -1
+        self.exact = self.first >= 0
+        self.spans: dict[int, int] = {}
+        if not self.exact:
+            if not normal:
+                normal.append(_Normalised(text))
+            self.spans = dict(normal[0].spans_of(chunk))
+            self.first = min(self.spans, default=-1)
+        self.starts = sorted(self.spans)
+        verified = self.exact and offset is not None and text.startswith(chunk, offset)
+        self.offset = offset if verified else None
+        self.found = self.first >= 0
 
-def _occurrences(haystack: str, needle: str) -> list[int]:
-    """Every start of ``needle`` in ``haystack`` (overlapping ones too), at most MAX_CANDIDATES."""
-    starts: list[int] = []
-    found = haystack.find(needle) if needle else -1
-    while found >= 0 and len(starts) < MAX_CANDIDATES:
-        starts.append(found)
-        found = haystack.find(needle, found + 1)
-    return starts
+    def end(self, start: int) -> int:
+        """Where the occurrence starting at ``start`` ends."""
+        return start + len(self.chunk) if self.exact else self.spans[start]
+
+    def after(self, start: int, bound: int) -> list[int]:
+        """Starts after ``start``, up to and including the first at or past ``bound``: every
+        place overlapping the previous chunk, and the first one beyond it."""
+        found: list[int] = []
+        if self.exact:
+            position = self.text.find(self.chunk, start + 1)
+            while position >= 0 and (not found or found[-1] < bound):
+                found.append(position)
+                position = self.text.find(self.chunk, position + 1)
+            return found
+        for position in self.starts[bisect_right(self.starts, start) :]:
+            found.append(position)
+            if position >= bound:
+                break
+        return found
 
 
 class _Normalised:
@@ -122,68 +138,84 @@ class _Normalised:
     def spans_of(self, chunk: str) -> list[tuple[int, int]]:
         """Original (start, end) of every place ``chunk`` matches once normalised."""
         needle = " ".join(chunk.lower().split())
-        return [
-            (self.origin[s], self.origin[s + len(needle) - 1] + 1)
-            for s in _occurrences(self.text, needle)
-        ]
+        spans = []
+        found = self.text.find(needle) if needle else -1
+        while found >= 0:
+            spans.append((self.origin[found], self.origin[found + len(needle) - 1] + 1))
+            found = self.text.find(needle, found + 1)
+        return spans
 
 
-def _align(text: str, candidates: list[list[_Candidate]]) -> list[_Candidate | None]:
-    """The forward sequence of candidates (one per chunk that has any) leaving the least
-    non-whitespace text uncovered; chunks without candidates get None."""
+def _align(text: str, places: list[_Occurrences]) -> list[Placement | None]:
+    """The forward placement (one per chunk found somewhere) leaving the least non-whitespace
+    text uncovered; chunks found nowhere get None. A dynamic programme whose states are the
+    last located chunk's possible starts, each with its best cost and where it came from."""
     solid = list(accumulate((0 if c.isspace() else 1 for c in text), initial=0))
-    located = [index for index, options in enumerate(candidates) if options]
-    chosen: list[_Candidate | None] = [None] * len(candidates)
-    if not located:
-        return chosen
-    # Costs compare as tuples: (backward steps, uncovered characters, disagreements with
-    # the library's offsets, sum of starts); each step adds its share to every part.
-    first = located[0]
-    costs = [
-        (0, solid[c.start] if first == 0 else 0, int(not c.agrees), c.start)
-        for c in candidates[first]
-    ]
-    back: list[list[int]] = [[-1] * len(costs)]
-    for previous, current in zip(located, located[1:], strict=False):
-        adjacent = current == previous + 1
-        step_costs, step_back = [], []
-        for option in candidates[current]:
-            best, best_from = None, -1
-            for origin, (cost, before) in enumerate(zip(costs, candidates[previous], strict=True)):
-                total = _add(cost, _step(solid, before, option, adjacent))
-                if best is None or total < best:
-                    best, best_from = total, origin
-            step_costs.append(best)
-            step_back.append(best_from)
-        costs, back = step_costs, [*back, step_back]
-    if located[-1] == len(candidates) - 1:
-        costs = [
-            _add(cost, (0, solid[-1] - solid[c.end], 0, 0))
-            for cost, c in zip(costs, candidates[located[-1]], strict=True)
-        ]
-    pick = min(range(len(costs)), key=costs.__getitem__)
-    for depth in range(len(located) - 1, -1, -1):
-        chosen[located[depth]] = candidates[located[depth]][pick]
-        pick = back[depth][pick]
+    # A virtual chunk ending where the text begins, so uncovered head text is counted.
+    states: dict[int, tuple[Cost, int, int]] = {-1: ((0, 0, 0, 0), 0, -1)}
+    history: list[dict[int, tuple[Cost, int, int]] | None] = []
+    skipped = 0  # characters of chunks found nowhere since the last located one
+    for place in places:
+        if not place.found:
+            history.append(None)
+            skipped += len(place.chunk)
+            continue
+        states = _advance(solid, states, place, skipped)
+        history.append(states)
+        skipped = 0
+    if skipped == 0:
+        states = {
+            start: (_add(cost, (0, solid[-1] - solid[end], 0, 0)), end, before)
+            for start, (cost, end, before) in states.items()
+        }
+    start = min(states, key=lambda key: states[key][0])
+    chosen: list[Placement | None] = [None] * len(places)
+    for index in range(len(places) - 1, -1, -1):
+        step = history[index]
+        if step is not None:
+            chosen[index] = Placement(start, places[index].end(start), places[index].exact)
+            start = step[start][2]
     return chosen
 
 
-def _step(
-    solid: list[int], before: _Candidate, option: _Candidate, adjacent: bool
-) -> tuple[int, int, int, int]:
-    """The cost of placing ``option`` right after ``before``: a step back (a parser that
-    emits levels, like a hierarchical one, restarts) or the text skipped between them."""
-    miss = int(not option.agrees)
-    if option.start <= before.start:
-        return (1, 0, miss, option.start)
-    # Between chunks that are not neighbours sits a rewritten one: its text is not a gap.
-    skipped = (
-        solid[option.start] - solid[before.end] if adjacent and option.start > before.end else 0
-    )
-    return (0, skipped, miss, option.start)
+def _advance(
+    solid: list[int], states: dict[int, tuple[Cost, int, int]], place: _Occurrences, skipped: int
+) -> dict[int, tuple[Cost, int, int]]:
+    """Every place the next chunk can go from every state, with its best cost."""
+    step: dict[int, tuple[Cost, int, int]] = {}
+
+    def relax(start: int, cost: Cost, before: int) -> None:
+        if start not in step or cost < step[start][0]:
+            step[start] = (cost, place.end(start), before)
+
+    for before, (cost, end, _) in states.items():
+        options = place.after(before, end + skipped)
+        if place.offset is not None and place.offset > before:
+            options.append(place.offset)
+        for start in options:
+            # Text between two neighbours is skipped text; a chunk found nowhere sits in it.
+            gap = solid[start] - solid[end] if skipped == 0 and start > end else 0
+            relax(start, _add(cost, (0, gap, int(start != place.offset), start)), before)
+        if place.first <= before:
+            # A step back: a parser that emits levels (hierarchical) starts again.
+            first = place.first
+            relax(first, _add(cost, (1, 0, int(first != place.offset), first)), before)
+    return _prune(step)
 
 
-def _add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, int, int, int]:
+def _prune(step: dict[int, tuple[Cost, int, int]]) -> dict[int, tuple[Cost, int, int]]:
+    """At most MAX_STATES states. Only text that repeats chunk after chunk gets here; there
+    the best so far are kept both among the earliest starts (chunks that overlap) and among
+    the latest (chunks that tile), since which one covers the text shows only at its end."""
+    if len(step) <= MAX_STATES:
+        return step
+    half = MAX_STATES // 2
+    earliest = sorted(step, key=lambda start: step[start][0])[:half]
+    latest = sorted(step, key=lambda start: (*step[start][0][:3], -start))[:half]
+    return {start: step[start] for start in (*earliest, *latest)}
+
+
+def _add(a: Cost, b: Cost) -> Cost:
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3])
 
 
