@@ -6,10 +6,12 @@ file refused with exit 2 and one line before any work."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from ragaudit import paths
 from ragaudit.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,3 +173,26 @@ def test_stack_records_are_generated_with_the_stacks_own_generator(
     counts = results["run"]["stack_generation_counts"]["langchain_recursive"]
     assert (counts["records"], counts["prompts"]) == (1, 2)  # its prompt and its oracle prompt
     assert server.requests().get("/api/chat") == 2
+
+
+def test_a_retriever_naming_no_chunk_fails_before_the_matrix_embeds_anything(
+    ragaudit_home, tmp_path, capsys
+):
+    path = tmp_path / "phantom.yaml"
+    path.write_text(
+        "name: phantom\nsplitter: {class: "
+        "langchain_text_splitters.RecursiveCharacterTextSplitter}\n"
+        "retriever: {factory: 'test_stack_stage:phantom_retriever'}\nk: 3\n",
+        encoding="utf-8",
+    )
+    flags = ["--n", "1", "--no-generate", "--embedders", "local:minilm"]
+    assert main(["run", "--stack", str(path), *flags]) == 2
+    err = capsys.readouterr().err
+    line = err.strip().splitlines()[-1]  # after the progress lines of the stages that ran
+    assert "Traceback" not in err and line.startswith("ragaudit run: stack file")
+    assert f"{path}: line 3: field retriever.factory" in line and "names no chunk" in line
+    # no model call was stored: the stack failed before the matrix (or it) embedded a text
+    cache = paths.cache_path()
+    if cache.exists():
+        with sqlite3.connect(cache) as db:
+            assert db.execute("SELECT COUNT(*) FROM calls").fetchone() == (0,)

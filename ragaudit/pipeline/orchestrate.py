@@ -43,8 +43,8 @@ from ragaudit.stack.index import open_client
 from ragaudit.userstack.columns import (
     add_models,
     generate_stacks,
-    prepare_stacks,
-    retrieve_stacks,
+    merge_stacks,
+    run_stacks,
     stack_embedder_models,
 )
 
@@ -109,7 +109,7 @@ def _retrieve(
     plan: RunPlan, corpus: Corpus, cache: CallCache, progress: Progress
 ) -> tuple[dict, list[dict]]:
     """The results document after retrieval, and the retrieval stage's failed calls."""
-    stacks = prepare_stacks(plan, corpus, cache, progress)  # a bad stack fails before models
+    stacks = run_stacks(plan, corpus, cache, progress)  # first: a bad stack costs nothing
     embedders = (
         [load_embedder(spec, cache, workers=plan.workers) for spec in plan.embedders]
         if plan.configs
@@ -120,7 +120,7 @@ def _retrieve(
     retrieval = (
         MatrixStage(corpus, plan.configs, roles, open_client(), progress).run() if roles else None
     )
-    retrieval = retrieve_stacks(corpus, stacks, retrieval)
+    retrieval = merge_stacks(corpus, stacks, retrieval)
     results = results_document(plan, corpus, manifest_sha256(), roles, retrieval)
     add_models(results, stack_embedder_models(stacks))
     return results, list(retrieval["failed_calls"])

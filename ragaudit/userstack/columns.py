@@ -23,9 +23,10 @@ def load_model(loader: Callable, model: dict, cache: Any, **extra: Any) -> Any:
     return loader(model["spec"], cache, options=options, **extra)
 
 
-def prepare_stacks(plan: Any, corpus: Any, cache: Any, progress: Any) -> list[StackStage]:
+def run_stacks(plan: Any, corpus: Any, cache: Any, progress: Any) -> list[StackStage]:
     """Every stack's chunks cut and its retriever factory built (a bad splitter or factory
-    fails here, before any model loads), then its embedder loaded."""
+    fails here, before any model loads), then its embedder loaded and its stage run (its
+    `fragment`): all before the matrix embeds anything, so a bad stack costs nothing."""
     if not plan.stacks:
         return []
     client = open_client()
@@ -35,14 +36,16 @@ def prepare_stacks(plan: Any, corpus: Any, cache: Any, progress: Any) -> list[St
             stage.embedder = load_model(
                 load_embedder, stage.stack.embedder, cache, workers=plan.workers
             )
+    for stage in stages:
+        stage.fragment = stage.run()
     return stages
 
 
-def retrieve_stacks(corpus: Any, stages: Sequence[StackStage], retrieval: dict | None) -> dict:
+def merge_stacks(corpus: Any, stages: Sequence[StackStage], retrieval: dict | None) -> dict:
     """The matrix's retrieval fragments (None under --stack-only) with every stack's merged."""
     merged = retrieval if retrieval is not None else stack_only_retrieval(corpus, stages)
     for stage in stages:
-        merge_fragment(merged, stage.run())
+        merge_fragment(merged, stage.fragment)
     return merged
 
 

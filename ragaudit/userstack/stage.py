@@ -66,6 +66,8 @@ class StackStage:
         self.chunk_by_id = {c.chunk_id: c for c in self.chunks}
         self.failed_calls: list[dict] = []
         self.index_stats: dict = {}
+        self.fragment: dict | None = None
+        """run()'s output, once the stage has run (userstack.columns keeps it here)."""
         # their retriever is built now, before any model loads (a factory that raises is
         # one line at once); our core's index needs the embedder, so it waits for run()
         self.user_retriever = (
