@@ -6,7 +6,9 @@ cache-aware wrappers, with a fresh cache each time (every call computed), it tim
 generation (`generate_each`, one prompt per call) and embedding (`embed`, one batch per
 call) at each --workers count, and prints the wall time, calls/s and the ratio to
 --workers 1 (the goal at 4 workers and 4 slots: at least 3.5x; beyond the slot count,
-flat), with the peak of calls the server saw in flight at once. Then the wrapper's own
+flat), with the peak of calls the server saw in flight at once. The first call of a
+wrapper goes alone (a server is asked one call at a time until it has answered one), so
+--calls sets how far that one serial call is amortised. Then the wrapper's own
 cost per call: the same serial calls through the wrapper and through the raw ollama
 client against a zero-delay stand-in, in alternating rounds (the machine is shared).
 """
@@ -118,7 +120,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m ragaudit.bench concurrency")
     parser.add_argument("--slots", type=int, default=4, help="the server's parallel slots")
     parser.add_argument("--delay", type=float, default=0.1, help="seconds the server takes")
-    parser.add_argument("--calls", type=int, default=48, help="calls per --workers count")
+    parser.add_argument("--calls", type=int, default=96, help="calls per --workers count")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--overhead-calls", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
