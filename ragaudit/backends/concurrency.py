@@ -63,8 +63,8 @@ def ordered_outcomes(
     one call and its retries after another, never `workers` at once. With
     `stop_on_error`, a call that fails means no later item is started (a serial caller
     would stop there); the first failure in order is the last outcome yielded. Closing
-    the iterator early cancels the calls not yet started and waits for those in flight,
-    so no thread outlives it."""
+    the iterator early cancels the calls not yet started and waits for those in flight
+    (an interrupt does not wait for them)."""
     opening = 0
     while not answered and opening < len(items):
         outcome = _attempt(call, items[opening])
@@ -95,14 +95,20 @@ def _pooled(
 
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragaudit-call")
     futures: list[Future] = [pool.submit(guarded, index) for index in range(len(items))]
+    finished = False
     try:
         for future in futures:
             outcome = future.result()
             yield outcome
             if stop_on_error and outcome.error is not None:
-                return
+                break
+        finished = True
+    except GeneratorExit:  # closed early by the caller: its calls in flight end here
+        finished = True
+        raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        # Ctrl-C (or any error) does not wait minutes for the requests in flight.
+        pool.shutdown(wait=finished, cancel_futures=True)
 
 
 def _attempt(call: Callable[[Item], Value], item: Item) -> Outcome[Value]:
