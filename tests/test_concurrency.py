@@ -25,7 +25,7 @@ from ragaudit.backends.specs import load_embedder, load_generator
 from ragaudit.bench.stand_in import CHAT_MODEL, EMBED_MODEL, start_stand_in
 from ragaudit.cli.main import main
 from ragaudit.errors import ModelCallFailed
-from ragaudit.pipeline.generate import build_messages, generate_records, prefix_order
+from ragaudit.pipeline.generate import build_messages, generate_records
 
 RETRY = RetryPolicy(retries=2, delay=0.0, timeout=20)  # 3 attempts per request
 MARK = "FAILS"  # the stand-in answers 500 to any request holding it
@@ -207,16 +207,13 @@ class _RemoteCountingEngine(_CountingEngine):
 
 
 def test_local_engines_are_called_one_at_a_time_in_order(tmp_path):
-    records, ordered = _records(), []
-    for record in records:  # the prompts generate_records asks, in the order it asks them
+    records, prompts = _records(), []
+    for record in records:  # the user message each record's prompt carries
         chunks = [
             {"chunk_id": h["chunk_id"], "text": CHUNKS[h["chunk_id"]]["text"]}
             for h in record["retrieved"]
         ]
-        ordered.append(build_messages(record["question"], chunks)[-1]["content"])
-    ordered = [
-        p[1] for p in prefix_order([(str(i), [{"content": c}]) for i, c in enumerate(ordered)])
-    ]
+        prompts.append(build_messages(record["question"], chunks)[-1]["content"])
     local = _CountingEngine()
     generate_records(
         records,
@@ -225,7 +222,8 @@ def test_local_engines_are_called_one_at_a_time_in_order(tmp_path):
         gen_configs=["B"],
         workers=8,
     )
-    assert local.peak == 1 and local.asked == [m[0]["content"] for m in ordered]
+    # One system prompt for all: prefix order is the user messages sorted by their text.
+    assert local.peak == 1 and local.asked == sorted(prompts)
     embedder = CachedEmbedder(
         "fake:counting", _CountingEngine(), CallCache(tmp_path / "e.sqlite"), workers=8
     )
