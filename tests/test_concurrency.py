@@ -207,7 +207,7 @@ class _RemoteCountingEngine(_CountingEngine):
 
 
 def test_local_engines_are_called_one_at_a_time_in_order(tmp_path):
-    records, prompts = _records(), []
+    records, prompts = _records()[::-1], []  # asked last-first: sorting them changes order
     for record in records:  # the user message each record's prompt carries
         chunks = [
             {"chunk_id": h["chunk_id"], "text": CHUNKS[h["chunk_id"]]["text"]}
@@ -223,7 +223,7 @@ def test_local_engines_are_called_one_at_a_time_in_order(tmp_path):
         workers=8,
     )
     # One system prompt for all: prefix order is the user messages sorted by their text.
-    assert local.peak == 1 and local.asked == sorted(prompts)
+    assert local.peak == 1 and local.asked == sorted(prompts) != prompts
     embedder = CachedEmbedder(
         "fake:counting", _CountingEngine(), CallCache(tmp_path / "e.sqlite"), workers=8
     )
