@@ -138,7 +138,7 @@ def _record(config: str, embedder: str, chunking: str, gold: bool, chunk_id: str
 def stack_results(*, with_stack: bool = True) -> dict:
     """The results file; without the stack it is what a run before issue 13 wrote."""
     results = {
-        "schema_version": 3,
+        "schema_version": 4,
         "created_at": "2026-12-01T10:00:00+00:00",
         "complete": True,
         "run": {

@@ -65,12 +65,14 @@ def test_a_failure_mid_run_keeps_every_text_in_a_count(cache, fake_ollama):
     # /api/tags and the first /api/embed batch are served, then the server breaks.
     server = fake_ollama("fail_after", failures=2)
     embedder = load_embedder("ollama:mxbai-embed-large", cache=cache, host=server.url, retry=FAST)
-    texts = [f"text number {i}" for i in range(40)]  # batches of 32 + 8
-    with pytest.raises(ModelCallFailed, match="8 text"):
+    # batches of 16 (Ollama's request size) + 16 + 8: the first is served; the second fails
+    # and counts the 8 behind it too (40 - 16 = 24)
+    texts = [f"text number {i}" for i in range(40)]
+    with pytest.raises(ModelCallFailed, match="24 text"):
         embedder.embed(texts)
-    assert cache.stats() == {"replayed": 0, "computed": 32, "failed": 8}
+    assert cache.stats() == {"replayed": 0, "computed": 16, "failed": 24}
     # the finished batch was committed: a rerun replays it and asks only for the rest
-    assert cache.stored_calls() == 32
+    assert cache.stored_calls() == 16
 
 
 def test_a_missing_model_fails_at_once_without_retries(cache, fake_ollama):

@@ -47,8 +47,8 @@ def cache_rows(path) -> list[tuple]:
 
 # -- embeddings ----------------------------------------------------------------------------
 
-# 200 texts of one length, so the length sort keeps their order: batches of 32 (Ollama's
-# batch size) are 0-31, 32-63, ... and the marked text 100 falls in the fourth batch.
+# 200 texts of one length, so the length sort keeps their order: batches of 16 (Ollama's
+# batch size) are 0-15, 16-31, ... and the marked text 100 falls in the seventh (96-111).
 TEXTS = [f"passage {i:04d} plain" for i in range(200)]
 TEXTS[100] = f"passage 0100 {MARK}"
 
@@ -72,8 +72,8 @@ def _embed_all(server, tmp_path, workers: int) -> dict:
 
 def test_embedding_batches_in_flight_store_and_fail_as_one_at_a_time(server, tmp_path):
     serial, concurrent = _embed_all(server, tmp_path, 1), _embed_all(server, tmp_path, 4)
-    # By hand: batches 1-3 (96 texts) are stored; the fourth fails after 3 attempts and is
-    # counted with the 72 texts behind it (32 + 72 = 104); nothing after it is stored.
+    # By hand: batches 1-6 (96 texts) are stored; the seventh fails after 3 attempts and is
+    # counted with the 88 texts behind it (16 + 88 = 104); nothing after it is stored.
     assert serial["stats"] == {"replayed": 0, "computed": 96, "failed": 104}
     assert len(serial["rows"]) == 96
     assert "failed /api/embed for 'stand-in-embed' after 3 attempt(s): HTTP 500" in serial["error"]

@@ -36,7 +36,7 @@ def test_a_version_1_file_is_refused_with_one_line_naming_its_version(tmp_path):
         load_results(path)
     assert str(caught.value) == (
         f"{path}: schema_version 1 is an older results format; this ragaudit reads "
-        "version 3 and 2 (rerun `ragaudit run` to regenerate it)"
+        "version 4, 3 and 2 (rerun `ragaudit run` to regenerate it)"
     )
 
 
@@ -47,3 +47,12 @@ def test_a_version_2_file_still_opens(tmp_path):
     data.update(schema_version=2, configs=[], embedders=[], models=[], comparisons=[])
     path.write_text(json.dumps(data), encoding="utf-8")
     assert load_results(path)["schema_version"] == 2
+
+
+def test_a_version_3_file_still_opens(tmp_path):
+    # version 4 only added fields (stack columns, approximate spans, openai models, workers)
+    path = _version_1_file(tmp_path / "v3.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.update(schema_version=3, configs=[], embedders=[], models=[], comparisons=[])
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert load_results(path)["schema_version"] == 3

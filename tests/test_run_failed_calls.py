@@ -147,7 +147,7 @@ def test_every_call_failing_exits_1_and_names_the_cause(embed_500):
 def test_failures_are_printed_as_they_happen_without_flooding(embed_500):
     done, url = embed_500["strict"], embed_500["url"]
     notices = [line for line in done.stderr.splitlines() if line.startswith("embed failed")]
-    # The first failed batch: 64 passages (the backend's request of 32 failed, 32 behind it
+    # The first failed batch: 64 passages (the backend's request of 16 failed, 48 behind it
     # unasked).
     assert notices[0] == f"embed failed ({EMBEDDER}): {reason(url)} — 64 failed so far"
     # 154 failures of one reason print as a handful of lines.
@@ -196,7 +196,7 @@ def test_calls_that_fail_once_and_then_succeed_cost_no_record_and_exit_0(tmp_pat
     server = fake_ollama("embed500", failures=1)  # only the first /api/embed answers 500
     done = ragaudit_run(tmp_path, server.url, *TINY, "--embedders", EMBEDDER)
     assert done.returncode == 0, done.stderr
-    # The first batch of passages fails (32 asked, 32 behind it: 64 counted), then each of
+    # The first batch of passages fails (16 asked, 48 behind it: 64 counted), then each of
     # the 64 is asked alone and embedded, then the batch of 4 and the 11 questions:
     # 64 + 64 + 4 + 11 = 143 calls.
     lines = done.stderr.splitlines()

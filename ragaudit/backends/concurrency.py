@@ -74,7 +74,7 @@ def ordered_outcomes(
             return
         answered = outcome.error is None
     rest = items[opening:]
-    if workers <= 1:
+    if workers <= 1 or len(rest) <= 1:  # a thread pool for one call costs ~5 ms, saves nothing
         yield from _serial(call, rest, stop_on_error)
     else:
         yield from _pooled(call, rest, workers, stop_on_error)

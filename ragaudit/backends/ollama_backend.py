@@ -137,7 +137,7 @@ class OllamaEmbeddingEngine(_OllamaEngine):
     """Embeddings from an Ollama server; the model ignores roles (Ollama has none)."""
 
     uses_roles = False
-    batch_size = 32
+    batch_size = 16  # stack.index asks 64 texts at a time: 4 requests may overlap (--workers)
 
     _window: InputWindow | None = None
     """Asked of /api/show on first use."""

@@ -213,7 +213,7 @@ class OpenAIEmbeddingEngine(_OpenAIEngine):
     protocol has none)."""
 
     uses_roles = False
-    batch_size = 32
+    batch_size = 16  # stack.index asks 64 texts at a time: 4 requests may overlap (--workers)
 
     def dimensions(self) -> int | None:
         """Unknown until the first embedding (the cache front asks once)."""

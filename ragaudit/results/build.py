@@ -43,6 +43,7 @@ def run_section(plan: RunPlan, corpus: Corpus, retrieval: dict) -> dict:
         "generate": generate,
         "generation_params": plan.generation_params if generate else None,
         "retrieval_pool_depth": POOL_DEPTH,
+        "workers": plan.workers,  # requests in flight to a remote server; results do not vary
         "indexes": retrieval["indexes"],
         "chunk_counts": retrieval["chunk_counts"],
     }

@@ -224,7 +224,8 @@ def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
 
 
 def _versions(kind: DocumentKind) -> str:
-    return " and ".join(str(v) for v in (kind.schema_version, *kind.also_reads))
+    versions = [str(v) for v in (kind.schema_version, *kind.also_reads)]
+    return " and ".join(filter(None, (", ".join(versions[:-1]), versions[-1])))
 
 
 MAX_INPUT_BYTES = 4 * 2**20

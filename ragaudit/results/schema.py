@@ -3,12 +3,13 @@
 The full field-by-field description is docs/results-schema.md; keep the two in step.
 """
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
-ALSO_READS = (2,)
+ALSO_READS = (3, 2)
 """Older versions still read: what version 3 added (overlap rules, input windows, T4000,
-oracle prompts and attribution, the score each sweep names) is absent from them, and the
-report and inspector say "not measured in this file" there."""
+oracle prompts and attribution, the score each sweep names) and version 4 (the user's stack
+columns, approximate spans, openai: models, workers) is absent from them, and the report and
+inspector say "not measured in this file" there."""
 
 TOP_LEVEL_FIELDS = (
     "schema_version",
