@@ -29,7 +29,7 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.backends.specs import load_embedder
 from ragaudit.corpus.files import load_corpus
-from ragaudit.results.view import chunking_of
+from ragaudit.results.view import chunking_of, is_stack
 from ragaudit.stack.chunking import llama_documents
 from ragaudit.stack.configs import StackConfig
 
@@ -53,13 +53,21 @@ def _run_matrix(home: Path, out: Path, size: list[str], embedders: list[str]) ->
     return time.perf_counter() - started
 
 
+def builtin_configs(results: dict) -> list[dict]:
+    """The results file's built-in configs: the matrix this bench times. A user's stack
+    (`kind: stack`, from `run --stack`) is skipped: it is cut by the user's own splitter
+    and embedded under its own embedder, so neither side's figures would be like for like
+    (and its entry has no splitter/chunk_size/overlap to build a StackConfig from)."""
+    return [c for c in results.get("configs") or [] if not is_stack(c)]
+
+
 def naive_pairs(results: dict) -> dict[str, int]:
-    """(text, config) pairs a per-config pipeline embeds, per embedder."""
+    """(text, config) pairs a per-config pipeline embeds, per embedder (built-in configs)."""
     counts = results["run"]["chunk_counts"]
     pairs: dict[str, int] = {}
     for entry in results["embedders"]:
         spec = entry["spec"]
-        for config in results["configs"]:
+        for config in builtin_configs(results):
             questions = {
                 r["question"]
                 for r in results["instances"]
@@ -88,8 +96,8 @@ def naive_baseline(home: Path, results: dict, specs: list[str]) -> tuple[float, 
     started = time.perf_counter()
     for spec in specs:
         probes = next(e["probes"] for e in results["embedders"] if e["spec"] == spec)
-        for fields in results["configs"]:
-            config = StackConfig(**{**fields, "probes": _tuple(fields.get("probes"))})
+        # the built-in configs only: a user's stack (kind "stack") is not the matrix timed here
+        for config in matrix_configs(results):
             # a config outside the matrix (T4000) asks only its own probes' questions
             questions = [
                 i.question for i in corpus.instances if i.probe in probes and config.runs(i.probe)
@@ -108,6 +116,16 @@ def naive_baseline(home: Path, results: dict, specs: list[str]) -> tuple[float, 
                 retriever.retrieve(question)
             embedded += cache.stats()["computed"]
     return time.perf_counter() - started, embedded
+
+
+def matrix_configs(results: dict) -> list[StackConfig]:
+    """The built-in configs of the file as StackConfigs (a stack entry skipped: see
+    builtin_configs; a built-in entry's `kind: builtin`, when written, is no field)."""
+    configs = []
+    for entry in builtin_configs(results):
+        fields = {key: value for key, value in entry.items() if key != "kind"}
+        configs.append(StackConfig(**{**fields, "probes": _tuple(fields.get("probes"))}))
+    return configs
 
 
 def _tuple(values: list | None) -> tuple | None:
@@ -139,7 +157,7 @@ def main(argv: list[str]) -> int:
         corpus = results["corpus"]
         print(
             f"matrix benchmark: n={corpus['n']} per probe, {corpus['documents']} documents, "
-            f"{len(results['configs'])} configs, embedders {' '.join(args.embedders)}"
+            f"{len(builtin_configs(results))} configs, embedders {' '.join(args.embedders)}"
         )
         print(
             f"cold run --no-generate: {cold:.1f} s wall "

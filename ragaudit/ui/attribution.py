@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from ragaudit.analysis.attribution import ATTRIBUTIONS
 from ragaudit.results.format import NOT_MEASURED, fmt_attribution, fmt_measure
-from ragaudit.results.view import cell_attribution, cell_index, config_names, probes_for
+from ragaudit.results.view import (
+    cell_attribution,
+    cell_index,
+    column_cells,
+    column_for,
+    column_probes,
+    matrix_columns,
+)
 
 _WORDS = {
     "correct": "correct: the answer is right.",
@@ -90,26 +97,31 @@ def render_oracle(results: dict, record: dict) -> None:
 
 
 def attribution_rows(results: dict, embedder: str) -> list[dict]:
-    """One row per generated cell of `embedder` that records an attribution: each
-    attribution's count over the cell's n."""
-    index = cell_index(results)
+    """One row per generated cell in `embedder`'s columns (the user's stack under its own
+    embedder, beside the configs) that records an attribution: each attribution's count
+    over the cell's n."""
+    columns = matrix_columns(results, embedder)
+    probes = column_probes(results, columns)
+    cells = column_cells(results, probes, columns)
     rows = []
-    for probe in probes_for(results, embedder):
-        for config in config_names(results):
-            cell = index.get((probe, config, embedder)) or {}
+    for probe in probes:
+        for column in columns:
+            cell = cells[(probe, column.label)] or {}
             attribution = cell_attribution(cell) if cell.get("generated") else None
             if attribution:
-                row = {"probe": probe, "config": config}
+                row = {"probe": probe, "config": column.label}
                 row.update({name: fmt_measure(attribution.get(name)) for name in ATTRIBUTIONS})
                 rows.append(row)
     return rows
 
 
 def render_attribution(results: dict, embedder: str, probe: str, config: str) -> None:
-    """The Matrix page's attribution: the chosen cell's counts, then every generated cell."""
+    """The Matrix page's attribution under `embedder`'s table: the chosen cell's counts (a
+    stack's under its own embedder), then every generated cell of the table's columns."""
     import streamlit as st
 
-    cell = cell_index(results).get((probe, config, embedder))
+    cell_embedder = column_for(results, config, embedder).embedder
+    cell = cell_index(results).get((probe, config, cell_embedder))
     st.markdown(f"**Failure attribution, {probe} × {config}**: {fmt_attribution(cell)}")
     rows = attribution_rows(results, embedder)
     with st.expander("Failure attribution of every generated cell"):

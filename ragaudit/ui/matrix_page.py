@@ -7,7 +7,6 @@ from ragaudit.results.view import (
     Column,
     certification,
     column_cells,
-    column_for,
     column_probes,
     embedder_specs,
     matrix_columns,
@@ -125,7 +124,7 @@ def render() -> None:
         )
     render_matrix_windows(results, embedder)
     probe, config = _open_cell(probes, columns, embedder)
-    render_attribution(results, column_for(results, config, embedder).embedder, probe, config)
+    render_attribution(results, embedder, probe, config)  # a stack's cell under its own
     render_table_wide(results)  # T4000: table_split at 4000 characters, beside the matrix
 
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 from ragaudit.grading.citation_check import OUTCOMES as CITATION_OUTCOMES
 from ragaudit.results.format import NOT_RUN, fmt_p
 from ragaudit.results.swept_scores import NOT_MEASURED, score_label
-from ragaudit.results.view import cell_index, config_names, embedder_specs, probes_for
+from ragaudit.results.view import (
+    Column,
+    cell_index,
+    column_cells,
+    column_for,
+    column_probes,
+    config_names,
+    embedder_specs,
+    matrix_columns,
+)
 from ragaudit.ui import links
 from ragaudit.ui.charts import detectability_figure, sweep_figure
 from ragaudit.ui.common import results_or_stop
@@ -41,11 +50,13 @@ def render() -> None:
     embedder = st.selectbox("Embedder", embedders, key="severity_embedder")
     links.publish("severity_embedder", "embedder")
     index = cell_index(results)
-    configs = config_names(results)
-    probes = probes_for(results, embedder)
+    columns = matrix_columns(results, embedder)  # the user's stack beside the configs
+    labels = {c.config: c.label for c in columns}
+    configs = list(labels)
+    probes = column_probes(results, columns)
     if not results["cells"]:
         st.info(_NO_CELLS)
-    _render_severity_table(results, index, probes, configs, embedder)
+    _render_severity_table(results, probes, columns)
 
     st.subheader("Detectability of one cell")
     links.bind("severity_probe", "probe", probes)
@@ -54,28 +65,29 @@ def render() -> None:
     with col_probe:
         probe = st.selectbox("Probe", probes, key="severity_probe")
     with col_config:
-        config = st.selectbox("Config", configs, key="severity_config")
+        config = st.selectbox("Config", configs, key="severity_config", format_func=labels.get)
     links.publish("severity_probe", "probe")
     links.publish("severity_config", "config")
-    _render_detectability(index.get((probe, config, embedder)), probe, config, embedder)
-    _render_permutations(index, embedder)
-    _render_citation_rollup(results, configs)
+    cell_embedder = column_for(results, config, embedder).embedder  # a stack's own
+    _render_detectability(index.get((probe, config, cell_embedder)), probe, config, cell_embedder)
+    _render_permutations(results, probes, columns)
+    _render_citation_rollup(results, config_names(results))
 
 
-def _render_severity_table(
-    results: dict, index: dict, probes: list[str], configs: list[str], embedder: str
-) -> None:
-    """Class and branch of every cell under the embedder, then the rules in order."""
+def _render_severity_table(results: dict, probes: list[str], columns: list[Column]) -> None:
+    """Class and branch of every cell in the embedder's columns (a stack's under its own
+    embedder), then the rules in order."""
     import streamlit as st
 
     st.subheader("Severity per cell (class · branch)")
+    cells = column_cells(results, probes, columns)
     rows = []
     for probe in probes:
         row = {"probe": probe}
-        for config in configs:
-            cell = index.get((probe, config, embedder))
-            severity = (cell or {}).get("severity")
-            row[config] = f"{severity['class']} · {severity['branch']}" if severity else NOT_RUN
+        for column in columns:
+            severity = (cells[(probe, column.label)] or {}).get("severity")
+            label = column.label
+            row[label] = f"{severity['class']} · {severity['branch']}" if severity else NOT_RUN
         rows.append(row)
     st.dataframe(rows, hide_index=True, width="stretch")
     rules = results.get("severity_rules") or []
@@ -87,18 +99,19 @@ def _render_severity_table(
         st.caption("This results file carries no severity_rules.")
 
 
-def _render_permutations(index: dict, embedder: str) -> None:
+def _render_permutations(results: dict, probes: list[str], columns: list[Column]) -> None:
+    """Every cell of the embedder's columns (a stack's under its own) with a permutation."""
     import streamlit as st
 
     st.subheader("Permutation p-values")
     p_rows = []
-    for (p, c, e), cell in index.items():
-        perm = ((cell.get("detectability") or {}).get("permutation")) if e == embedder else None
+    for (p, label), cell in column_cells(results, probes, columns).items():
+        perm = ((cell or {}).get("detectability") or {}).get("permutation")
         if perm:
             p_rows.append(
                 {
                     "probe": p,
-                    "config": c,
+                    "config": label,
                     "score": cell["detectability"].get("score") or NOT_MEASURED,
                     "p_value": fmt_p(perm.get("p_value")),
                     "mean fail": perm.get("mean_fail"),
