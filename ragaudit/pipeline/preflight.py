@@ -3,8 +3,10 @@
 A run against an unreachable Ollama, or a model that was never pulled, would otherwise
 build the corpus and its indexes and then count every call as failed. The server says
 which models it has (GET /api/tags), so both are known before any work: one request per
-host, one line naming the host and the model when something is missing. Local specs need
-no check (their weights are verified when they load).
+host, one line naming the host and the model when something is missing. The user's stacks
+(--stack) are checked too: an `ollama:` embedder or generator a stack file names is on the
+same server (OLLAMA_HOST). Local specs need no check (their weights are verified when they
+load); an `openai:` server is not listed here.
 """
 
 from __future__ import annotations
@@ -16,18 +18,39 @@ from ragaudit.errors import RagauditError
 from ragaudit.pipeline.plan import RunPlan
 
 
+def _run_specs(plan: RunPlan) -> list[str]:
+    return list(plan.embedders) + ([plan.generator] if plan.generate else [])
+
+
+def _stack_models(plan: RunPlan) -> list[tuple[str, str]]:
+    """(spec, where its stack file names it) of each stack's own embedder, and its own
+    generator if the run generates (a stack without one uses the run's)."""
+    named = []
+    for stack in plan.stacks:
+        for key in ("embedder", "generator") if plan.generate else ("embedder",):
+            model = getattr(stack, key)
+            if model is not None:
+                loc = (key, "spec") if (key, "spec") in stack.lines else (key,)
+                named.append((model["spec"], stack.where(*loc)))
+    return named
+
+
 def remote_specs(plan: RunPlan) -> list[str]:
-    """The plan's specs served by Ollama: its embedders, and its generator if it generates."""
-    specs = list(plan.embedders) + ([plan.generator] if plan.generate else [])
+    """The plan's specs served by Ollama: its embedders, and its generator if it generates;
+    then those of its stacks (_stack_models)."""
+    specs = _run_specs(plan) + [spec for spec, _ in _stack_models(plan)]
     return [spec for spec in dict.fromkeys(specs) if remote_model(spec) is not None]
 
 
 def preflight(plan: RunPlan, retry: RetryPolicy | None = None) -> None:
     """Raise a one-line RagauditError unless every remote model of `plan` is listed by
-    its server (OLLAMA_HOST). Nothing is written."""
+    its server (OLLAMA_HOST); one only a stack file names is refused with the file, line
+    and field in front. Nothing is written."""
     specs = remote_specs(plan)
     if not specs:
         return
+    own = set(_run_specs(plan))
+    origin = {spec: f"{where}: " for spec, where in reversed(_stack_models(plan))}
     host = ollama_host()
     models = [remote_model(spec) for spec in specs]
     listed = list_models(host, models, retry)  # unreachable: ModelCallFailed, one line
@@ -35,6 +58,7 @@ def preflight(plan: RunPlan, retry: RetryPolicy | None = None) -> None:
         if tagged(model) not in listed:
             have = ", ".join(sorted(listed)) or "none"
             raise RagauditError(
-                f"{spec}: model {model!r} is not on the ollama server at {host} "
-                f"(it has: {have}); run `ollama pull {model}` there, or name another model"
+                f"{'' if spec in own else origin[spec]}{spec}: model {model!r} is not on the "
+                f"ollama server at {host} (it has: {have}); run `ollama pull {model}` there, "
+                "or name another model"
             )
