@@ -44,14 +44,19 @@ def process_umask() -> int:
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write `text` to a temp file beside `path`, fsync, then os.replace: a reader sees the
     old file or the new one, never half of one. Every atomic write in ragaudit goes here."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+    """`write_text_atomic` of bytes (a Parquet export)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes the file owner-only; a results file is for every reader (umask rules)
         os.fchmod(handle, 0o666 & ~process_umask())
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, path)
