@@ -120,6 +120,9 @@ def timeline_figure(boxes: list[ChunkBox], spans: list[dict], length: int, title
     fig = go.Figure()
     for box in boxes:
         fig.add_trace(_chunk_bar(go, box))
+    # Shapes set once: add_vline/add_vrect re-validate every shape so far (quadratic: 0.3 s
+    # for 8 chunks), too slow for the Lab, which redraws on every toggle.
+    shapes = []
     for span in spans:
         role = span.get("role", "gold")
         colour = SPAN_COLOURS.get(role, "#c58af9")
@@ -134,14 +137,16 @@ def timeline_figure(boxes: list[ChunkBox], spans: list[dict], length: int, title
                 showlegend=False,
             )
         )
-        band = {"fillcolor": colour, "opacity": 0.25, "line_width": 0, "layer": "below"}
-        fig.add_vrect(x0=span["start"], x1=span["end"], **band)
+        band = {"fillcolor": colour, "opacity": 0.25, "line": {"width": 0}, "layer": "below"}
+        shapes.append(_across("rect", span["start"], span["end"], **band))
     for box in boxes:  # boundaries as thin lines so a cut through a band is obvious
-        fig.add_vline(x=box.start, line_width=1, line_color="#444")
-        fig.add_vline(x=box.end, line_width=1, line_dash="dot", line_color="#444")
+        shapes.append(_across("line", box.start, box.start, line={"width": 1, "color": "#444"}))
+        edge = {"width": 1, "dash": "dot", "color": "#444"}
+        shapes.append(_across("line", box.end, box.end, line=edge))
     roles = sorted({s.get("role", "gold") for s in spans})
     fig.update_layout(
         title=title,
+        shapes=shapes,
         barmode="overlay",
         height=120 + 34 * (2 + len(roles)),
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
@@ -153,6 +158,12 @@ def timeline_figure(boxes: list[ChunkBox], spans: list[dict], length: int, title
         },
     )
     return fig
+
+
+def _across(kind: str, x0: int, x1: int, **style) -> dict:
+    """A shape spanning the plot's full height between two character offsets."""
+    where = {"x0": x0, "x1": x1, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain"}
+    return {"type": kind, **where, **style}
 
 
 def _chunk_bar(go, box: ChunkBox):
