@@ -1,0 +1,53 @@
+"""`ragaudit export`: every instance record of a results file as one flat table (one row
+per record, the diagnostics and the verdict in columns; docs/export.md), CSV or Parquet."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ragaudit.errors import RagauditError
+from ragaudit.export.table import FORMATS, export_bytes, records_frame
+from ragaudit.paths import default_results_path
+from ragaudit.results.io import check_writable, load_results, write_bytes_atomic
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `ragaudit export`."""
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="results file (default: data/results/latest.json)",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="csv")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="file to write (default: <results stem>.records.<format> beside the results)",
+    )
+
+
+def default_out(results_path: Path, fmt: str) -> Path:
+    """Where the export goes without --out: `latest.json` -> `latest.records.csv` beside it."""
+    return results_path.with_name(f"{results_path.stem}.records.{fmt}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the export; print one line naming the rows and the file. The table is built
+    before anything is written, so a file it cannot flatten leaves nothing half-written."""
+    path = Path(args.results or default_results_path())
+    results = load_results(path)
+    target = args.out or default_out(path, args.format)
+    check_writable(target, "--out")
+    frame = records_frame(results)
+    data = export_bytes(frame, args.format)
+    try:
+        write_bytes_atomic(target, data)
+    except OSError as error:
+        raise RagauditError(f"{target}: cannot write the export ({error.strerror})") from None
+    total = len(results.get("instances") or [])
+    partial = "" if results.get("complete") else " (a partial file: the run has not finished)"
+    print(f"wrote {target}: {len(frame)} of {total} instance records, one a row{partial}")
+    return 0
