@@ -1,0 +1,64 @@
+"""`ragaudit compare A.json B.json`: two runs' cells side by side (both rates, the paired
+flips each way, exact McNemar), printed as Markdown and written as compare.md / .html."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ragaudit.compare.document import compare_blocks, render_html, render_markdown
+from ragaudit.compare.pairing import default_pairs, parse_pair
+from ragaudit.errors import RagauditError
+from ragaudit.results.io import check_writable, load_results, write_text_atomic
+
+_SUFFIXES = {"md": ("md",), "html": ("html",), "both": ("md", "html")}
+_RENDERERS = {"md": render_markdown, "html": render_html}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `ragaudit compare`."""
+    parser.add_argument("a", type=Path, metavar="A.json", help="the run before (A)")
+    parser.add_argument("b", type=Path, metavar="B.json", help="the run after (B)")
+    parser.add_argument("--format", choices=("md", "html", "both"), default="both")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder for compare.md / compare.html (default: beside B)",
+    )
+    parser.add_argument(
+        "--pair",
+        action="append",
+        default=[],
+        metavar="A_CONFIG[@EMBEDDER]=B_CONFIG[@EMBEDDER]",
+        help="compare these two columns (repeatable; default: every config and embedder "
+        "both files hold, each with itself), e.g. --pair C=my_stack",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compare the two files; print the Markdown and the paths written. Every input is
+    checked and everything rendered before anything is written."""
+    a, b = load_results(args.a), load_results(args.b)
+    pairs = [parse_pair(text, a, b) for text in args.pair] or default_pairs(a, b)
+    if not pairs:
+        raise RagauditError(
+            f"{args.a} and {args.b} hold no (config, embedder) column in common: name the "
+            "columns to compare with --pair A_CONFIG=B_CONFIG"
+        )
+    out = args.out or args.b.parent
+    targets = [out / f"compare.{suffix}" for suffix in _SUFFIXES[args.format]]
+    for target in targets:
+        check_writable(target, "--out")
+    blocks = compare_blocks(a, b, (args.a, args.b), pairs)
+    documents = [_RENDERERS[t.suffix[1:]](blocks) for t in targets]
+    print(render_markdown(blocks), end="")
+    for target, text in zip(targets, documents, strict=True):
+        try:
+            write_text_atomic(target, text)
+        except OSError as error:
+            raise RagauditError(
+                f"{target}: cannot write the comparison ({error.strerror})"
+            ) from None
+        print(f"wrote {target}")
+    return 0
