@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "run the configuration matrix (retrieval, generation, grading, analysis)",
     ),
     "report": ("ragaudit.cli.report", "render the report from a results file"),
+    "compare": ("ragaudit.cli.compare", "compare two results files cell by cell"),
     "export": ("ragaudit.cli.export", "write a results file's instance records as CSV/Parquet"),
     "app": ("ragaudit.cli.app", "open the Streamlit inspector"),
     "audit": ("ragaudit.cli.audit", "audit your own corpus and queries"),
