@@ -17,6 +17,7 @@ from ragaudit.ui import links
 from ragaudit.ui.attribution import render_attribution
 from ragaudit.ui.charts import heatmap_figure
 from ragaudit.ui.common import PAGES, link_params, results_or_stop
+from ragaudit.ui.downloads import render_cell_download
 from ragaudit.ui.table_wide import render_table_wide
 from ragaudit.ui.windows import render_matrix_windows
 
@@ -125,6 +126,7 @@ def render() -> None:
     render_matrix_windows(results, embedder)
     probe, config = _open_cell(probes, columns, embedder)
     render_attribution(results, embedder, probe, config)  # a stack's cell under its own
+    render_cell_download(results, embedder, probe, config)  # its records, CSV/Parquet
     render_table_wide(results)  # T4000: table_split at 4000 characters, beside the matrix
 
 
