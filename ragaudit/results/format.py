@@ -58,6 +58,14 @@ def fmt_measure(measure: dict | None, *, interval: bool = False) -> str:
     return fmt_ratio(measure["count"], measure["n"], wilson)
 
 
+def fmt_count(measure: dict | None) -> str:
+    """A recorded measure as its count over its n alone, `2/5` (where a percentage does not
+    fit, e.g. inside a bar segment); `n/a` for null."""
+    if measure is None:
+        return ABSENT
+    return f"{measure['count']}/{measure['n']}"
+
+
 def fmt_cell(cell: dict | None, measure: str, *, interval: bool = False) -> str:
     """One probe x config cell of one measure: `not run` when the cell, or the stage that
     fills the measure, did not run; else `fmt_measure` of what the cell records."""

@@ -65,6 +65,30 @@ def _cells_drawn(
     return z, points
 
 
+def clicked_cell(event) -> tuple[str, str] | None:
+    """(probe, config) of the clicked cell from a plotly selection event, if any: the first
+    point's customdata[0:2], else its y and x. Shared by every clickable grid."""
+    if not event:
+        return None
+    selection = (
+        event.get("selection") if isinstance(event, dict) else getattr(event, "selection", None)
+    )
+    if not selection:
+        return None
+    points = (
+        selection.get("points")
+        if isinstance(selection, dict)
+        else getattr(selection, "points", None)
+    )
+    for point in points or []:
+        custom = point.get("customdata")
+        if custom and len(custom) >= 2:
+            return str(custom[0]), str(custom[1])
+        if point.get("x") is not None and point.get("y") is not None:
+            return str(point["y"]), str(point["x"])
+    return None
+
+
 def heatmap_figure(
     probes: list[str],
     configs: list[str],

@@ -15,7 +15,8 @@ from ragaudit.results.view import (
 )
 from ragaudit.ui import links
 from ragaudit.ui.attribution import render_attribution
-from ragaudit.ui.charts import heatmap_figure
+from ragaudit.ui.attribution_bars import beside_attribution_bars
+from ragaudit.ui.charts import clicked_cell, heatmap_figure
 from ragaudit.ui.common import PAGES, link_params, results_or_stop
 from ragaudit.ui.downloads import render_cell_download
 from ragaudit.ui.table_wide import render_table_wide
@@ -33,29 +34,6 @@ MEASURE_LABELS = {
 }
 
 CHART_KEY = "matrix_heatmap"
-
-
-def clicked_cell(event) -> tuple[str, str] | None:
-    """(probe, config) of the clicked cell from a plotly selection event, if any."""
-    if not event:
-        return None
-    selection = (
-        event.get("selection") if isinstance(event, dict) else getattr(event, "selection", None)
-    )
-    if not selection:
-        return None
-    points = (
-        selection.get("points")
-        if isinstance(selection, dict)
-        else getattr(selection, "points", None)
-    )
-    for point in points or []:
-        custom = point.get("customdata")
-        if custom and len(custom) >= 2:
-            return str(custom[0]), str(custom[1])
-        if point.get("x") is not None and point.get("y") is not None:
-            return str(point["y"]), str(point["x"])
-    return None
 
 
 def _header(results: dict) -> None:
@@ -116,7 +94,8 @@ def render() -> None:
         st.write(f"No records for {embedder} in this file.")
         return
     if results["cells"]:
-        _heatmap(results, probes, columns, measure, embedder)
+        with beside_attribution_bars(results, probes, columns, embedder):  # bars at its right
+            _heatmap(results, probes, columns, measure, embedder)
     else:
         st.info(
             f"No cells in this file yet: {len(results['instances'])} instance records are "
