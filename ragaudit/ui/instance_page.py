@@ -27,6 +27,7 @@ from ragaudit.ui.docview import (
     spans_of,
     timeline_figure,
 )
+from ragaudit.ui.downloads import render_instance_downloads
 from ragaudit.ui.windows import retrieved_window_note, retrieved_window_tags
 
 # The record's diagnostic fields, in the order the retrieval stage defines them.
@@ -102,6 +103,7 @@ def render() -> None:
         "Instance", list(by_id), key="instance_instance", format_func=lambda i: _label(by_id[i])
     )
     links.publish("instance_instance", "instance")
+    render_instance_downloads(results, probe, config, embedder, instance_id)  # CSV/Parquet
     _render_record(results, by_id[instance_id], config_by_name(results)[config], table_embedder)
 
 
