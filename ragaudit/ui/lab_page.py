@@ -26,6 +26,7 @@ from ragaudit.ui.lab_engine import (
     probe_rankings,
     stack_refusal,
 )
+from ragaudit.ui.lab_timeline import render_instance_timeline, render_small_multiples
 
 SIZES = [256, 512, 1000, 2000, 4000]
 OVERLAPS = [0, 64, 128, 200, 400]
@@ -172,11 +173,17 @@ def live_panel(probe: str, instance_id: str | None, embedder: str, n: int | None
                 f"{lab.failed_chunks} of {len(lab.chunk_by_id)} chunks could not be embedded; "
                 f"this index is incomplete: {lab.errors[0]}"
             )
+        drawing = time.perf_counter()
+        if instance_id is None:
+            render_small_multiples(lab, instances, rankings, k)
         shown = instance_id or (instances[0].instance_id if instances else None)
         if shown is None:
             return
         instance = next(i for i in instances if i.instance_id == shown)
         _retrieved(lab, instance, rankings[shown][:k], found[shown])
+        if instance_id is not None:  # all instances: the small multiples drew it already
+            render_instance_timeline(lab, instance, rankings[shown][:k])
+        st.session_state["lab_draw_ms"] = (time.perf_counter() - drawing) * 1000
 
     panel()
 

@@ -1,0 +1,138 @@
+"""The Lab's chunk timeline: the Instance page's drawing over the Lab's live chunking.
+
+Where the Instance page draws the boundaries a run recorded, the Lab draws the ones its
+current setting cuts (size, overlap, overlap rule, splitter), with the chunks the current
+ranking retrieves at k marked by rank, so a span cut by a boundary or a header carried
+forward by an overlap is seen as the setting changes. One instance: each of its documents
+with a table of its boundaries. "All instances": one small timeline per instance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from ragaudit.ui.docview import ChunkBox, highlighted_html, spans_of, timeline_figure
+from ragaudit.ui.lab_engine import corpus_documents
+
+MAX_DOCUMENTS = 3
+"""Documents drawn for one instance (a summarisation question names five)."""
+GRID_COLUMNS = 3
+"""Small multiples per row when all instances of a probe are drawn."""
+
+
+def instance_doc_ids(instance: Any) -> list[str]:
+    """The instance's answer-bearing documents, then any other document a span lies in."""
+    doc_ids = list(instance.answer_doc_ids)
+    for span in (*instance.gold_spans, *instance.trap_spans, *instance.extra_spans):
+        if span.doc_id not in doc_ids:
+            doc_ids.append(span.doc_id)
+    return doc_ids
+
+
+def instance_spans(instance: Any, doc_id: str) -> list[dict]:
+    """The instance's gold, trap and header spans in `doc_id`, as the drawing takes them."""
+    record = {
+        field: [asdict(span) for span in getattr(instance, field)]
+        for field in ("gold_spans", "trap_spans", "extra_spans")
+    }
+    return spans_of(record, doc_id)
+
+
+def lab_boxes(chunks: list[Any], hits: list[Any]) -> list[ChunkBox]:
+    """One document's chunks under the Lab's chunking, each with its rank when `hits` (the
+    top k of the current ranking) retrieved it."""
+    ranks = {hit.chunk_id: hit.rank for hit in hits}
+    return [
+        ChunkBox(
+            chunk.chunk_id if chunk.chunk_id in ranks else None,
+            chunk.index,
+            chunk.start,
+            chunk.end,
+            ranks.get(chunk.chunk_id),
+            not getattr(chunk, "span_exact", True),
+        )
+        for chunk in chunks
+    ]
+
+
+def boundary_rows(boxes: list[ChunkBox], spans: list[dict]) -> list[dict]:
+    """One row per chunk: its characters, its rank, the spans it holds whole and the spans
+    one of its two boundaries cuts through (what the timeline shows, as text)."""
+    rows = []
+    for box in boxes:
+        held = [s["role"] for s in spans if box.start <= s["start"] and s["end"] <= box.end]
+        cut = [
+            s["role"]
+            for s in spans
+            if s["start"] < box.start < s["end"] or s["start"] < box.end < s["end"]
+        ]
+        rows.append(
+            {
+                "chunk": f"#{box.index}",
+                "chars": f"{box.start}–{box.end}",
+                "length": box.end - box.start,
+                "retrieved": "—" if box.rank is None else f"rank {box.rank}",
+                "holds whole": ", ".join(held) or "—",
+                "cuts through": ", ".join(cut) or "—",
+            }
+        )
+    return rows
+
+
+def render_instance_timeline(lab: Any, instance: Any, hits: list[Any]) -> None:
+    """Each document of the instance drawn under the Lab's chunking, retrieved chunks by
+    rank, with its boundaries as a table and its text with the chunk edges inline."""
+    import streamlit as st
+
+    doc_ids = instance_doc_ids(instance)
+    if not doc_ids:
+        st.caption("No answer-bearing document: this question has no answer in the corpus.")
+        return
+    texts = corpus_documents()
+    for doc_id in doc_ids[:MAX_DOCUMENTS]:
+        spans = instance_spans(instance, doc_id)
+        boxes = lab_boxes(lab.view.by_doc.get(doc_id, []), hits)
+        text = texts.get(doc_id, "")
+        st.plotly_chart(
+            timeline_figure(boxes, spans, len(text), f"{doc_id} · {lab.chunking}"),
+            key=f"lab_timeline_{doc_id}",
+            config={"displayModeBar": False},
+        )
+        with st.expander(f"Chunk boundaries of {doc_id} ({len(boxes)} chunks)"):
+            st.table(boundary_rows(boxes, spans))
+            st.markdown(highlighted_html(text, boxes, spans), unsafe_allow_html=True)
+    if len(doc_ids) > MAX_DOCUMENTS:
+        st.caption(f"{len(doc_ids) - MAX_DOCUMENTS} more documents of this instance not drawn.")
+
+
+def render_small_multiples(
+    lab: Any, instances: list[Any], rankings: dict[str, list[Any]], k: int
+) -> None:
+    """One small timeline per instance of the probe: its first answer-bearing document
+    under the Lab's chunking, with the chunks its top `k` retrieves marked by rank."""
+    import streamlit as st
+
+    texts = corpus_documents()
+    drawn = [(i, instance_doc_ids(i)) for i in instances]
+    drawn = [(i, doc_ids[0]) for i, doc_ids in drawn if doc_ids]
+    more = sum(1 for i in instances if len(instance_doc_ids(i)) > 1)
+    st.markdown(f"**Every instance's first document under `{lab.chunking}`**, k={k}")
+    if more:
+        st.caption(f"{more} instances have more documents: choose one to see them all.")
+    columns = st.columns(GRID_COLUMNS)
+    for place, (instance, doc_id) in enumerate(drawn):
+        boxes = lab_boxes(lab.view.by_doc.get(doc_id, []), rankings[instance.instance_id][:k])
+        figure = timeline_figure(
+            boxes,
+            instance_spans(instance, doc_id),
+            len(texts.get(doc_id, "")),
+            instance.instance_id + ("" if doc_id == instance.instance_id else f" · {doc_id}"),
+        )
+        figure.update_layout(height=210, title_font_size=12, xaxis_title=None)
+        with columns[place % GRID_COLUMNS]:
+            st.plotly_chart(
+                figure,
+                key=f"lab_multiple_{instance.instance_id}",
+                config={"displayModeBar": False},
+            )
