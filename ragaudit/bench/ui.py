@@ -7,6 +7,8 @@ measured in the same run (other work on the machine makes raw timings noisy).
    own work, and a whole-page AppTest rerun (an upper bound: AppTest reruns the page).
 3. An overlap change that needs new embeddings (reported), against the embedder's
    throughput on 64 fresh texts measured right after.
+4. The Lab's chunk timeline redrawn after an overlap change whose embeddings are cached,
+   beside the page's unchanged rerun (ragaudit/bench/ui_lab_timeline.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ragaudit import paths
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder
 from ragaudit.bench.fixture.build import write_results
+from ragaudit.bench.ui_lab_timeline import report_lab_timeline
 from ragaudit.corpus.files import load_corpus
 
 TARGET_MATRIX_S = 2.0
@@ -178,6 +181,7 @@ def main(argv: list[str]) -> int:
         # and the overlap change embed for real (model weights stay shared).
         os.environ["RAGAUDIT_HOME"] = args.lab_home or str(home / "lab")
         _report_lab(bench_lab(args.embedder, args.overlap), args)
+        report_lab_timeline(args.embedder, args.overlap)  # its embeddings are cached by now
     return 0
 
 

@@ -166,6 +166,7 @@ def live_panel(probe: str, instance_id: str | None, embedder: str, n: int | None
         }
         elapsed_ms = (time.perf_counter() - started) * 1000
         st.session_state["lab_last_ms"] = elapsed_ms
+        st.session_state["lab_index_counts"] = (len(lab.chunk_by_id), lab.computed)  # for bench
         _summary(found, lab, k, hybrid, elapsed_ms)
         _recorded(probe, embedder, (chunking, k, hybrid))
         if lab.errors:
