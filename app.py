@@ -13,6 +13,7 @@ _pages = [
     st.Page("pages/instance.py", title="Instance", url_path="instance"),
     st.Page("pages/lab.py", title="Lab", url_path="lab"),
     st.Page("pages/severity.py", title="Severity & detectability", url_path="severity"),
+    st.Page("pages/compare.py", title="Compare", url_path="compare"),
     st.Page("pages/runs.py", title="Runs", url_path="runs"),
     st.Page("pages/audit.py", title="Audit", url_path="audit"),
 ]
