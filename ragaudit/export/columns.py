@@ -42,6 +42,10 @@ def _field(name: str) -> Callable[[dict, dict], Any]:
     return lambda record, _config: record.get(name)
 
 
+def _json_field(name: str) -> Callable[[dict, dict], Any]:
+    return lambda record, _config: _json(record.get(name))
+
+
 def _part(part: str, name: str, *, as_json: bool = False) -> Callable[[dict, dict], Any]:
     """A field of one of the record's objects (`generation`, `grade`, `citation_check`)."""
 
@@ -98,12 +102,12 @@ _IDENTITY = [
 _QUESTION = [
     Column("question", TEXT, _field("question"), "the question asked"),
     Column("gold_answer", TEXT, _gold_answer, "the gold answer; a list's items joined by `; `"),
-    Column("gold_spans", TEXT, lambda r, _c: _json(r.get("gold_spans")), "JSON: the gold spans"),
-    Column("trap_spans", TEXT, lambda r, _c: _json(r.get("trap_spans")), "JSON: the trap spans"),
+    Column("gold_spans", TEXT, _json_field("gold_spans"), "JSON: the gold spans"),
+    Column("trap_spans", TEXT, _json_field("trap_spans"), "JSON: the trap spans"),
     Column(
         "answer_doc_ids",
         TEXT,
-        lambda r, _c: _json(r.get("answer_doc_ids")),
+        _json_field("answer_doc_ids"),
         "JSON: the answer-bearing documents",
     ),
     Column("anchor", TEXT, _field("anchor"), "the question's lookup key"),
@@ -114,7 +118,7 @@ _RETRIEVAL = [
     Column(
         "retrieved",
         TEXT,
-        lambda r, _c: _json(r.get("retrieved")),
+        _json_field("retrieved"),
         "JSON: the whole ranking (ids, ranks, scores, dense and BM25 parts, spans)",
     ),
     Column("retrieval_error", TEXT, _field("retrieval_error"), "why retrieval failed, if it did"),
@@ -122,20 +126,20 @@ _RETRIEVAL = [
         "diagnostics_reason", TEXT, _field("diagnostics_reason"), "why the diagnostics are null"
     ),
 ]
-_DIAGNOSTIC_TYPES = {
-    "gold_in_context": FLAG,
-    "span_preserved": FLAG,
-    "gold_rank": WHOLE,
-    "gold_score": REAL,
-    "trap_rank": WHOLE,
-    "trap_score": REAL,
-    "margin": REAL,
-    "header_in_answer_chunk": FLAG,
-    "table_together": FLAG,
-    "items_in_context": WHOLE,
-    "crowding_margin": REAL,
-    "affirmative_first": FLAG,
-    "anchor_selectivity": WHOLE,
+_DIAGNOSTICS = {
+    "gold_in_context": (FLAG, "every gold span lies whole in a retrieved chunk"),
+    "span_preserved": (FLAG, "every gold span lies whole in some chunk of this chunking"),
+    "gold_rank": (WHOLE, "rank of the best chunk holding a gold span (pool of 50)"),
+    "gold_score": (REAL, "its score"),
+    "trap_rank": (WHOLE, "rank of the best chunk holding a trap span"),
+    "trap_score": (REAL, "its score"),
+    "margin": (REAL, "gold_score - trap_score"),
+    "header_in_answer_chunk": (FLAG, "boundary: the section header is in the answer's chunk"),
+    "table_together": (FLAG, "table_split: the header and the row are in one chunk"),
+    "items_in_context": (WHOLE, "summarisation: list items that arrived (of 5)"),
+    "crowding_margin": (REAL, "duplicate_crowding: the target's score - the best copy's"),
+    "affirmative_first": (FLAG, "negation: the affirmative ranks first; null: neither came"),
+    "anchor_selectivity": (WHOLE, "chunks of this chunking holding the question's anchor"),
 }
 HOP_ROLES = ("mapping", "answer")
 """The keys of a multihop record's `hops`: each hop gets its own column."""
@@ -148,15 +152,17 @@ def _diagnostics() -> list[Column]:
     for name in DIAGNOSTIC_FIELDS:
         if name == "hops":
             columns += [
-                Column(f"hops_{role}", FLAG, _hop(role), f"diagnostic: the {role} hop arrived")
+                Column(f"hops_{role}", FLAG, _hop(role), f"multihop: the {role} hop arrived")
                 for role in HOP_ROLES
             ]
-        elif name in _DIAGNOSTIC_TYPES:
-            columns.append(Column(name, _DIAGNOSTIC_TYPES[name], _field(name), "diagnostic"))
+        elif name in _DIAGNOSTICS:
+            dtype, doc = _DIAGNOSTICS[name]
+            columns.append(Column(name, dtype, _field(name), doc))
         else:
-            read = (lambda n: lambda r, _c: _json(r.get(n)))(name)
-            columns.append(Column(name, TEXT, read, "diagnostic, as JSON"))
-    columns.append(Column("gold_rank_reason", TEXT, _field("gold_rank_reason"), "why no rank"))
+            columns.append(Column(name, TEXT, _json_field(name), "diagnostic, as JSON"))
+    columns.append(
+        Column("gold_rank_reason", TEXT, _field("gold_rank_reason"), "why gold_rank is null")
+    )
     return columns
 
 
