@@ -9,6 +9,8 @@ measured in the same run (other work on the machine makes raw timings noisy).
    throughput on 64 fresh texts measured right after.
 4. The Lab's chunk timeline redrawn after an overlap change whose embeddings are cached,
    beside the page's unchanged rerun (ragaudit/bench/ui_lab_timeline.py).
+5. The Compare page's first render for two n=25 files, beside the Matrix page's first
+   render of one (ragaudit/bench/ui_compare.py).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ragaudit import paths
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder
 from ragaudit.bench.fixture.build import write_results
+from ragaudit.bench.ui_compare import report_compare
 from ragaudit.bench.ui_lab_timeline import report_lab_timeline
 from ragaudit.corpus.files import load_corpus
 
@@ -175,6 +178,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="ragaudit-bench-ui-") as tmp:
         home = Path(tmp)
         _report_matrix(bench_matrix(home, args.results))
+        report_compare(home / "compare")  # two n=25 files, beside the Matrix render
         if args.skip_lab:
             return 0
         # The Lab's call cache lives under RAGAUDIT_HOME: an empty one, so the first render
