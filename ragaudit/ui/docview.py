@@ -117,26 +117,14 @@ def timeline_figure(boxes: list[ChunkBox], spans: list[dict], length: int, title
     """Chunks as bars in two alternating lanes over the document, spans as coloured bands."""
     import plotly.graph_objects as go
 
-    fig = go.Figure()
-    for box in boxes:
-        fig.add_trace(_chunk_bar(go, box))
-    # Shapes set once: add_vline/add_vrect re-validate every shape so far (quadratic: 0.3 s
-    # for 8 chunks), too slow for the Lab, which redraws on every toggle.
+    # Traces and shapes as plain dicts, validated once by go.Figure: add_trace per bar and
+    # add_vline/add_vrect per line re-validate what is there (0.3 s for 8 chunks), too slow
+    # for the Lab, which redraws this on every toggle.
+    traces = [_chunk_bar(box) for box in boxes]
     shapes = []
     for span in spans:
-        role = span.get("role", "gold")
-        colour = SPAN_COLOURS.get(role, "#c58af9")
-        fig.add_trace(
-            go.Bar(
-                x=[span["end"] - span["start"]],
-                base=[span["start"]],
-                y=[role],
-                orientation="h",
-                marker={"color": colour},
-                hovertemplate=f"{role} span chars {span['start']}–{span['end']}<extra></extra>",
-                showlegend=False,
-            )
-        )
+        colour = SPAN_COLOURS.get(span.get("role", "gold"), "#c58af9")
+        traces.append(_span_bar(span, colour))
         band = {"fillcolor": colour, "opacity": 0.25, "line": {"width": 0}, "layer": "below"}
         shapes.append(_across("rect", span["start"], span["end"], **band))
     for box in boxes:  # boundaries as thin lines so a cut through a band is obvious
@@ -144,20 +132,20 @@ def timeline_figure(boxes: list[ChunkBox], spans: list[dict], length: int, title
         edge = {"width": 1, "dash": "dot", "color": "#444"}
         shapes.append(_across("line", box.end, box.end, line=edge))
     roles = sorted({s.get("role", "gold") for s in spans})
-    fig.update_layout(
-        title=title,
-        shapes=shapes,
-        barmode="overlay",
-        height=120 + 34 * (2 + len(roles)),
-        margin={"l": 10, "r": 10, "t": 40, "b": 30},
-        xaxis={"range": [0, max(length, 1)], "title": "character offset"},
-        yaxis={
+    layout = {
+        "title": title,
+        "shapes": shapes,
+        "barmode": "overlay",
+        "height": 120 + 34 * (2 + len(roles)),
+        "margin": {"l": 10, "r": 10, "t": 40, "b": 30},
+        "xaxis": {"range": [0, max(length, 1)], "title": "character offset"},
+        "yaxis": {
             "type": "category",
             "categoryorder": "array",
             "categoryarray": ["chunks (even)", "chunks (odd)", *roles],
         },
-    )
-    return fig
+    }
+    return go.Figure(data=traces, layout=layout)
 
 
 def _across(kind: str, x0: int, x1: int, **style) -> dict:
@@ -166,33 +154,49 @@ def _across(kind: str, x0: int, x1: int, **style) -> dict:
     return {"type": kind, **where, **style}
 
 
-def _chunk_bar(go, box: ChunkBox):
+def _span_bar(span: dict, colour: str) -> dict:
+    """One span's bar, in its role's lane."""
+    role = span.get("role", "gold")
+    return {
+        "type": "bar",
+        "x": [span["end"] - span["start"]],
+        "base": [span["start"]],
+        "y": [role],
+        "orientation": "h",
+        "marker": {"color": colour},
+        "hovertemplate": f"{role} span chars {span['start']}–{span['end']}<extra></extra>",
+        "showlegend": False,
+    }
+
+
+def _chunk_bar(box: ChunkBox) -> dict:
     """One chunk's bar, in the lane of its index's parity so overlapping chunks show."""
     retrieved = box.rank is not None
     name = box.chunk_id or f"chunk #{box.index}"
-    return go.Bar(
-        x=[box.end - box.start],
-        base=[box.start],
-        y=["chunks (even)" if box.index % 2 == 0 else "chunks (odd)"],
-        orientation="h",
-        marker={
+    return {
+        "type": "bar",
+        "x": [box.end - box.start],
+        "base": [box.start],
+        "y": ["chunks (even)" if box.index % 2 == 0 else "chunks (odd)"],
+        "orientation": "h",
+        "marker": {
             "color": "#1a73e8" if retrieved else "#bdc1c6",
             "line": {"color": "#444", "width": 1},
             "pattern": {"shape": "/" if box.approximate else ""},  # hatched: not exact
         },
-        text=[
+        "text": [
             f"#{box.index}"
             + (f" · rank {box.rank}" if retrieved else "")
             + (f" · {APPROXIMATE_SPAN}" if box.approximate else "")
         ],
-        textposition="inside",
-        insidetextanchor="middle",
-        hovertemplate=f"{name}<br>chars {box.start}–{box.end}"
+        "textposition": "inside",
+        "insidetextanchor": "middle",
+        "hovertemplate": f"{name}<br>chars {box.start}–{box.end}"
         + (f" ({APPROXIMATE_SPAN})" if box.approximate else "")
         + (f"<br>retrieved at rank {box.rank}" if retrieved else "<br>not retrieved")
         + "<extra></extra>",
-        showlegend=False,
-    )
+        "showlegend": False,
+    }
 
 
 def highlighted_html(text: str, boxes: list[ChunkBox], spans: list[dict]) -> str:
