@@ -49,7 +49,9 @@ def _oracle(i: int) -> dict:
 
 def _stack_copy(results: dict) -> None:
     """Records of C under a stack config `mine` with its own embedder, as `run --stack`."""
-    results["configs"].append(
+    # a new list: the fixture's configs are its module's own
+    results["configs"] = [
+        *results["configs"],
         {
             "name": "mine",
             "kind": "stack",
@@ -58,8 +60,8 @@ def _stack_copy(results: dict) -> None:
             "hybrid": False,
             "probes": ["control", "boundary"],
             "stack": {"embedder": {"spec": STACK_EMBEDDER}},
-        }
-    )
+        },
+    ]
     for record in list(results["instances"]):
         if record["config"] == "C" and record["probe"] in ("control", "boundary"):
             copied = copy.deepcopy(record)
@@ -240,3 +242,24 @@ def test_a_missing_results_file_or_unwritable_out_is_one_line_and_exit_2(ragaudi
     err = capsys.readouterr().err.strip()
     assert err == f"ragaudit export: --out {ragaudit_home}: exists and is not a regular file"
     assert not list(ragaudit_home.glob("results/*.csv"))
+
+
+def test_the_pages_offer_the_cells_and_the_instances_records(ragaudit_home, monkeypatch):
+    from ui_apptest import open_app, texts
+
+    monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
+    path = ragaudit_home / "results" / "latest.json"
+    write_results(path, _analysed())
+    matrix = open_app(path, page="pages/matrix.py")
+    matrix.selectbox(key="matrix_open_probe").select("boundary").run()
+    matrix.selectbox(key="matrix_open_config").select("mine").run()
+    # the stack's cell is under its own embedder: the 10 boundary records copied from C
+    line = f"**Download the records of boundary × mine ({STACK_EMBEDDER})**: 10 records"
+    assert line in texts(matrix)
+    labels = [button.proto.label for button in matrix.get("download_button")]
+    assert labels == ["CSV", "Parquet"]
+    page_args = {"probe": "boundary", "config": "B", "embedder": EMBEDDER}
+    instance = open_app(path, page="pages/instance.py", instance="boundary-003", **page_args)
+    # A, B, C and M under local:minilm, and the stack: 5 records of boundary-003
+    assert "**Download boundary-003 under every config and embedder**: 5 records" in texts(instance)
+    assert "**Download the records of boundary × B (local:minilm)**: 10 records" in texts(instance)
