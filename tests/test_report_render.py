@@ -88,7 +88,8 @@ def table_mismatches(markdown: str, results: dict) -> list[str]:
                 elif cell is None or (measure == "correct" and not cell["generated"]):
                     expected = "not run"
                 elif cell["measures"][measure] is None:
-                    expected = "n/a"
+                    # retrieval ran on a probe with no gold span: nothing to find
+                    expected = "n/a: no gold to retrieve" if measure == "gold_in_context" else "n/a"
                 else:
                     m = cell["measures"][measure]
                     match = CELL_RE.match(text)

@@ -56,7 +56,10 @@ def test_absent_values_have_one_wording():
     assert fmt_cell(None, "gold_in_context") == "not run"
     ungenerated = {"generated": False, "measures": {"correct": None, "gold_in_context": None}}
     assert fmt_cell(ungenerated, "correct") == "not run"
-    assert fmt_cell(ungenerated, "gold_in_context") == "n/a"  # ran; no gold span to find
+    # retrieval ran; the probe has no gold span to find
+    assert fmt_cell(ungenerated, "gold_in_context") == "n/a: no gold to retrieve"
+    assert fmt_cell(ungenerated, "span_preserved") == "n/a: no gold to retrieve"
+    assert fmt_cell({"generated": True, "measures": {"correct": None}}, "correct") == "n/a"
 
 
 @pytest.fixture

@@ -14,6 +14,12 @@ from ragaudit.report.findings import (
     detectability_section,
     severity_section,
 )
+from ragaudit.report.pictures import (
+    answers_pictures,
+    attribution_pictures,
+    retrieval_pictures,
+    severity_pictures,
+)
 from ragaudit.report.render import Block, blocks_to_html, blocks_to_markdown
 from ragaudit.report.stack import stack_section
 from ragaudit.report.table_wide import table_wide_section
@@ -35,7 +41,9 @@ SECTIONS = (
     windows_section,
     controls_section,
     retrieval_section,
+    retrieval_pictures,
     generation_section,
+    answers_pictures,
     quotes_section,
     table_wide_section,
     patterns_section,
@@ -43,9 +51,12 @@ SECTIONS = (
     detectability_section,
     citation_section,
     severity_section,
+    severity_pictures,
     attribution_section,
+    attribution_pictures,
 )
-"""Reading order: how the run went and its controls first, then what it measured."""
+"""Reading order: how the run went and its controls first, then what it measured; each
+picture (HTML only) after the tables it draws."""
 
 
 def report_blocks(results: dict) -> list[Block]:

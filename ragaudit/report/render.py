@@ -5,11 +5,12 @@ from __future__ import annotations
 import html
 import re
 
-from ragaudit.results.format import NOT_RUN
+from ragaudit.results.format import NO_GOLD, NOT_RUN
 
 Block = tuple
 """One piece of the report: ("h", level, text), ("p", text), ("table", headers, rows),
-("ul", items) or ("quote", text)."""
+("ul", items), ("quote", text) or ("figure", caption, svg): a picture, inline SVG in the
+HTML page and left out of the Markdown (whose tables carry the same figures)."""
 
 _CSS = """
 body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
@@ -18,6 +19,9 @@ table { border-collapse: collapse; margin: 0.5rem 0 1.25rem; font-size: 0.9rem; 
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; white-space: nowrap; }
 th { background: #f2f2f2; }
 td.not-run { color: #888; }
+figure { margin: 0.5rem 0 1.5rem; overflow-x: auto; }
+figcaption { font-size: 0.85rem; color: #5f6368; }
+@media print { figure { break-inside: avoid; } }
 blockquote { border-left: 4px solid #999; margin: 0.5rem 0 1rem; padding: 0.25rem 0.75rem;
              white-space: pre-wrap; background: #fafafa; font-family: ui-monospace, monospace; }
 """
@@ -76,7 +80,7 @@ def blocks_to_html(blocks: list[Block], *, title: str) -> str:
             for row in block[2]:
                 cells = "".join(
                     f'<td class="not-run">{html.escape(str(c))}</td>'
-                    if c == NOT_RUN
+                    if c in (NOT_RUN, NO_GOLD)
                     else f"<td>{html.escape(str(c))}</td>"
                     for c in row
                 )
@@ -89,6 +93,8 @@ def blocks_to_html(blocks: list[Block], *, title: str) -> str:
             body.append(f"<ul>{items}</ul>")
         elif kind == "quote":
             body.append(f"<blockquote>{html.escape(str(block[1]))}</blockquote>")
+        elif kind == "figure":  # the SVG is markup report.svg escaped as it drew it
+            body.append(f"<figure>{block[2]}<figcaption>{_inline(block[1])}</figcaption></figure>")
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n"

@@ -7,7 +7,8 @@ written in the results file, rounded half up. 5/8 = 0.625 reads 63%, 1/8 = 0.125
 on the binary float, so they print 62% and 12%.
 
 Absent values: a measure recorded as null (the file gives the reason beside it) reads
-`n/a`; a cell, or a stage of it, that did not run reads `not run`.
+`n/a`; a retrieval measure of a probe with no gold span (unanswerable) reads `n/a: no gold
+to retrieve`, since retrieval ran; a cell, or a stage of it, that did not run reads `not run`.
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 
 from ragaudit.analysis.attribution import ATTRIBUTIONS
+from ragaudit.analysis.cells import RETRIEVAL_MEASURES
 from ragaudit.results.view import cell_attribution, cell_measure, measure_ran
 
 ABSENT = "n/a"
 """A measure, rate or p-value the results file records as null."""
 NOT_RUN = "not run"
 """A cell, or the stage that fills a measure, that did not run."""
+NO_GOLD = "n/a: no gold to retrieve"
+"""A retrieval measure (gold in context, span preserved) of a cell whose probe has no gold
+span: retrieval ran, and there was nothing for it to find."""
 
 
 def _as_written(value: float) -> Decimal:
@@ -68,10 +73,14 @@ def fmt_count(measure: dict | None) -> str:
 
 def fmt_cell(cell: dict | None, measure: str, *, interval: bool = False) -> str:
     """One probe x config cell of one measure: `not run` when the cell, or the stage that
-    fills the measure, did not run; else `fmt_measure` of what the cell records."""
+    fills the measure, did not run; `n/a: no gold to retrieve` for a retrieval measure the
+    cell records as null (its probe has no gold span); else `fmt_measure` of the record."""
     if cell is None or not measure_ran(cell, measure):
         return NOT_RUN
-    return fmt_measure(cell_measure(cell, measure), interval=interval)
+    recorded = cell_measure(cell, measure)
+    if recorded is None and measure in RETRIEVAL_MEASURES:
+        return NO_GOLD
+    return fmt_measure(recorded, interval=interval)
 
 
 def fmt_p(p: float | None) -> str:

@@ -5,13 +5,9 @@ Every number drawn is read from the results file; these functions only lay it ou
 
 from __future__ import annotations
 
-from ragaudit.results.format import fmt_cell, fmt_interval, fmt_measure
-from ragaudit.results.view import cell_measure
-
-# High is good for these measures; for the others (abstained, trap taken, empty) high is bad.
-GOOD_MEASURES = {"gold_in_context", "span_preserved", "correct"}
-_GOOD_SCALE = [[0.0, "#f4c7c3"], [0.5, "#fce8b2"], [1.0, "#b7e1cd"]]
-_BAD_SCALE = [[0.0, "#b7e1cd"], [0.5, "#fce8b2"], [1.0, "#f4c7c3"]]
+from ragaudit.results.format import NO_GOLD, fmt_cell, fmt_interval, fmt_measure
+from ragaudit.results.palette import measure_scale
+from ragaudit.results.view import cell_measure, measure_ran
 
 
 def _hover(
@@ -24,6 +20,8 @@ def _hover(
             f"Wilson interval {fmt_interval(recorded.get('wilson'))}"
         )
     reason = ((cell or {}).get("measures") or {}).get(f"{measure}_reason")
+    if fmt_cell(cell, measure) == NO_GOLD:
+        reason = None  # the label already says why
     if cell is None and scope is not None and probe not in scope:
         reason = f"{config} runs only {', '.join(scope)}"
     return f"{probe} × {config}: {fmt_cell(cell, measure)}" + (f" ({reason})" if reason else "")
@@ -46,11 +44,13 @@ def _cells_drawn(
             recorded = cell_measure(cell, measure)
             z[-1].append(recorded["rate"] if recorded else None)
             text = fmt_cell(cell, measure)
+            ran = cell is not None and measure_ran(cell, measure)
+            lines = text.replace(" ", "<br>", 1) if recorded else text.replace(": ", ":<br>")
             points.append(
                 {
                     "x": config,
                     "y": probe,
-                    "text": text.replace(" ", "<br>", 1) if recorded else text,
+                    "text": lines,
                     "hover": _hover(
                         probe,
                         layers.get(probe, ""),
@@ -59,7 +59,8 @@ def _cells_drawn(
                         measure,
                         scopes.get(config),
                     ),
-                    "custom": [probe, config, "run" if recorded else "not run"],
+                    # retrieval ran on an unanswerable cell, though it has no rate to draw
+                    "custom": [probe, config, "run" if ran else "not run"],
                 }
             )
     return z, points
@@ -114,7 +115,7 @@ def heatmap_figure(
         y=probes,
         zmin=0,
         zmax=1,
-        colorscale=_GOOD_SCALE if measure in GOOD_MEASURES else _BAD_SCALE,
+        colorscale=measure_scale(measure),
         showscale=False,
         hoverinfo="skip",
         xgap=2,
