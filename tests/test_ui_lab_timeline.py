@@ -149,3 +149,15 @@ def test_all_instances_draws_one_small_timeline_per_instance(lab):
     (first,) = [f for f in multiples if f["layout"]["title"]["text"] == "boundary-000"]
     assert len(_bars(first)) >= 6
     assert "Every instance's first document under `recursive-256-0`" in texts(at)
+
+
+def test_an_instance_over_five_documents_draws_three_and_says_so(lab):
+    at = open_app(page="pages/lab.py", probe="summarisation", instance="summarisation-000")
+    assert not at.exception, at.exception
+    titles = [s["layout"]["title"]["text"] for s in _timelines(at)]
+    assert titles == [f"summarisation-000-{i} · recursive-1000-0" for i in (1, 2, 3)]
+    assert "Documents of this instance drawn: 60% 3/5." in texts(at)
+    at.selectbox(key="lab_instance").set_value("all instances").run()
+    corpus_n = load_lab_corpus().n
+    share = f"100% {corpus_n}/{corpus_n}"  # every summarisation question names five documents
+    assert f"Instances with more documents than the one drawn: {share}" in texts(at)

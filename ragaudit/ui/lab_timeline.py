@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from ragaudit.results.format import fmt_ratio
 from ragaudit.ui.docview import ChunkBox, highlighted_html, spans_of, timeline_figure
 from ragaudit.ui.lab_engine import corpus_documents
 
@@ -103,7 +104,7 @@ def render_instance_timeline(lab: Any, instance: Any, hits: list[Any]) -> None:
             st.table(boundary_rows(boxes, spans))
             st.markdown(highlighted_html(text, boxes, spans), unsafe_allow_html=True)
     if len(doc_ids) > MAX_DOCUMENTS:
-        st.caption(f"{len(doc_ids) - MAX_DOCUMENTS} more documents of this instance not drawn.")
+        st.caption(f"Documents of this instance drawn: {fmt_ratio(MAX_DOCUMENTS, len(doc_ids))}.")
 
 
 def render_small_multiples(
@@ -119,7 +120,10 @@ def render_small_multiples(
     more = sum(1 for i in instances if len(instance_doc_ids(i)) > 1)
     st.markdown(f"**Every instance's first document under `{lab.chunking}`**, k={k}")
     if more:
-        st.caption(f"{more} instances have more documents: choose one to see them all.")
+        st.caption(
+            f"Instances with more documents than the one drawn: {fmt_ratio(more, len(instances))}"
+            "; choose one to see them all."
+        )
     columns = st.columns(GRID_COLUMNS)
     for place, (instance, doc_id) in enumerate(drawn):
         boxes = lab_boxes(lab.view.by_doc.get(doc_id, []), rankings[instance.instance_id][:k])
