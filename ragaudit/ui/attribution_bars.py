@@ -14,6 +14,7 @@ from contextlib import contextmanager
 
 from ragaudit.analysis.attribution import ATTRIBUTIONS
 from ragaudit.results.format import NOT_MEASURED, NOT_RUN, fmt_count, fmt_measure
+from ragaudit.results.palette import ATTRIBUTION_FILLS, NOT_RUN_FILL
 from ragaudit.results.view import Column, cell_attribution, column_cells
 from ragaudit.ui.charts import clicked_cell
 from ragaudit.ui.common import PAGES, link_params
@@ -25,13 +26,6 @@ SEGMENT_LABELS = {
     "ceiling": "generator ceiling",
     "correct": "correct",
     "failed_call": "failed call",
-}
-SEGMENT_COLOURS = {
-    "retrieval": "#f6b26b",
-    "generation": "#e06666",
-    "ceiling": "#8e7cc3",
-    "correct": "#93c47d",
-    "failed_call": "#999999",
 }
 NO_ORACLE = "no oracle context (no gold span, or retrieval failed), so no ceiling measured"
 # Rows as tall as the heatmap's, and the same top margin, so a bar sits beside its row.
@@ -127,7 +121,7 @@ def attribution_figure(
                     name=SEGMENT_LABELS[name],
                     legendgroup=name,
                     showlegend=panel == 1,
-                    marker={"color": SEGMENT_COLOURS[name]},
+                    marker={"color": ATTRIBUTION_FILLS[name]},
                     text=bar["text"],
                     textposition="inside",
                     insidetextanchor="middle",
@@ -152,7 +146,7 @@ def _lay_out(fig, probes: list[str]) -> None:
         height=80 + _ROW_PX * len(probes) + _LEGEND_PX,  # the heatmap's, plus the legend
         margin={"l": 10, "r": 10, "t": _TOP_PX, "b": 10 + _LEGEND_PX},
         legend={"orientation": "h", "y": 0, "yanchor": "top", "x": 0, "font": {"size": 11}},
-        plot_bgcolor="#f3f3f3",
+        plot_bgcolor=NOT_RUN_FILL,
         uniformtext={"minsize": 9, "mode": "hide"},
     )
     fig.update_xaxes(range=[0, 1], showticklabels=False, showgrid=False, fixedrange=True)

@@ -18,6 +18,7 @@ from ragaudit.results.view import (
 from ragaudit.ui import links
 from ragaudit.ui.charts import detectability_figure, sweep_figure
 from ragaudit.ui.common import results_or_stop
+from ragaudit.ui.severity_grid import render_cell_instances_link, render_severity_grid
 
 _NO_CELLS = (
     "No cells in this file yet: severity and detectability are computed by the analysis "
@@ -70,16 +71,18 @@ def render() -> None:
     links.publish("severity_config", "config")
     cell_embedder = column_for(results, config, embedder).embedder  # a stack's own
     _render_detectability(index.get((probe, config, cell_embedder)), probe, config, cell_embedder)
+    render_cell_instances_link(probe, config, embedder)  # the cell's records
     _render_permutations(results, probes, columns)
     _render_citation_rollup(results, config_names(results))
 
 
 def _render_severity_table(results: dict, probes: list[str], columns: list[Column]) -> None:
     """Class and branch of every cell in the embedder's columns (a stack's under its own
-    embedder), then the rules in order."""
+    embedder): the grid with the rules beside it, then the same as a table."""
     import streamlit as st
 
     st.subheader("Severity per cell (class · branch)")
+    render_severity_grid(results, probes, columns)
     cells = column_cells(results, probes, columns)
     rows = []
     for probe in probes:
@@ -89,14 +92,8 @@ def _render_severity_table(results: dict, probes: list[str], columns: list[Colum
             label = column.label
             row[label] = f"{severity['class']} · {severity['branch']}" if severity else NOT_RUN
         rows.append(row)
-    st.dataframe(rows, hide_index=True, width="stretch")
-    rules = results.get("severity_rules") or []
-    if rules:
-        with st.expander(f"The {len(rules)} rules, in the order they are tested"):
-            for number, rule in enumerate(rules, start=1):
-                st.markdown(f"{number}. **{rule['class']}** (`{rule['branch']}`) {rule['text']}")
-    else:
-        st.caption("This results file carries no severity_rules.")
+    with st.expander("The same classes as a table (class · branch)"):
+        st.dataframe(rows, hide_index=True, width="stretch")
 
 
 def _render_permutations(results: dict, probes: list[str], columns: list[Column]) -> None:

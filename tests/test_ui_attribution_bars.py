@@ -1,0 +1,132 @@
+"""The Matrix page's attribution bars: beside the heatmap, one stacked bar per cell that
+records an attribution, each segment its count/n; a click opens the cell like the heatmap's.
+
+The results file is the synthetic one with attributions written by hand
+(tests/grid_fixtures.py), so every expected figure below is counted by hand from that file.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from grid_fixtures import hand_results
+from ui_fixtures import chart_specs, open_app, texts
+
+
+@pytest.fixture
+def results_file(ragaudit_home, monkeypatch):
+    monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
+    path = ragaudit_home / "results" / "latest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(hand_results()))
+    return path
+
+
+def _bars(at) -> dict:
+    (spec,) = [s for s in chart_specs(at) if any(t["type"] == "bar" for t in s["data"])]
+    return spec
+
+
+def _segments(spec: dict, probe: str, axis: str) -> dict[str, str]:
+    """Segment name -> its label for `probe`'s bar in the panel on x-axis `axis`."""
+    out = {}
+    for trace in spec["data"]:
+        if trace["type"] != "bar" or trace.get("xaxis", "x") != axis:
+            continue
+        for y, text in zip(trace["y"], trace["text"], strict=True):
+            if y == probe:
+                out[trace["name"]] = text
+    return out
+
+
+def _marks(spec: dict, axis: str) -> dict[str, str]:
+    """Probe -> the words drawn where its cell has no bar, in the panel on `axis`."""
+    (trace,) = [
+        t
+        for t in spec["data"]
+        if t["type"] == "scatter" and t.get("mode") == "text" and t.get("xaxis", "x") == axis
+    ]
+    return {y: text.replace("<br>", " ") for y, text in zip(trace["y"], trace["text"], strict=True)}
+
+
+def test_the_bars_stand_beside_the_heatmap_one_panel_per_attributed_column(results_file):
+    at = open_app(results_file)
+    assert not at.exception
+    specs = chart_specs(at)
+    assert len(specs) == 2  # the heatmap, then the bars
+    titles = [a["text"] for a in _bars(at)["layout"]["annotations"]]
+    assert titles == ["B", "C"]  # only B and C record an attribution; A and M generate without
+
+
+def test_each_segment_is_the_recorded_count_over_n(results_file):
+    spec = _bars(open_app(results_file))
+    assert _segments(spec, "boundary", "x") == {
+        "retrieval failure": "2/5",
+        "generation failure": "1/5",
+        "generator ceiling": "1/5",
+        "correct": "1/5",
+    }
+    assert _segments(spec, "boundary", "x2") == {"correct": "4/5", "failed call": "1/5"}
+    widths = {
+        t["name"]: x
+        for t in spec["data"]
+        if t["type"] == "bar" and t.get("xaxis", "x") == "x"
+        for x, y in zip(t["x"], t["y"], strict=True)
+        if y == "boundary"
+    }
+    assert widths == {
+        "retrieval failure": 0.4,
+        "generation failure": 0.2,
+        "generator ceiling": 0.2,
+        "correct": 0.2,
+    }
+
+
+def test_hover_gives_every_value_and_the_records_without_an_oracle(results_file):
+    spec = _bars(open_app(results_file))
+    (hover,) = {
+        h
+        for t in spec["data"]
+        if t["type"] == "bar" and t.get("xaxis", "x") == "x"
+        for h, y in zip(t["hovertext"], t["y"], strict=True)
+        if y == "unanswerable"
+    }
+    assert hover.split("<br>") == [
+        "unanswerable × B",
+        "retrieval failure: 0% 0/5",
+        "generation failure: 40% 2/5",
+        "generator ceiling: 0% 0/5",
+        "correct: 60% 3/5",
+        "failed call: 0% 0/5",
+        "no oracle context (no gold span, or retrieval failed), so no ceiling measured: 100% 5/5",
+    ]
+
+
+def test_no_oracle_is_said_under_the_bars(results_file):
+    page = texts(open_app(results_file))
+    assert "so no ceiling measured: unanswerable × B 5/5." in page
+
+
+def test_a_cell_without_a_bar_says_why(results_file):
+    marks = _marks(_bars(open_app(results_file)), "x")
+    assert marks["control"] == "not run"  # generation did not run on it
+    assert marks["distractor"] == "not measured in this file"  # generated, no attribution
+    assert "boundary" not in marks and "unanswerable" not in marks
+
+
+def test_clicking_a_bar_opens_that_cells_instances(results_file):
+    at = open_app(results_file)
+    at.session_state["matrix_attribution_bars"] = {
+        "selection": {
+            "points": [{"x": 0.2, "y": "boundary", "customdata": ["boundary", "C", "failed_call"]}],
+            "point_indices": [0],
+            "box": [],
+            "lasso": [],
+        }
+    }
+    at.run()
+    assert not at.exception
+    assert at.title[0].value == "Instance"
+    assert at.query_params["probe"] == "boundary" and at.query_params["config"] == "C"
+    assert at.selectbox(key="instance_config").value == "C"
