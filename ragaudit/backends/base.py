@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from ragaudit.errors import RagauditError
+
 Role = Literal["query", "passage"]
 ChatMessage = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
 TokenBasis = Literal["tokenizer", "estimated", "unknown"]
@@ -25,6 +27,24 @@ class InputWindow:
     embedded) or `windowed` (embedded as the mean of window-long pieces)."""
     source: str
     """Where `tokens` comes from, or why it is unknown."""
+
+
+DEFAULT_PARAMS: dict = {"temperature": 0.0, "seed": 17, "max_tokens": 256, "top_p": 1.0, "stop": []}
+"""Every generator's parameters and their defaults: greedy, seeded, so replies replay."""
+
+
+def effective_params(params: dict) -> dict:
+    """DEFAULT_PARAMS merged with `params` (stop as a list); an unknown key is one line
+    naming it. Shared by every generation engine, so all refuse and default alike."""
+    unknown = sorted(set(params) - set(DEFAULT_PARAMS))
+    if unknown:
+        raise RagauditError(
+            f"generation parameter {unknown[0]!r} is not supported; "
+            f"valid: {', '.join(sorted(DEFAULT_PARAMS))}"
+        )
+    effective = {**DEFAULT_PARAMS, **params}
+    effective["stop"] = list(effective["stop"] or [])
+    return effective
 
 
 UNKNOWN_WINDOW = InputWindow(None, "unknown", "unknown", "the embedder declares no input window")

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ragaudit.backends.base import ChatMessage, InputWindow, Role
+from ragaudit.backends.base import ChatMessage, InputWindow, Role, effective_params
 from ragaudit.backends.minilm import count_wordpiece_tokens
 from ragaudit.backends.retry import (
     RetriesExhausted,
@@ -32,7 +32,6 @@ from ragaudit.errors import ModelCallFailed, RagauditError
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_N_CTX = 8192  # Ollama silently truncates prompts beyond num_ctx; k=8 needs ~2,200
-DEFAULT_PARAMS = {"temperature": 0.0, "seed": 17, "max_tokens": 256, "top_p": 1.0, "stop": []}
 
 
 def ollama_host(host: str | None = None) -> str:
@@ -198,15 +197,7 @@ class OllamaChatEngine(_OllamaEngine):
 
     def effective_params(self, params: dict) -> dict:
         """Defaults merged with `params` plus the context size; unknown keys are refused."""
-        unknown = sorted(set(params) - set(DEFAULT_PARAMS))
-        if unknown:
-            raise RagauditError(
-                f"generation parameter {unknown[0]!r} is not supported; "
-                f"valid: {', '.join(sorted(DEFAULT_PARAMS))}"
-            )
-        effective = {**DEFAULT_PARAMS, **params, "num_ctx": self.n_ctx}
-        effective["stop"] = list(effective["stop"] or [])
-        return effective
+        return {**effective_params(params), "num_ctx": self.n_ctx}
 
     def chat(self, messages: list[ChatMessage], params: dict) -> str:
         """The reply from /api/chat."""

@@ -28,8 +28,7 @@ from urllib.parse import urlsplit
 import httpx
 import numpy as np
 
-from ragaudit.backends.base import UNKNOWN_WINDOW, ChatMessage, InputWindow, Role
-from ragaudit.backends.ollama_backend import DEFAULT_PARAMS
+from ragaudit.backends.base import UNKNOWN_WINDOW, ChatMessage, InputWindow, Role, effective_params
 from ragaudit.backends.retry import (
     RetriesExhausted,
     RetryPolicy,
@@ -255,15 +254,7 @@ class OpenAIChatEngine(_OpenAIEngine):
 
     def effective_params(self, params: dict) -> dict:
         """Defaults merged with `params`; unknown keys are refused."""
-        unknown = sorted(set(params) - set(DEFAULT_PARAMS))
-        if unknown:
-            raise RagauditError(
-                f"generation parameter {unknown[0]!r} is not supported; "
-                f"valid: {', '.join(sorted(DEFAULT_PARAMS))}"
-            )
-        effective = {**DEFAULT_PARAMS, **params}
-        effective["stop"] = list(effective["stop"] or [])
-        return effective
+        return effective_params(params)
 
     def request_body(self, messages: list[ChatMessage], params: dict) -> dict:
         """The chat completion request for `messages` under effective `params`."""

@@ -12,13 +12,11 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragaudit.backends.base import ChatMessage
+from ragaudit.backends.base import DEFAULT_PARAMS, ChatMessage, effective_params
 from ragaudit.backends.weights import assemble, part_files
 from ragaudit.errors import RagauditError
 
 DEFAULT_N_CTX = 8192
-DEFAULT_PARAMS = {"temperature": 0.0, "seed": 17, "max_tokens": 256, "top_p": 1.0, "stop": []}
-ALLOWED_PARAMS = frozenset(DEFAULT_PARAMS)
 
 
 @dataclass(frozen=True)
@@ -142,15 +140,7 @@ class QwenEngine:
 
     def effective_params(self, params: dict) -> dict:
         """Defaults merged with `params`; an unknown key is one clear error naming it."""
-        unknown = sorted(set(params) - ALLOWED_PARAMS)
-        if unknown:
-            raise RagauditError(
-                f"generation parameter {unknown[0]!r} is not supported; "
-                f"valid: {', '.join(sorted(ALLOWED_PARAMS))}"
-            )
-        effective = {**DEFAULT_PARAMS, **params}
-        effective["stop"] = list(effective["stop"] or [])
-        return effective
+        return effective_params(params)
 
     def request_body(self, messages: list[ChatMessage], params: dict) -> dict:
         """The OpenAI-style chat request sent to llama.cpp (the model's own chat template)."""
