@@ -35,9 +35,8 @@ def _buttons(results: dict, records: list[dict], name: tuple[str, ...], key: str
     """A CSV and a Parquet button for `records`; each file is built when clicked."""
     import streamlit as st
 
-    cols = st.columns(len(FORMATS) + 2)
-    for col, fmt in zip(cols, FORMATS, strict=False):
-        with col:
+    with st.container(horizontal=True):
+        for fmt in FORMATS:
             st.download_button(
                 fmt.upper() if fmt == "csv" else fmt.capitalize(),
                 data=lambda fmt=fmt: export_bytes(records_frame(results, records), fmt),
