@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragaudit.compare.document import HEADERS, ran_somewhere, table_row
+from ragaudit.compare.document import HEADERS, READING, ran_somewhere, table_row
 from ragaudit.compare.pairing import (
     MEASURES,
     CellComparison,
@@ -53,11 +53,12 @@ def render() -> None:
     if not comparisons:
         st.write(f"Neither run measured {MEASURES[measure]} on these columns.")
         return
-    st.dataframe(
-        [dict(zip(HEADERS, table_row(c), strict=True)) for c in comparisons],
-        hide_index=True,
-        width="stretch",
-    )
+    st.caption(READING)
+    rows = [dict(zip(HEADERS, table_row(c), strict=True)) for c in comparisons]
+    if len(pairs) == 1:  # one pair: named once above the table, so the figures fit beside it
+        st.markdown(f"**{pairs[0].label}**")
+        rows = [{k: v for k, v in row.items() if k != HEADERS[1]} for row in rows]
+    st.dataframe(rows, hide_index=True, width="stretch")
     _render_flips(a, b, comparisons)
 
 
