@@ -6,7 +6,7 @@ paths are relative to this file, so both copies resolve their own pages/.
 
 import streamlit as st
 
-st.set_page_config(page_title="ragaudit inspector", layout="wide")
+from ragaudit.ui.frame import set_frame
 
 _pages = [
     st.Page("pages/matrix.py", title="Matrix", url_path="matrix", default=True),
@@ -17,4 +17,6 @@ _pages = [
     st.Page("pages/runs.py", title="Runs", url_path="runs"),
     st.Page("pages/audit.py", title="Audit", url_path="audit"),
 ]
-st.navigation(_pages).run()
+page = st.navigation(_pages)
+set_frame(page.title)  # the tab's title names the page and the results file
+page.run()

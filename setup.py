@@ -1,4 +1,5 @@
-"""Build hook: a wheel carries the top-level corpus/, app.py and pages/ as package data.
+"""Build hook: a wheel carries the top-level corpus/, app.py, pages/ and the inspector's
+.streamlit/config.toml as package data.
 
 They stay at the top of the checkout (the design card's layout); an installed ragaudit
 finds its copies under ragaudit/_shipped/ (ragaudit/paths.py). Everything else about the
@@ -16,7 +17,8 @@ SHIPPED = Path("ragaudit") / "_shipped"  # paths.SHIPPED, inside the package
 
 def shipped_files(root: Path = ROOT) -> list[Path]:
     """The files a wheel carries from the checkout's top level, relative to `root`."""
-    files = [root / "app.py", *sorted((root / "pages").glob("*.py"))]
+    files = [root / "app.py", root / ".streamlit" / "config.toml"]
+    files += sorted((root / "pages").glob("*.py"))
     files += sorted(path for path in (root / "corpus").rglob("*") if path.is_file())
     return [path.relative_to(root) for path in files]
 

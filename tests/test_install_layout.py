@@ -28,6 +28,7 @@ BUILD_INPUTS = [
     "MANIFEST.in",
     "README.md",
     "app.py",
+    ".streamlit",
     "pages",
     "corpus",
     "ragaudit",
@@ -127,7 +128,8 @@ def test_the_wheel_ships_the_corpus_and_the_app(wheel):
     assert not missing, f"corpus files missing from the wheel: {missing[:5]}"
     pages = re.findall(r'st\.Page\("(pages/\w+\.py)"', (CHECKOUT / "app.py").read_text())
     assert len(pages) == len(list((CHECKOUT / "pages").glob("*.py"))) == 6
-    for shipped in ["app.py", *pages]:
+    # the inspector's frame (no Deploy button) is read from beside the shipped app.py
+    for shipped in ["app.py", ".streamlit/config.toml", *pages]:
         assert f"ragaudit/_shipped/{shipped}" in names
     assert not any(name.startswith(("data/", "tests/", "corpus/")) for name in names)
 

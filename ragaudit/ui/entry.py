@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ragaudit.ui.frame import draw_with_progress
+
 
 def run_page(render: Callable[[], None]) -> None:
     """Run `render`, first handing over to app.py's navigation if Streamlit skipped it.
@@ -28,7 +30,7 @@ def run_page(render: Callable[[], None]) -> None:
         PagesManager.uses_pages_directory = False
         if not started:
             st.rerun()
-    render()
+    draw_with_progress(render)
 
 
 _STARTED = "_ragaudit_session_started"

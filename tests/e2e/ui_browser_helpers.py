@@ -29,9 +29,10 @@ def _free_port() -> int:
 
 
 def serve_app(
-    home: Path, results: Path, log: Path, corpus: Path | None = None
+    home: Path, results: Path, log: Path, corpus: Path | None = None, cwd: Path = REPO
 ) -> tuple[subprocess.Popen, str]:
-    """Start `streamlit run app.py` on a free loopback port; return it and its base URL."""
+    """Start `streamlit run app.py` on a free loopback port (from `cwd`, the checkout
+    unless given); return it and its base URL."""
     port = _free_port()
     env = dict(os.environ, RAGAUDIT_HOME=str(home), RAGAUDIT_RESULTS=str(results))
     if corpus is not None:
@@ -43,7 +44,7 @@ def serve_app(
         "--server.fileWatcherType", "none",
     ]  # fmt: skip
     process = subprocess.Popen(
-        command, cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        command, cwd=cwd, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
         start_new_session=True,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
