@@ -134,20 +134,43 @@ def test_the_timeline_redraws_as_the_overlap_changes_and_marks_ranks(lab):
     assert _held_together(at, "gold", "header")
 
 
+def _multiples(at) -> dict[str, list[tuple[int, int, str]]]:
+    """Each small multiple's title -> its chunk bars, from the one grid figure."""
+    (grid,) = [
+        s for s in chart_specs(at) if "xaxis2" in s["layout"] or "annotations" in s["layout"]
+    ]
+    titles = [
+        a["text"].removeprefix("<b>").removesuffix("</b>") for a in grid["layout"]["annotations"]
+    ]
+    axes = ["x"] + [f"x{i}" for i in range(2, len(titles) + 1)]
+    bars = {axis: [] for axis in axes}
+    for trace in grid["data"]:
+        if trace["y"][0] in LANES:
+            bars[trace["xaxis"]].append(
+                (trace["base"][0], trace["base"][0] + trace["x"][0], trace["text"][0])
+            )
+    return dict(zip(titles, (bars[axis] for axis in axes), strict=True))
+
+
 def test_all_instances_draws_one_small_timeline_per_instance(lab):
     at = open_app(page="pages/lab.py", probe="boundary")
     assert not at.exception, at.exception
     corpus_n = load_lab_corpus().n
-    titles = [s["layout"]["title"]["text"] for s in _timelines(at)]
-    # One per instance, each over its own document (AppTest lists the grid column by column).
-    assert sorted(titles) == [f"boundary-{i:03d}" for i in range(corpus_n)]
+    multiples = _multiples(at)
+    # One per instance, each over its own document, in corpus order.
+    assert list(multiples) == [f"boundary-{i:03d}" for i in range(corpus_n)]
+    # boundary-000 as in the single view: the stand-in's last-first ranks at k=3.
+    assert multiples["boundary-000"] == [
+        (0, 37, "#0 · rank 3"),
+        (39, 1031, "#1 · rank 2"),
+        (1033, 1400, "#2 · rank 1"),
+    ]
     assert "Every instance's first document under `recursive-1000-0`**, k=3" in texts(at)
     at.selectbox(key="lab_size").set_value(256).run()
-    multiples = _timelines(at)
+    multiples = _multiples(at)
     assert len(multiples) == corpus_n
     # Smaller chunks: boundary-000's 1,400 characters in more than 1400/256 pieces.
-    (first,) = [f for f in multiples if f["layout"]["title"]["text"] == "boundary-000"]
-    assert len(_bars(first)) >= 6
+    assert len(multiples["boundary-000"]) >= 6
     assert "Every instance's first document under `recursive-256-0`" in texts(at)
 
 

@@ -117,9 +117,27 @@ def timeline_figure(boxes: list[ChunkBox], spans: list[dict], length: int, title
     """Chunks as bars in two alternating lanes over the document, spans as coloured bands."""
     import plotly.graph_objects as go
 
-    # Traces and shapes as plain dicts, validated once by go.Figure: add_trace per bar and
-    # add_vline/add_vrect per line re-validate what is there (0.3 s for 8 chunks), too slow
-    # for the Lab, which redraws this on every toggle.
+    traces, shapes, lanes = timeline_parts(boxes, spans)
+    layout = {
+        "title": title,
+        "shapes": shapes,
+        "barmode": "overlay",
+        "height": 120 + 34 * len(lanes),
+        "margin": {"l": 10, "r": 10, "t": 40, "b": 30},
+        "xaxis": {"range": [0, max(length, 1)], "title": "character offset"},
+        "yaxis": {"type": "category", "categoryorder": "array", "categoryarray": lanes},
+    }
+    return go.Figure(data=traces, layout=layout)
+
+
+def timeline_parts(
+    boxes: list[ChunkBox], spans: list[dict]
+) -> tuple[list[dict], list[dict], list[str]]:
+    """The timeline's bar traces, its shapes (span bands, chunk edges) and its lanes (the
+    y categories, bottom up), as plain dicts: one figure can hold several documents' parts.
+
+    Dicts validated once by go.Figure: add_trace per bar and add_vline/add_vrect per line
+    re-validate what is there (0.3 s for 8 chunks), too slow for the Lab's every toggle."""
     traces = [_chunk_bar(box) for box in boxes]
     shapes = []
     for span in spans:
@@ -132,20 +150,7 @@ def timeline_figure(boxes: list[ChunkBox], spans: list[dict], length: int, title
         edge = {"width": 1, "dash": "dot", "color": "#444"}
         shapes.append(_across("line", box.end, box.end, line=edge))
     roles = sorted({s.get("role", "gold") for s in spans})
-    layout = {
-        "title": title,
-        "shapes": shapes,
-        "barmode": "overlay",
-        "height": 120 + 34 * (2 + len(roles)),
-        "margin": {"l": 10, "r": 10, "t": 40, "b": 30},
-        "xaxis": {"range": [0, max(length, 1)], "title": "character offset"},
-        "yaxis": {
-            "type": "category",
-            "categoryorder": "array",
-            "categoryarray": ["chunks (even)", "chunks (odd)", *roles],
-        },
-    }
-    return go.Figure(data=traces, layout=layout)
+    return traces, shapes, ["chunks (even)", "chunks (odd)", *roles]
 
 
 def _across(kind: str, x0: int, x1: int, **style) -> dict:

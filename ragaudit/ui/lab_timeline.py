@@ -13,13 +13,23 @@ from dataclasses import asdict
 from typing import Any
 
 from ragaudit.results.format import fmt_ratio
-from ragaudit.ui.docview import ChunkBox, highlighted_html, spans_of, timeline_figure
+from ragaudit.ui.docview import (
+    ChunkBox,
+    highlighted_html,
+    spans_of,
+    timeline_figure,
+    timeline_parts,
+)
 from ragaudit.ui.lab_engine import corpus_documents
 
 MAX_DOCUMENTS = 3
 """Documents drawn for one instance (a summarisation question names five)."""
 GRID_COLUMNS = 3
 """Small multiples per row when all instances of a probe are drawn."""
+ROW_PX = 170
+"""Height of one row of small multiples, its title included."""
+LANE_LABELS = 0.085
+"""Share of the width left of each small multiple for its lane names."""
 
 
 def instance_doc_ids(instance: Any) -> list[str]:
@@ -115,8 +125,19 @@ def render_small_multiples(
     import streamlit as st
 
     texts = corpus_documents()
-    drawn = [(i, instance_doc_ids(i)) for i in instances]
-    drawn = [(i, doc_ids[0]) for i, doc_ids in drawn if doc_ids]
+    panels = []
+    for instance in instances:
+        doc_ids = instance_doc_ids(instance)
+        if not doc_ids:
+            continue
+        hits = rankings[instance.instance_id][:k]
+        title = instance.instance_id + (
+            "" if doc_ids[0] == instance.instance_id else f" · {doc_ids[0]}"
+        )
+        boxes = lab_boxes(lab.view.by_doc.get(doc_ids[0], []), hits)
+        panels.append(
+            (title, boxes, instance_spans(instance, doc_ids[0]), len(texts.get(doc_ids[0], "")))
+        )
     more = sum(1 for i in instances if len(instance_doc_ids(i)) > 1)
     st.markdown(f"**Every instance's first document under `{lab.chunking}`**, k={k}")
     if more:
@@ -124,19 +145,59 @@ def render_small_multiples(
             f"Instances with more documents than the one drawn: {fmt_ratio(more, len(instances))}"
             "; choose one to see them all."
         )
-    columns = st.columns(GRID_COLUMNS)
-    for place, (instance, doc_id) in enumerate(drawn):
-        boxes = lab_boxes(lab.view.by_doc.get(doc_id, []), rankings[instance.instance_id][:k])
-        figure = timeline_figure(
-            boxes,
-            instance_spans(instance, doc_id),
-            len(texts.get(doc_id, "")),
-            instance.instance_id + ("" if doc_id == instance.instance_id else f" · {doc_id}"),
+    if panels:  # one chart: one validation and one browser render, not one per instance
+        st.plotly_chart(
+            small_multiples_figure(panels), key="lab_multiples", config={"displayModeBar": False}
         )
-        figure.update_layout(height=210, title_font_size=12, xaxis_title=None)
-        with columns[place % GRID_COLUMNS]:
-            st.plotly_chart(
-                figure,
-                key=f"lab_multiple_{instance.instance_id}",
-                config={"displayModeBar": False},
-            )
+
+
+def small_multiples_figure(panels: list[tuple[str, list[ChunkBox], list[dict], int]]) -> dict:
+    """One figure, a grid of the Instance page's timelines: each (title, boxes, spans,
+    document length) in its own subplot, GRID_COLUMNS a row, its title above it. A plain
+    dict: st.plotly_chart validates it once (a go.Figure here would be validated twice)."""
+    rows = -(-len(panels) // GRID_COLUMNS)
+    height = rows * ROW_PX
+    data, shapes, titles, layout = [], [], [], {}
+    for place, (title, boxes, spans, length) in enumerate(panels):
+        axis = "" if place == 0 else str(place + 1)
+        row, column = divmod(place, GRID_COLUMNS)
+        traces, edges, lanes = timeline_parts(boxes, spans)
+        data += [dict(t, xaxis=f"x{axis}", yaxis=f"y{axis}") for t in traces]
+        shapes += [dict(e, xref=f"x{axis}", yref=f"y{axis} domain") for e in edges]
+        left = column / GRID_COLUMNS
+        top = 1 - row / rows
+        layout[f"xaxis{axis}"] = {
+            "domain": [left + LANE_LABELS, left + 1 / GRID_COLUMNS - 0.01],
+            "range": [0, max(length, 1)],
+            "anchor": f"y{axis}",
+            "tickfont": {"size": 9},
+        }
+        layout[f"yaxis{axis}"] = {
+            "domain": [top - (ROW_PX - 22) / height, top - 24 / height],  # ticks below, title above
+            "anchor": f"x{axis}",
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": lanes,
+            "tickfont": {"size": 9},
+        }
+        titles.append(
+            {
+                "text": f"<b>{title}</b>",
+                "x": left + LANE_LABELS,
+                "y": top,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "left",
+                "yanchor": "top",
+                "showarrow": False,
+            }
+        )
+    layout.update(
+        barmode="overlay",
+        height=height + 20,
+        shapes=shapes,
+        annotations=titles,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        showlegend=False,
+    )
+    return {"data": data, "layout": layout}
