@@ -9,7 +9,8 @@ from ui_fixtures import build_results
 PRIMARY = "local:minilm"
 
 
-def _m(count: int, n: int = 5) -> dict:
+def measure(count: int, n: int = 5) -> dict:
+    """A recorded count/n measure (its interval is not what these tests read)."""
     return {"count": count, "n": n, "rate": count / n, "wilson": [0.0, 1.0]}
 
 
@@ -17,30 +18,30 @@ def _m(count: int, n: int = 5) -> dict:
 ATTRIBUTIONS = {
     ("boundary", "B"): {
         "n": 5,
-        "retrieval": _m(2),
-        "generation": _m(1),
-        "ceiling": _m(1),
-        "correct": _m(1),
-        "failed_call": _m(0),
-        "no_oracle": _m(0),
+        "retrieval": measure(2),
+        "generation": measure(1),
+        "ceiling": measure(1),
+        "correct": measure(1),
+        "failed_call": measure(0),
+        "no_oracle": measure(0),
     },
     ("boundary", "C"): {
         "n": 5,
-        "retrieval": _m(0),
-        "generation": _m(0),
-        "ceiling": _m(0),
-        "correct": _m(4),
-        "failed_call": _m(1),
-        "no_oracle": _m(0),
+        "retrieval": measure(0),
+        "generation": measure(0),
+        "ceiling": measure(0),
+        "correct": measure(4),
+        "failed_call": measure(1),
+        "no_oracle": measure(0),
     },
     ("unanswerable", "B"): {  # no gold span: no oracle on any record
         "n": 5,
-        "retrieval": _m(0),
-        "generation": _m(2),
-        "ceiling": _m(0),
-        "correct": _m(3),
-        "failed_call": _m(0),
-        "no_oracle": _m(5),
+        "retrieval": measure(0),
+        "generation": measure(2),
+        "ceiling": measure(0),
+        "correct": measure(3),
+        "failed_call": measure(0),
+        "no_oracle": measure(5),
     },
 }
 

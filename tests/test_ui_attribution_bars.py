@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from grid_fixtures import hand_results
+from grid_fixtures import hand_results, measure
+from stack_results import PRIMARY as STACK_PRIMARY
+from stack_results import STACK_EMBEDDER, stack_results
 from ui_fixtures import chart_specs, open_app, texts
 
 
@@ -42,12 +44,12 @@ def _segments(spec: dict, probe: str, axis: str) -> dict[str, str]:
 
 def _marks(spec: dict, axis: str) -> dict[str, str]:
     """Probe -> the words drawn where its cell has no bar, in the panel on `axis`."""
-    (trace,) = [
-        t
-        for t in spec["data"]
-        if t["type"] == "scatter" and t.get("mode") == "text" and t.get("xaxis", "x") == axis
-    ]
-    return {y: text.replace("<br>", " ") for y, text in zip(trace["y"], trace["text"], strict=True)}
+    (trace,) = [t for t in spec["data"] if t["type"] == "scatter" and t.get("xaxis", "x") == axis]
+    return {
+        y: text.replace("<br>", " ")
+        for y, text in zip(trace["y"], trace["text"], strict=True)
+        if text
+    }
 
 
 def test_the_bars_stand_beside_the_heatmap_one_panel_per_attributed_column(results_file):
@@ -81,6 +83,15 @@ def test_each_segment_is_the_recorded_count_over_n(results_file):
         "generator ceiling": 0.2,
         "correct": 0.2,
     }
+
+
+def test_the_legend_names_every_value_drawn_once_even_from_a_later_panel(results_file):
+    spec = _bars(open_app(results_file))
+    legend = [t["name"] for t in spec["data"] if t["type"] == "bar" and t.get("showlegend")]
+    # failed call is drawn only in C's panel (boundary × C 1/5): it is in the legend too
+    assert sorted(legend) == sorted(
+        ["retrieval failure", "generation failure", "generator ceiling", "correct", "failed call"]
+    )
 
 
 def test_hover_gives_every_value_and_the_records_without_an_oracle(results_file):
@@ -130,3 +141,50 @@ def test_clicking_a_bar_opens_that_cells_instances(results_file):
     assert at.title[0].value == "Instance"
     assert at.query_params["probe"] == "boundary" and at.query_params["config"] == "C"
     assert at.selectbox(key="instance_config").value == "C"
+
+
+ATTRIBUTION_ORDER = ("retrieval", "generation", "ceiling", "correct", "failed_call")
+
+
+def _stack_file(home) -> object:
+    """tests/stack_results.py with attributions written by hand on its two generated
+    cells: boundary under B and under the user's stack (its own embedder)."""
+    results = stack_results()
+    cells = {(c["probe"], c["config"]): c for c in results["cells"]}
+    cells[("boundary", "B")]["attribution"] = {
+        "n": 5,
+        **{k: measure(v) for k, v in zip(ATTRIBUTION_ORDER, (3, 1, 0, 1, 0), strict=True)},
+    }
+    cells[("boundary", "mine")]["attribution"] = {
+        "n": 5,
+        **{k: measure(v) for k, v in zip(ATTRIBUTION_ORDER, (1, 1, 0, 3, 0), strict=True)},
+    }
+    path = home / "results" / "latest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(results))
+    return path
+
+
+def test_the_users_stack_has_its_panel_under_its_own_embedder(ragaudit_home, monkeypatch):
+    monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
+    at = open_app(_stack_file(ragaudit_home), embedder=STACK_PRIMARY)
+    assert not at.exception
+    spec = _bars(at)
+    stack_label = f"mine ({STACK_EMBEDDER})"
+    assert [a["text"] for a in spec["layout"]["annotations"]] == ["B", stack_label]
+    assert _segments(spec, "boundary", "x2") == {
+        "retrieval failure": "1/5",
+        "generation failure": "1/5",
+        "correct": "3/5",
+    }
+    at.session_state["matrix_attribution_bars"] = {
+        "selection": {
+            "points": [{"customdata": ["boundary", "mine", "correct"]}],
+            "point_indices": [0],
+            "box": [],
+            "lasso": [],
+        }
+    }
+    at.run()
+    assert at.title[0].value == "Instance"
+    assert at.query_params["config"] == "mine"

@@ -79,16 +79,18 @@ def _segments(probes, column: Column, cells) -> dict[str, dict[str, list]]:
     return out
 
 
-def _absent_marks(go, probes, column: Column, cells, panel: int):
-    """The words where a cell has no bar; not clickable (hover skipped, so no click)."""
-    marks = [(p, absent_reason(cells[(p, column.label)])) for p in probes]
-    marks = [(p, why) for p, why in marks if why]
+def _row_marks(go, probes, column: Column, cells, panel: int):
+    """Each row's words where its cell has no bar, on a transparent square marker as large
+    as the heatmap's, so the rows are padded as the heatmap's are and line up beside it.
+    Not clickable: hover is skipped, so plotly never picks them."""
+    reasons = [absent_reason(cells[(p, column.label)]) or "" for p in probes]
     return go.Scatter(
-        x=[0.5] * len(marks),
-        y=[p for p, _ in marks],
-        mode="text",
-        text=["<br>".join(textwrap.wrap(why, 14)) for _, why in marks],
+        x=[0.5] * len(probes),
+        y=probes,
+        mode="markers+text",
+        text=["<br>".join(textwrap.wrap(why, 14)) for why in reasons],
         textfont={"size": 10, "color": "#777"},
+        marker={"symbol": "square", "size": 44, "color": "rgba(0,0,0,0)"},
         hoverinfo="skip",
         showlegend=False,
         xaxis=f"x{panel}" if panel > 1 else "x",
@@ -111,8 +113,11 @@ def attribution_figure(
         horizontal_spacing=0.03,
         subplot_titles=[c.label for c in columns],
     )
+    in_legend: set[str] = set()  # each value once, from the first panel that draws it
     for panel, column in enumerate(columns, start=1):
         for name, bar in _segments(probes, column, cells).items():
+            shown = bool(bar["x"]) and name not in in_legend
+            in_legend |= {name} if shown else set()
             fig.add_trace(
                 go.Bar(
                     orientation="h",
@@ -120,7 +125,8 @@ def attribution_figure(
                     y=bar["y"],
                     name=SEGMENT_LABELS[name],
                     legendgroup=name,
-                    showlegend=panel == 1,
+                    legendrank=ATTRIBUTIONS.index(name),
+                    showlegend=shown,
                     marker={"color": ATTRIBUTION_FILLS[name]},
                     text=bar["text"],
                     textposition="inside",
@@ -132,7 +138,7 @@ def attribution_figure(
                 row=1,
                 col=panel,
             )
-        fig.add_trace(_absent_marks(go, probes, column, cells, panel), row=1, col=panel)
+        fig.add_trace(_row_marks(go, probes, column, cells, panel), row=1, col=panel)
     _lay_out(fig, probes)
     return fig
 
@@ -178,7 +184,7 @@ def render_attribution_bars(results: dict, probes: list[str], columns: list[Colu
     panels = attributed_columns(probes, columns, cells)
     if not panels:
         return
-    st.caption("Failure attribution per generated cell (count/n). Click a bar to open the cell.")
+    st.caption("Failure attribution (count/n). Click a bar to open the cell.")
     event = st.plotly_chart(
         attribution_figure(probes, panels, cells),
         key=CHART_KEY,
@@ -203,11 +209,12 @@ def beside_attribution_bars(results: dict, probes: list[str], columns: list[Colu
     when any cell records an attribution; else the body takes the full width."""
     import streamlit as st
 
-    cells = column_cells(results, probes, columns)
-    if not attributed_columns(probes, columns, cells):
+    panels = attributed_columns(probes, columns, column_cells(results, probes, columns))
+    if not panels:
         yield
         return
-    left, right = st.columns([3, 2], gap="small")
+    # The heatmap's share grows with its columns, the bars' with their panels.
+    left, right = st.columns([len(columns) + 1, 2 * len(panels) + 2], gap="small")
     with left:
         yield
     with right:

@@ -59,7 +59,7 @@ def _grid(probes, columns: list[Column], cells, rules) -> tuple[list[list], list
             known = bool(severity) and severity["class"] in SEVERITY_CLASSES
             z[-1].append(SEVERITY_CLASSES.index(severity["class"]) + 0.5 if known else None)
             absent = NOT_RUN if cell is None else NOT_MEASURED
-            text = severity["class"] if severity else "<br>".join(textwrap.wrap(absent, 10))
+            text = severity["class"] if severity else "<br>".join(textwrap.wrap(absent, 14))
             points.append(
                 {
                     "x": column.label,
@@ -111,8 +111,12 @@ def severity_grid_figure(
         y=[p["y"] for p in points],
         mode="markers+text",
         text=[p["text"] for p in points],
-        textfont={"size": 11, "color": "#222"},
+        textfont={"size": 10, "color": "#222"},
         marker={"symbol": "square", "size": 44, "color": "rgba(0,0,0,0)"},
+        # After a click the chosen cell is tinted; the others stay readable (plotly's
+        # default fades them to near white).
+        selected={"marker": {"color": "rgba(0,0,0,0.15)"}, "textfont": {"color": "#000"}},
+        unselected={"marker": {"opacity": 1}, "textfont": {"color": "#555"}},
         customdata=[p["custom"] for p in points],
         hovertext=[p["hover"] for p in points],
         hovertemplate="%{hovertext}<extra></extra>",
@@ -127,7 +131,7 @@ def severity_grid_figure(
         yaxis={"autorange": "reversed", "type": "category", "fixedrange": True},
         dragmode=False,
         plot_bgcolor=NOT_RUN_FILL,
-        legend={"orientation": "h", "y": 0, "yanchor": "top", "title": {"text": "class"}},
+        legend={"orientation": "h", "y": -0.02, "yanchor": "top", "title": {"text": "class"}},
     )
     return fig
 
@@ -182,7 +186,7 @@ def render_severity_grid(results: dict, probes: list[str], columns: list[Column]
     if not any(cells.values()):
         _render_rules(rules)
         return
-    grid, beside = st.columns([3, 2], gap="medium")
+    grid, beside = st.columns([5, 3], gap="medium")
     with grid:
         st.caption(
             "Class per cell, ordered none → low → medium → high → critical; undetermined "
@@ -208,6 +212,6 @@ def render_cell_instances_link(probe: str, config: str, embedder: str) -> None:
     st.page_link(
         PAGES["instance"],
         label=f"Open the instances of {probe} × {config}",
-        icon="🔎",
+        icon=":material/open_in_new:",
         query_params=link_params(probe=probe, config=config, embedder=embedder),
     )
