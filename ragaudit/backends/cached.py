@@ -17,12 +17,8 @@ import numpy as np
 
 from ragaudit.backends.base import UNKNOWN_WINDOW, ChatMessage, InputWindow, Role
 from ragaudit.backends.cache import CallCache, call_key
-from ragaudit.backends.concurrency import (
-    DEFAULT_WORKERS,
-    Outcome,
-    in_flight,
-    ordered_outcomes,
-)
+from ragaudit.backends.concurrency import DEFAULT_WORKERS, Outcome, in_flight
+from ragaudit.backends.executors import engine_outcomes, in_item_order
 from ragaudit.errors import ModelCallFailed, RagauditError
 
 
@@ -92,6 +88,8 @@ class CachedEmbedder:
         self.workers = workers
         """Batches in flight at once when the engine is remote (a local one stays serial)."""
         self._answered = False  # calls go one at a time until the server answers one
+        self.recipe = None
+        """How a Ray worker builds this engine (set by backends.specs); None: here only."""
         self.name = engine.name
         self.digest = engine.digest
         self.key_digest, self.digest_reason = _key_digest(cache, engine)
@@ -145,14 +143,17 @@ class CachedEmbedder:
         pending.sort(key=lambda item: -len(item[1]))
         size = self.engine.batch_size
         batches = [pending[start : start + size] for start in range(0, len(pending), size)]
-        # Batches may be in flight together (a remote engine); each is stored, counted or
-        # failed here in order, so the cache and the counts are a serial run's.
-        outcomes = ordered_outcomes(
-            lambda batch: self._vectors([text for _, text in batch], role),
-            batches,
-            in_flight(self.engine, self.workers),
-            stop_on_error=True,
-            answered=self._answered,
+        # Batches may be in flight together (a remote engine, Ray workers); each is stored,
+        # counted or failed here in order, so the cache and the counts are a serial run's.
+        outcomes = in_item_order(
+            engine_outcomes(
+                self,
+                _engine_vectors,
+                [([text for _, text in batch], role) for batch in batches],
+                in_flight(self.engine, self.workers),
+                stop_on_error=True,
+                answered=self._answered,
+            )
         )
         done = 0
         for batch, outcome in zip(batches, outcomes, strict=False):
@@ -162,13 +163,6 @@ class CachedEmbedder:
                 self._fail(outcome.error, len(batch) + len(pending) - done)
             stored.update(self._store(batch, outcome.value))
         return [np.frombuffer(stored[key], dtype=np.float32).tolist() for key in keys]
-
-    def _vectors(self, texts: list[str], role: Role) -> np.ndarray:
-        """The engine's unit vectors for `texts` (no cache: safe on a worker thread)."""
-        vectors = _unit_rows(self.engine.embed_batch(texts, role))
-        if vectors.shape[0] != len(texts):
-            raise ValueError(f"asked for {len(texts)} vectors, got {vectors.shape[0]}")
-        return vectors
 
     def _fail(self, error: BaseException, failed: int) -> NoReturn:
         """Count `failed` texts as one failed call and raise ModelCallFailed.
@@ -200,6 +194,8 @@ class CachedGenerator:
         self.digest = engine.digest
         self.key_digest, self.digest_reason = _key_digest(cache, engine)
         self._answered = False  # calls go one at a time until the server answers one
+        self.recipe = None
+        """How a Ray worker builds this engine (set by backends.specs); None: here only."""
 
     def call_key(self, messages: list[ChatMessage], params: dict | None = None) -> str:
         """The cache key this call would use (also a stable id for the prompt)."""
@@ -234,27 +230,38 @@ class CachedGenerator:
         """Each (messages, params) request's reply, or the ModelCallFailed it cost, yielded
         in the order asked: exactly what `generate_detailed` on each in turn gives (the
         same cache rows, counts and failures), with up to `workers` calls in flight when
-        the engine is remote."""
+        the engine is remote. Under a Ray executor each reply is stored as it arrives (a
+        later prompt's may come first), so a kill loses only the calls in flight."""
         calls = [self._prepare(messages, params) for messages, params in requests]
         first: dict[str, _Call] = {}
         for call in calls:
             if call.replay is None:
                 first.setdefault(call.key, call)
         fresh = list(first.values())  # in the order asked, so each is next when its turn comes
-        outcomes = ordered_outcomes(
-            self._reply, fresh, in_flight(self.engine, workers), answered=self._answered
+        arrivals = engine_outcomes(
+            self,
+            _chat_reply,
+            [(call.messages, call.effective) for call in fresh],
+            in_flight(self.engine, workers),
+            answered=self._answered,
         )
+        finished: dict[str, CallResult | ModelCallFailed] = {}
         try:
             for call in calls:
                 if call.replay is not None:
                     yield self._replayed(call.replay)
                 elif first[call.key] is call:
-                    outcome = next(outcomes)
-                    yield _as_outcome(lambda c=call, o=outcome: self._finish(c, o))
+                    while call.key not in finished:  # stored as each arrives
+                        index, outcome = next(arrivals)
+                        done = fresh[index]
+                        finished[done.key] = _as_outcome(
+                            lambda c=done, o=outcome: self._finish(c, o)
+                        )
+                    yield finished.pop(call.key)
                 else:  # a key asked before: it replays (or, having failed, is asked again)
                     yield _as_outcome(lambda c=call: self.generate_detailed(c.messages, c.params))
         finally:
-            outcomes.close()
+            arrivals.close()
 
     def _prepare(self, messages: list[ChatMessage], params: dict | None) -> _Call:
         messages = _checked_messages(messages)
@@ -263,11 +270,7 @@ class CachedGenerator:
         return _Call(messages, params, effective, key, self.cache.get(key))
 
     def _reply(self, call: _Call) -> str:
-        """The engine's reply (no cache: safe on a worker thread)."""
-        text = self.engine.chat(call.messages, call.effective)
-        if not isinstance(text, str):
-            raise ValueError(f"the model returned {type(text).__name__}, not text")
-        return text
+        return _chat_reply(self.engine, (call.messages, call.effective))
 
     def _replayed(self, stored: bytes) -> CallResult:
         self.cache.count(self.spec, "replayed")
@@ -300,6 +303,25 @@ class _Call:
     effective: dict
     key: str
     replay: bytes | None
+
+
+def _engine_vectors(engine: EmbeddingEngine, payload: tuple[list[str], Role]) -> np.ndarray:
+    """The engine's unit vectors for (texts, role): no cache, so safe on a worker thread or
+    a Ray worker."""
+    texts, role = payload
+    vectors = _unit_rows(engine.embed_batch(texts, role))
+    if vectors.shape[0] != len(texts):
+        raise ValueError(f"asked for {len(texts)} vectors, got {vectors.shape[0]}")
+    return vectors
+
+
+def _chat_reply(engine: GenerationEngine, payload: tuple[list[ChatMessage], dict]) -> str:
+    """The engine's reply to (messages, effective params): no cache, so safe anywhere."""
+    messages, effective = payload
+    text = engine.chat(messages, effective)
+    if not isinstance(text, str):
+        raise ValueError(f"the model returned {type(text).__name__}, not text")
+    return text
 
 
 def _as_outcome(step: Callable[[], CallResult]) -> CallResult | ModelCallFailed:

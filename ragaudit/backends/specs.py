@@ -14,6 +14,7 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
 from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.backends.e5 import E5Engine
+from ragaudit.backends.executors import EngineRecipe
 from ragaudit.backends.minilm import MiniLMEngine
 from ragaudit.backends.ollama_backend import OllamaChatEngine, OllamaEmbeddingEngine
 from ragaudit.backends.openai_backend import OpenAIChatEngine, OpenAIEmbeddingEngine
@@ -145,17 +146,32 @@ def load_embedder(
     `workers`: batches in flight at once to a remote server (a local model stays serial).
     """
     check_embedder_spec(spec)
-    settings = server_options(spec, options)
+    server_options(spec, options)
     cache = cache if cache is not None else CallCache()
+    args = {"host": host, "retry": retry, "n_ctx": n_ctx, "options": options}
+    front = CachedEmbedder(spec, embedding_engine(spec, **args), cache, workers=workers)
+    front.recipe = EngineRecipe(embedding_engine, spec, args)  # for a Ray worker's own copy
+    return front
+
+
+def embedding_engine(
+    spec: str,
+    *,
+    host: str | None = None,
+    retry: RetryPolicy | None = None,
+    n_ctx: int | None = None,
+    options: dict | None = None,
+):
+    """The engine behind `load_embedder` (no cache): what each Ray worker builds once."""
+    check_embedder_spec(spec)
+    settings = server_options(spec, options)
     if spec == "local:minilm":
-        engine = _shared_engine(("embed", spec), MiniLMEngine)
-    elif spec == "local:e5-small":
-        engine = _shared_engine(("embed", spec), E5Engine)
-    elif openai_model(spec) is not None:
-        engine = OpenAIEmbeddingEngine(openai_model(spec), retry=retry, **settings)
-    else:
-        engine = OllamaEmbeddingEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
-    return CachedEmbedder(spec, engine, cache, workers=workers)
+        return _shared_engine(("embed", spec), MiniLMEngine)
+    if spec == "local:e5-small":
+        return _shared_engine(("embed", spec), E5Engine)
+    if openai_model(spec) is not None:
+        return OpenAIEmbeddingEngine(openai_model(spec), retry=retry, **settings)
+    return OllamaEmbeddingEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
 
 
 def load_generator(
@@ -174,19 +190,32 @@ def load_generator(
     `host` applies to Ollama only, `retry` to remote servers, `options` to openai: specs.
     """
     check_generator_spec(spec)
-    settings = server_options(spec, options)
+    server_options(spec, options)
     cache = cache if cache is not None else CallCache()
+    args = {"n_ctx": n_ctx, "host": host, "retry": retry, "options": options}
+    front = CachedGenerator(spec, generation_engine(spec, **args), cache)
+    front.recipe = EngineRecipe(generation_engine, spec, args)  # for a Ray worker's own copy
+    return front
+
+
+def generation_engine(
+    spec: str,
+    *,
+    n_ctx: int | None = None,
+    host: str | None = None,
+    retry: RetryPolicy | None = None,
+    options: dict | None = None,
+):
+    """The engine behind `load_generator` (no cache): what each Ray worker builds once."""
+    check_generator_spec(spec)
+    settings = server_options(spec, options)
     if spec in _LOCAL_GENERATORS:
         size = spec.removeprefix("local:qwen2.5-")
         context = n_ctx or DEFAULT_N_CTX
-        engine = _shared_engine(
-            ("generate", spec, context), lambda: QwenEngine(size, n_ctx=context)
-        )
-    elif openai_model(spec) is not None:
-        engine = OpenAIChatEngine(openai_model(spec), retry=retry, **settings)
-    else:
-        engine = OllamaChatEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
-    return CachedGenerator(spec, engine, cache)
+        return _shared_engine(("generate", spec, context), lambda: QwenEngine(size, n_ctx=context))
+    if openai_model(spec) is not None:
+        return OpenAIChatEngine(openai_model(spec), retry=retry, **settings)
+    return OllamaChatEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
 
 
 def describe_model(backend_object: CachedEmbedder | CachedGenerator) -> dict:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ragaudit.audit.report import default_audit_path, render_table, write_results
 from ragaudit.audit.runner import AuditInputs, run_audit
+from ragaudit.cli.executor import add_executor_arguments, executor_from_args
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.lock import hold_run_lock
@@ -50,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_junit_argument(parser)
     add_workers_argument(parser)
+    add_executor_arguments(parser)
     parser.add_argument(
         "--stack",
         type=Path,
@@ -73,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     argv = ["audit", *sys.argv[2:]] if sys.argv[1:2] == ["audit"] else None
     # An audit with cases writes the call cache and Chroma like a run: one at a time.
     with hold_run_lock() if args.cases is not None else contextlib.nullcontext():
-        outcome = run_audit(inputs, argv=argv)
+        with executor_from_args(args):  # the corpus's embeddings on Ray workers, if asked
+            outcome = run_audit(inputs, argv=argv)
     if outcome.results is None:
         for line in outcome.structure.fatal_lines(outcome.cases_path):
             print(line, file=sys.stderr)

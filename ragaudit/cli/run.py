@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ragaudit.cli.executor import add_executor_arguments
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.pipeline.orchestrate import run_matrix
 from ragaudit.pipeline.plan import DEFAULT_EMBEDDERS, RunPlan, plan_from_args
@@ -119,6 +120,7 @@ def _add_generation_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-generate", action="store_true", help="retrieval and diagnostics only")
     add_workers_argument(parser)
+    add_executor_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from pathlib import Path
 from ragaudit import paths
 from ragaudit.analysis import analyse
 from ragaudit.backends.cache import CallCache
+from ragaudit.backends.executors import executor_scope
 from ragaudit.backends.specs import describe_model, load_embedder, load_generator
 from ragaudit.corpus.build import Corpus
 from ragaudit.corpus.files import load_corpus, manifest_sha256
@@ -67,8 +68,9 @@ class PartialWriter:
 
 def run_matrix(plan: RunPlan) -> dict:
     """Run every stage the plan asks for and write `plan.out`; returns the results.
-    Holds the data folder's run lock throughout (a second run waits for this one)."""
-    with hold_run_lock():
+    Holds the data folder's run lock throughout (a second run waits for this one), and
+    the plan's executor (Ray workers under --executor ray)."""
+    with hold_run_lock(), executor_scope(plan.executor, plan.ray_address, plan.ray_workers):
         _remove_orphans(plan.out)
         return _run_stages(plan)
 

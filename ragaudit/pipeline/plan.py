@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.backends.concurrency import DEFAULT_WORKERS, check_workers
+from ragaudit.backends.executors import check_executor
 from ragaudit.backends.specs import check_embedder_spec, check_generator_spec
 from ragaudit.corpus.files import load_corpus
 from ragaudit.errors import RagauditError
@@ -61,6 +62,12 @@ class RunPlan:
     """The user's stacks (--stack FILE), each its own column beside the configs."""
     workers: int = DEFAULT_WORKERS
     """Requests in flight at once to a remote server (--workers); local models stay serial."""
+    executor: str = "local"
+    """Where model calls are computed (--executor): in this process, or on Ray workers."""
+    ray_address: str | None = None
+    """The Ray cluster to join (--ray-address); None starts a local one for the run."""
+    ray_workers: int | None = None
+    """Ray workers per model (--ray-workers); None: one per CPU of the cluster."""
 
     @property
     def generation_params(self) -> dict:
@@ -91,13 +98,17 @@ def build_plan(
     workers: int = DEFAULT_WORKERS,
     stacks: Sequence[str | Path] = (),
     stack_only: bool = False,
+    executor: str = "local",
+    ray_address: str | None = None,
+    ray_workers: int | None = None,
 ) -> RunPlan:
     """The plan for `preset` with these overrides (None: the preset's value), every name
     and size checked; a RagauditError names the flag and the valid choices.
 
     `secondary_probes` and `gen_probes` take ``["all"]`` for every probe. `extra_configs`
     False runs the matrix (and `configs_file`) without the preset's configs outside it, and
-    drops them from the preset's gen_configs. `stacks`: stack files; `stack_only`: no matrix."""
+    drops them from the preset's gen_configs. `stacks`: stack files; `stack_only`: no matrix.
+    `executor`, `ray_address`, `ray_workers`: where model calls run (backends.executors)."""
     if gen_probes is None and preset.gen_probes is not None:
         gen_probes = preset.gen_probes
     max_tokens = preset.max_tokens if max_tokens is None else max_tokens
@@ -105,6 +116,7 @@ def build_plan(
         raise RagauditError(f"--max-tokens {max_tokens}: need at least 1")
     if n is not None and n < 1:
         raise RagauditError(f"--n {n}: need at least 1 instance per probe")
+    check_executor(executor, ray_address, ray_workers)
     configs = _configs(preset, configs_file, extra_configs, (stack_only, stacks))
     gen_configs = tuple(gen_configs or _preset_gen_configs(preset, configs))
     _check_config_names(gen_configs, configs)
@@ -132,6 +144,9 @@ def build_plan(
         argv=tuple(command_line() if argv is None else argv),
         workers=check_workers(workers),
         stacks=user_stacks,
+        executor=executor,
+        ray_address=ray_address,
+        ray_workers=ray_workers,
     )
 
 
@@ -153,6 +168,9 @@ def plan_from_args(args: argparse.Namespace) -> RunPlan:
         workers=getattr(args, "workers", DEFAULT_WORKERS),
         stacks=getattr(args, "stack", None) or (),
         stack_only=getattr(args, "stack_only", False),
+        executor=getattr(args, "executor", "local"),
+        ray_address=getattr(args, "ray_address", None),
+        ray_workers=getattr(args, "ray_workers", None),
     )
 
 

@@ -1,0 +1,156 @@
+"""--executor ray on a real local cluster (ray.init(num_cpus=2)): MiniLM batches and
+generation prompts computed on Ray workers give what the local path gives (the same vectors,
+cache rows and counts), the driver stays the one writer of the cache, and a worker killed
+mid-batch loses only its calls in flight: retried on the restarted worker, or (killed for
+good) counted failed and asked again on a rerun."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.cached import CachedGenerator, _engine_vectors
+from ragaudit.backends.executors import EngineRecipe, check_executor, executor_scope
+from ragaudit.backends.ray_executor import DEPTH
+from ragaudit.backends.specs import load_embedder
+from ragaudit.errors import ModelCallFailed, RagauditError
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.slow  # a Ray cluster and MiniLM in two workers: ~40 s
+
+TEXTS = [f"policy {i}: refunds within {i % 30 + 1} days, clause {i * 7 % 13}" for i in range(160)]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One local two-CPU cluster for the module; the executors join it and leave it up."""
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers get our helpers
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+class _EchoEngine:
+    """A generator whose reply is the question upside down (slow enough to be caught busy)."""
+
+    backend, name, digest, digest_reason = "test", "echo", "echo-1", None
+
+    def effective_params(self, params: dict) -> dict:
+        return dict(params)
+
+    def chat(self, messages: list[dict], params: dict) -> str:
+        time.sleep(0.15)
+        return messages[-1]["content"][::-1]
+
+
+def _echo_engine(spec: str) -> _EchoEngine:
+    return _EchoEngine()
+
+
+def _slow_vectors(engine, payload):
+    time.sleep(0.3)  # long enough that a kill lands while calls are in flight
+    return _engine_vectors(engine, payload)
+
+
+class _RefusesHere:
+    """MiniLM's attributes, but computing nothing in this process."""
+
+    def __init__(self, engine) -> None:
+        self._engine = engine
+
+    def __getattr__(self, name):
+        if name == "embed_batch":
+            raise AssertionError("embedded in the driver, not on a Ray worker")
+        return getattr(self._engine, name)
+
+
+def _rows(cache: CallCache) -> dict:
+    with cache._lock:
+        return dict(cache._conn.execute("SELECT key, value FROM calls").fetchall())
+
+
+def test_local_executor_imports_no_ray():
+    code = (
+        "import sys, ragaudit.cli.run, ragaudit.cli.audit, ragaudit.pipeline.orchestrate\n"
+        "print('ray' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_bad_executor_flags_are_one_line_before_any_work():
+    with pytest.raises(RagauditError, match="--executor 'dask': valid: local, ray"):
+        check_executor("dask")
+    with pytest.raises(RagauditError, match="--ray-address applies to --executor ray only"):
+        check_executor("local", "auto")
+    with pytest.raises(RagauditError, match="--ray-workers 0"):
+        check_executor("ray", None, 0)
+
+
+def test_minilm_on_two_ray_workers_gives_the_local_vectors_rows_and_counts(tmp_path, cluster):
+    local_cache = CallCache(tmp_path / "local.sqlite")
+    local = load_embedder("local:minilm", local_cache).embed(TEXTS)
+    ray_cache = CallCache(tmp_path / "ray.sqlite")
+    front = load_embedder("local:minilm", ray_cache)
+    front.engine = _RefusesHere(front.engine)
+    with executor_scope("ray", workers=2) as executor:
+        on_ray = front.embed(TEXTS + TEXTS[:10])  # the repeats are replayed, not asked
+        assert len(set(executor.pool(front.recipe).pids())) == 2
+    assert np.array_equal(np.array(on_ray[:160]), np.array(local))
+    assert _rows(ray_cache) == _rows(local_cache)  # 160 rows, byte for byte
+    counts = ray_cache.stats_by_model()["local:minilm"]
+    assert (counts["computed"], counts["replayed"], counts["failed"]) == (160, 10, 0)
+
+
+def test_a_worker_killed_mid_batch_is_restarted_and_its_calls_retried(tmp_path, cluster):
+    front = load_embedder("local:minilm", CallCache(tmp_path / "kill.sqlite"))
+    batches = [(TEXTS[i : i + 20], "passage") for i in range(0, 160, 20)]  # 8 calls
+    expected = [_engine_vectors(front.engine, batch) for batch in batches]
+    with executor_scope("ray", workers=2) as executor:
+        pairs = executor.outcomes(front.recipe, _slow_vectors, batches, answered=True)
+        first = next(pairs)
+        victim = executor.pool(front.recipe).pids()[1]
+        os.kill(victim, signal.SIGKILL)  # the second worker, busy with its first calls
+        got = dict([first, *pairs])
+        assert executor.pool(front.recipe).pids()[1] != victim  # Ray brought it back
+    assert sorted(got) == list(range(8))
+    assert all(got[i].error is None for i in got)
+    for index, vectors in enumerate(expected):
+        assert np.array_equal(got[index].value, vectors)
+
+
+def test_a_worker_killed_for_good_costs_only_its_calls_in_flight(tmp_path, cluster):
+    cache = CallCache(tmp_path / "gen.sqlite")
+    generator = CachedGenerator("test:echo", _EchoEngine(), cache)
+    generator.recipe = EngineRecipe(_echo_engine, "test:echo")
+    requests = [([{"role": "user", "content": f"question {i}"}], None) for i in range(16)]
+    with executor_scope("ray", workers=2) as executor:
+        replies = generator.generate_each(requests, workers=1)
+        first = next(replies)
+        pool = executor.pool(generator.recipe)
+        killer = threading.Thread(
+            target=ray.kill, args=(pool.actors[1],), kwargs={"no_restart": True}
+        )
+        killer.start()
+        rest = list(replies)
+        killer.join()
+    outcomes = [first, *rest]
+    failed = [i for i, o in enumerate(outcomes) if isinstance(o, ModelCallFailed)]
+    assert 1 <= len(failed) <= DEPTH  # only what the dead worker held
+    for index, outcome in enumerate(outcomes):
+        if index not in failed:  # the rest went to the live worker, in order
+            assert outcome.text == f"question {index}"[::-1]
+    counts = cache.stats_by_model()["test:echo"]
+    assert (counts["computed"], counts["failed"]) == (16 - len(failed), len(failed))
+    again = list(
+        CachedGenerator("test:echo", _EchoEngine(), cache).generate_each(requests, workers=1)
+    )
+    assert [o.replayed for o in again] == [i not in failed for i in range(16)]  # resume
