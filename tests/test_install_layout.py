@@ -127,7 +127,8 @@ def test_the_wheel_ships_the_corpus_and_the_app(wheel):
     missing = [f for f in corpus_files if f"ragaudit/_shipped/corpus/{f}" not in names]
     assert not missing, f"corpus files missing from the wheel: {missing[:5]}"
     pages = re.findall(r'st\.Page\("(pages/\w+\.py)"', (CHECKOUT / "app.py").read_text())
-    assert len(pages) == len(list((CHECKOUT / "pages").glob("*.py"))) == 6
+    # Matrix, Instance, Lab, Severity & detectability, Runs, Audit, Compare
+    assert len(pages) == len(list((CHECKOUT / "pages").glob("*.py"))) == 7
     # the inspector's frame (no Deploy button) is read from beside the shipped app.py
     for shipped in ["app.py", ".streamlit/config.toml", *pages]:
         assert f"ragaudit/_shipped/{shipped}" in names
