@@ -5,6 +5,8 @@ Every number drawn is read from the results file; these functions only lay it ou
 
 from __future__ import annotations
 
+import textwrap
+
 from ragaudit.results.format import NO_GOLD, fmt_cell, fmt_interval, fmt_measure
 from ragaudit.results.palette import measure_scale
 from ragaudit.results.view import cell_measure, measure_ran
@@ -27,6 +29,12 @@ def _hover(
     return f"{probe} × {config}: {fmt_cell(cell, measure)}" + (f" ({reason})" if reason else "")
 
 
+def _wrapped(label: str, width: int = 11) -> str:
+    """A word label in lines of at most `width` characters: "n/a: no gold to retrieve" fits
+    a ~90 px column as three lines instead of running into its neighbours."""
+    return "<br>".join(textwrap.wrap(label, width, break_long_words=False))
+
+
 def _cells_drawn(
     probes: list[str],
     configs: list[str],
@@ -45,7 +53,7 @@ def _cells_drawn(
             z[-1].append(recorded["rate"] if recorded else None)
             text = fmt_cell(cell, measure)
             ran = cell is not None and measure_ran(cell, measure)
-            lines = text.replace(" ", "<br>", 1) if recorded else text.replace(": ", ":<br>")
+            lines = text.replace(" ", "<br>", 1) if recorded else _wrapped(text)
             points.append(
                 {
                     "x": config,
