@@ -34,6 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="n=5 instances per probe")
     size.add_argument("--n", type=int, default=None, help="instances per probe (full: 25)")
+    size.add_argument(
+        "--preset",
+        choices=list(presets.PRESETS),
+        help="a named run size (seed: n=25, the 1.5B on A B C M T4000 for the seven answer "
+        "probes: the reference run's scope; default full)",
+    )
     parser.add_argument(
         "--embedders",
         nargs="+",

@@ -153,7 +153,7 @@ def build_plan(
 def plan_from_args(args: argparse.Namespace) -> RunPlan:
     """The plan for `ragaudit run`'s parsed flags (see ragaudit.cli.run.add_arguments)."""
     return build_plan(
-        presets.QUICK if args.quick else presets.FULL,
+        presets.chosen(getattr(args, "preset", None), quick=args.quick),
         n=args.n,
         embedders=args.embedders,
         secondary_probes=args.secondary_probes,
