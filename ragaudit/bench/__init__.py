@@ -14,6 +14,7 @@ BENCHES = {
     "prefix": "ragaudit.bench.prefix",
     "concurrency": "ragaudit.bench.concurrency",
     "ui": "ragaudit.bench.ui",
+    "ray": "ragaudit.bench.ray_fanout",
 }
 
 

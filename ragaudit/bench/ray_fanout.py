@@ -1,0 +1,126 @@
+"""`python -m ragaudit.bench ray`: `--executor local` against `--executor ray` (2 workers)
+on this machine, each from a cold cache, timed in the same invocation.
+
+Figures printed:
+- the retrieval matrix (`ragaudit run --no-generate --n 5 --embedders local:minilm`, a
+  subprocess over its own temp RAGAUDIT_HOME, so model loading, Chroma and, under Ray,
+  starting the local cluster are inside it): both wall times, their ratio, and the sha256
+  of each side's instance records (the same digest: the same results);
+- a generation slice: the first `--prompts` distinct prompts (prefix order) that configs B
+  and C ask on the answer probes over those records, through CachedGenerator.generate_each
+  on the 0.5B model, model loading included: both wall times, the ratio, the sha256 of
+  the replies in order.
+Timings are noisy on a shared machine; the ratios are measured within one invocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ragaudit.backends.cache import CallCache
+from ragaudit.backends.executors import executor_scope
+from ragaudit.backends.specs import load_generator
+from ragaudit.pipeline.generate import distinct_prompts, prefix_order, select_records
+from ragaudit.results.format import fmt_ratio
+from ragaudit.stack import presets
+
+
+def records_sha256(results: dict) -> str:
+    """The sha256 of a results file's instance records (sorted by key, keys sorted)."""
+    records = sorted(results["instances"], key=lambda record: record["key"])
+    blob = json.dumps(records, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _run_matrix(home: Path, n: int, executor: list[str]) -> tuple[float, dict]:
+    out = home / "results.json"
+    env = {**os.environ, "RAGAUDIT_HOME": str(home)}
+    command = [sys.executable, "-m", "ragaudit", "run", "--no-generate", "--n", str(n)]
+    command += ["--embedders", presets.PRIMARY_EMBEDDER, "--out", str(out), *executor]
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True, stderr=subprocess.DEVNULL)
+    seconds = time.perf_counter() - started
+    return seconds, json.loads(out.read_text(encoding="utf-8"))
+
+
+def _slice(results: dict, count: int) -> list[tuple[str, list[dict]]]:
+    """The first `count` distinct prompts (prefix order) the quick preset's generation asks."""
+    quick = presets.QUICK
+    records = select_records(results["instances"], ("B", "C"), quick.gen_probes)
+    params = {"max_tokens": quick.max_tokens}
+    prompts = distinct_prompts(
+        records, results["chunks"], results["chunk_offsets"], params, "bench"
+    )
+    return prefix_order(prompts)[:count]
+
+
+def _generate(spec: str, prompts: list, cache_path: Path, scope) -> tuple[float, str, int]:
+    """Seconds (model loading included), the replies' sha256 and the failed calls."""
+    params = {"max_tokens": presets.QUICK.max_tokens}
+    started = time.perf_counter()
+    with scope:
+        generator = load_generator(spec, CallCache(cache_path))
+        requests = [(messages, params) for _, messages in prompts]
+        replies = list(generator.generate_each(requests, workers=1))
+    seconds = time.perf_counter() - started
+    texts = [getattr(reply, "text", f"failed: {reply}") for reply in replies]
+    failed = sum(1 for reply in replies if not hasattr(reply, "text"))
+    digest = hashlib.sha256(json.dumps(texts, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return seconds, digest, failed
+
+
+def _line(what: str, local: tuple, on_ray: tuple, workers: int) -> str:
+    same = "identical" if local[1] == on_ray[1] else "DIFFERENT"
+    return (
+        f"{what}: local {local[0]:.1f} s, ray ({workers} workers) {on_ray[0]:.1f} s, "
+        f"ratio ray/local {on_ray[0] / local[0]:.2f}; records {same} "
+        f"(local {local[1][:16]}…, ray {on_ray[1][:16]}…)"
+    )
+
+
+def main(argv: list[str]) -> int:
+    """Run both comparisons and print one line each."""
+    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench ray")
+    parser.add_argument("--n", type=int, default=5, help="instances per probe (default 5)")
+    parser.add_argument("--prompts", type=int, default=50, help="generation slice (default 50)")
+    parser.add_argument("--generator", default=presets.QUICK.generator)
+    parser.add_argument("--workers", type=int, default=2, help="Ray workers (default 2)")
+    args = parser.parse_args(argv)
+    ray_flags = ["--executor", "ray", "--ray-workers", str(args.workers)]
+    with tempfile.TemporaryDirectory(prefix="ragaudit-bench-ray-") as folder:
+        root = Path(folder)
+        local = _run_matrix(root / "local", args.n, [])
+        on_ray = _run_matrix(root / "ray", args.n, ray_flags)
+        print(
+            _line(
+                f"retrieval matrix (--no-generate --n {args.n} --embedders "
+                f"{presets.PRIMARY_EMBEDDER})",
+                (local[0], records_sha256(local[1])),
+                (on_ray[0], records_sha256(on_ray[1])),
+                args.workers,
+            )
+        )
+        prompts = _slice(local[1], args.prompts)
+        gen_local = _generate(args.generator, prompts, root / "g-local.sqlite", executor_scope())
+        ray_scope = executor_scope("ray", workers=args.workers)
+        gen_ray = _generate(args.generator, prompts, root / "g-ray.sqlite", ray_scope)
+        print(
+            _line(
+                f"generation, {len(prompts)} prompts on {args.generator}",
+                gen_local,
+                gen_ray,
+                args.workers,
+            )
+        )
+        total = len(prompts)
+        failed = (fmt_ratio(gen_local[2], total), fmt_ratio(gen_ray[2], total))
+        print(f"failed calls: local {failed[0]}, ray {failed[1]}")
+    return 0
