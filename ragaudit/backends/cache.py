@@ -200,6 +200,17 @@ class CallCache:
         with self._sqlite():
             return int(self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
 
+    def stored_between(self, start: float, end: float) -> tuple[int, float | None]:
+        """How many calls were stored at `start` <= created_at < `end` (epoch seconds), and
+        when the last of them was: what a killed session computed, read after it died."""
+        with self._sqlite():
+            count, last = self._conn.execute(
+                "SELECT COUNT(*), MAX(created_at) FROM calls WHERE created_at >= ? "
+                "AND created_at < ?",
+                (start, end),
+            ).fetchone()
+        return int(count), last
+
     def remember_digest(self, backend: str, model: str, digest: str) -> None:
         """Record the digest a server reported for a model (skipped when read-only)."""
         if self.readonly:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.errors import RagauditError
+from ragaudit.pipeline.sessions import SessionLedger, session_entry
 
 CONTENTION_ENV = "RAGAUDIT_CONTENTION_PATTERN"
 _NUMBER = re.compile(r"(?<!HTTP )\b\d+\b")  # an HTTP status tells causes apart; a port does not
@@ -71,17 +72,32 @@ def conditions_section(
     before: list[dict],
     after: list[dict],
     elapsed: float,
+    sessions: list[dict] | None = None,
 ) -> dict:
     """The results file's `conditions`; `elapsed_seconds` is null, with the reason, when
-    calls were replayed or contention was seen (either makes the time not the work's)."""
+    calls were replayed or contention was seen (either makes the time not the work's).
+
+    `sessions` (pipeline.sessions; this one last, its `seconds` being `elapsed`): a run
+    resumed after killed sessions records their wall time and this one's, summed, when the
+    calls it replayed are no more than those sessions computed and none saw contention."""
     stats = cache.stats()
     total = sum(stats.values())
+    earlier = (sessions or [])[:-1]
+    explained = sum(session["computed"] for session in earlier)
     reasons = []
-    if stats["replayed"]:
+    if stats["replayed"] > explained:
         reasons.append(f"{stats['replayed']} of {total} model calls were replayed from cache")
-    if before or after:
+        if earlier:
+            reasons[-1] += (
+                f", more than the {explained} its {len(earlier)} earlier sessions computed"
+            )
+    seen_earlier = sum(session["contention"] for session in earlier)
+    if before or after or seen_earlier:
         reasons.append(f"contention seen ({len(before)} processes before, {len(after)} after)")
-    return {
+        if seen_earlier:
+            reasons[-1] += f"; {seen_earlier} in earlier sessions of this run"
+    summed = elapsed + sum(session["seconds"] for session in earlier)
+    section = {
         "calls": stats,
         "calls_by_model": cache.stats_by_model(),
         "failed_calls": failed_calls,
@@ -89,21 +105,34 @@ def conditions_section(
         "contention_detection_configured": pattern is not None,
         "contention_pattern_env": CONTENTION_ENV,
         "contention_seen": {"before": before, "after": after},
-        "elapsed_seconds": None if reasons else round(elapsed, 1),
+        "elapsed_seconds": None if reasons else round(summed, 1),
         "elapsed_seconds_reason": "; ".join(reasons) or None,
     }
+    if sessions:
+        section["sessions"] = [session_entry(session) for session in sessions]
+    return section
 
 
 class RunWatch:
-    """The clock and the contention check of one run, started when it is made."""
+    """The clock and the contention check of one run, started when it is made, and the
+    run's session ledger when it has one (pipeline.sessions)."""
 
-    def __init__(self) -> None:
+    def __init__(self, ledger: SessionLedger | None = None) -> None:
         self.started = time.monotonic()
         self.pattern = contention_pattern()
         self.before = contention_snapshot(self.pattern)
+        self.ledger = ledger
 
     def conditions(self, cache: CallCache, failed_calls: list[dict], *, finished: bool) -> dict:
         """The conditions so far; a finished run looks for contention again."""
         after = contention_snapshot(self.pattern) if finished else []
         elapsed = time.monotonic() - self.started
-        return conditions_section(cache, failed_calls, self.pattern, self.before, after, elapsed)
+        sessions = None
+        if self.ledger is not None:
+            seen = len(self.before) + len(after)
+            self.ledger.update(cache, seen, finished=finished)
+            current = {**self.ledger.current, "seconds": elapsed}
+            sessions = [*self.ledger.earlier_sessions(cache), current]
+        return conditions_section(
+            cache, failed_calls, self.pattern, self.before, after, elapsed, sessions
+        )

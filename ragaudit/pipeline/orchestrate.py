@@ -32,6 +32,7 @@ from ragaudit.pipeline.lock import hold_run_lock
 from ragaudit.pipeline.plan import RunPlan
 from ragaudit.pipeline.progress import Progress
 from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
+from ragaudit.pipeline.sessions import SessionLedger, ledger_path
 from ragaudit.results.build import results_document
 from ragaudit.results.io import (
     partial_path,
@@ -77,12 +78,13 @@ def run_matrix(plan: RunPlan) -> dict:
 
 def _remove_orphans(out: Path) -> None:
     """The temp files of this run's own files that a killed write left behind."""
-    remove_orphan_temps(out.parent, [p.name for p in (out, partial_path(out), previous_path(out))])
+    own = (out, partial_path(out), previous_path(out), ledger_path(out))
+    remove_orphan_temps(out.parent, [p.name for p in own])
     remove_orphan_temps(paths.results_dir(), [PROGRESS_NAME])
 
 
 def _run_stages(plan: RunPlan) -> dict:
-    watch = RunWatch()
+    watch = RunWatch(SessionLedger.for_plan(plan))  # a resumed run sums its sessions' time
     corpus = load_corpus()
     if plan.n < corpus.n:
         corpus = corpus.subset(plan.n)

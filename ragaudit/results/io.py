@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit.errors import RagauditError
+from ragaudit.results.compressed import is_compressed, read_gzip_text
 from ragaudit.results.schema import ALSO_READS, SCHEMA_VERSION, TOP_LEVEL_FIELDS
 
 
@@ -204,7 +205,8 @@ def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         raise RagauditError(f"{path}: no {kind.name} file here (run `{kind.command}` first)")
-    data = parse_json(read_text(path, str(path)), path)
+    text = read_gzip_text(path) if is_compressed(path) else read_text(path, str(path))
+    data = parse_json(text, path)
     if not isinstance(data, dict):
         raise RagauditError(f"{path}: expected a JSON object at the top level")
     if data.get("kind") != kind.kind:
