@@ -3,6 +3,9 @@
 Runs the quick planted-fault matrix (retrieval on both embedded embedders, generation on
 the embedded generator) unless a complete results file is already there, then opens the
 inspector over it. A rerun replays from the model cache, so it is fast after the first.
+When ragaudit ships a recorded reference run (results.reference) and no complete local run
+exists, the inspector opens on the reference at once instead; the Runs page starts the
+quick run.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.plan import build_plan
 from ragaudit.results.io import load_results
+from ragaudit.results.reference import shipped_reference
 from ragaudit.stack import presets
 
 
@@ -49,12 +53,27 @@ def _complete(path: Path) -> bool:
         return False
 
 
+def _reference_instead(args: argparse.Namespace) -> Path | None:
+    """The shipped reference run, to open at once when no complete local run exists and
+    the command asked for neither a run (--rerun, --no-app) nor a file of its own."""
+    reference = shipped_reference()
+    if reference is None or args.rerun or args.no_app or args.results:
+        return None
+    print(
+        f"ragaudit demo: no complete local run yet; opening the recorded reference run "
+        f"({reference}). Start the quick run from the Runs page, or `ragaudit demo --rerun`."
+    )
+    return reference
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the quick matrix unless its results are complete, then serve the inspector."""
     results = Path(args.results) if args.results else paths.default_results_path()
     if not args.no_app:
         check_port(args.port)
     if args.rerun or not _complete(results):
+        if (reference := _reference_instead(args)) is not None:
+            return launch(reference, args.port)
         status = run_plan(build_plan(presets.QUICK, out=results, workers=args.workers))
         if status:
             return status

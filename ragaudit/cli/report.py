@@ -27,6 +27,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="folder for report.md / report.html (default: beside the results)",
     )
+    parser.add_argument(
+        "--out-md",
+        type=Path,
+        default=None,
+        metavar="FILE.md",
+        help="write only the Markdown report, to this file (e.g. docs/reference-run.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     _require_analysis(results, path)
     out = args.out or Path(path).parent
     targets = [out / f"report.{suffix}" for suffix in _SUFFIXES[args.format]]
+    if getattr(args, "out_md", None) is not None:  # one named Markdown file, nothing else
+        targets = [_markdown_target(args.out_md)]
     for target in targets:
         check_writable(target, "--out")
     tables, documents = _render(results, path, targets)
@@ -69,6 +78,12 @@ def _render(results: dict, path: Path, targets: list[Path]) -> tuple[str, list[s
             f"{path}: cannot render a report: a field is missing or holds a value the "
             f"results schema (docs/results-schema.md) does not allow ({detail})"
         ) from None
+
+
+def _markdown_target(path: Path) -> Path:
+    if path.suffix != ".md":
+        raise RagauditError(f"--out-md {path}: name a Markdown file ending in .md")
+    return path
 
 
 def _require_analysis(results: dict, path: Path) -> None:

@@ -93,12 +93,12 @@ class SessionLedger:
     def earlier_sessions(self, cache: CallCache) -> list[dict]:
         """The run's earlier (killed) sessions, each with its `seconds` and the calls it
         `computed` as the cache holds them (stored from its start to the next one's)."""
-        starts = [s["started_at"] for s in self.earlier[1:]] + [self.current["started_at"]]
         sessions = []
-        for session, next_start in zip(self.earlier, starts, strict=True):
-            computed, last_stored = cache.stored_between(session["started_at"], next_start)
-            ended = max(session["ended_at"], last_stored or 0.0)
-            seconds = ended - session["started_at"]
+        following = [*self.earlier[1:], self.current]  # one longer when there are none
+        for session, after in zip(self.earlier, following, strict=False):
+            start = session["started_at"]
+            computed, last_stored = cache.stored_between(start, after["started_at"])
+            seconds = max(session["ended_at"], last_stored or 0.0) - start
             sessions.append({**session, "computed": computed, "seconds": seconds})
         return sessions
 

@@ -227,3 +227,11 @@ def fmt_stack_component(field: str, component: dict | None, default: str) -> str
     if component.get("api_key_env"):
         text += f", API key read from ${component['api_key_env']}"
     return text
+
+
+def fmt_digest(digest: str | None) -> str:
+    """A sha256 as a person reads it beside a name: its first 12 hex digits and an
+    ellipsis; the file's own word when it has none (`unavailable`), else NOT_MEASURED."""
+    if not digest:
+        return NOT_MEASURED
+    return digest if len(digest) <= 12 else f"{digest[:12]}…"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ragaudit.ui.frame import draw_with_progress
+from ragaudit.ui.recorded import draw_recorded_label
 
 
 def run_page(render: Callable[[], None]) -> None:
@@ -30,6 +31,7 @@ def run_page(render: Callable[[], None]) -> None:
         PagesManager.uses_pages_directory = False
         if not started:
             st.rerun()
+    draw_recorded_label()  # the shipped reference run says it is one, on every page
     draw_with_progress(render)
 
 

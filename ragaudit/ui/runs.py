@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.results.io import write_json_atomic
+from ragaudit.results.reference import run_target
 from ragaudit.ui.allowed import Refused, url_path
 
 _PROGRESS_LINE = re.compile(r"(\d+)\s*/\s*(\d+)")
@@ -117,7 +118,8 @@ def start_run(args: list[str], out: Path) -> int:
     inspector may write (under the results folder, or the file given at server start).
     """
     try:
-        out = url_path(str(out), "results")  # whoever calls, a run writes only there
+        # whoever calls, a run writes only there, and never the shipped reference run
+        out = url_path(str(run_target(out)), "results")
     except Refused as refused:
         raise RuntimeError(str(refused)) from None
     current = run_status()

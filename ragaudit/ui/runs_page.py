@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragaudit.results.reference import run_target
 from ragaudit.ui.common import current_results
 from ragaudit.ui.data import Loaded
 from ragaudit.ui.runs import log_tail, run_status, start_run, stop_run
@@ -54,7 +55,7 @@ def render() -> None:
 
     with st.form("runs_form"):
         st.markdown(
-            f"Start a run writing `{loaded.path}`"
+            f"Start a run writing `{run_target(loaded.path)}`"
             if loaded.path is not None
             else "Start a run: refused for this link (see above); open the Runs page without "
             "`?results=` to write the default results file"

@@ -1,0 +1,37 @@
+"""The banner over every page while the inspector shows the shipped reference run: a
+recorded run (its date, models and digests; results.reference), not one made here, and a
+link to the local run once there is one."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from ragaudit import paths
+from ragaudit.results.reference import is_reference, recorded_label
+from ragaudit.ui.allowed import Refused
+from ragaudit.ui.data import load, results_path
+
+
+def draw_recorded_label() -> None:
+    """Draw the recorded-run banner when this session's results file is the reference run;
+    nothing otherwise (or when the file cannot be read: the page says why)."""
+    import streamlit as st
+
+    try:
+        path = results_path(st.query_params.get("results"))
+    except Refused:
+        return
+    if not is_reference(path):
+        return
+    loaded = load(path)
+    if loaded.results is None:
+        return
+    st.info(recorded_label(loaded.results), icon=":material/history:")
+    local = load(paths.default_results_path())
+    if local.results is not None and local.results.get("complete"):
+        st.markdown(f"[Open your own run]({_results_link(local.path)}) (`{local.path.name}`)")
+
+
+def _results_link(path) -> str:
+    """A link to this page over `path` (a file in the results folder, which links may name)."""
+    return f"?results={quote(str(path))}"

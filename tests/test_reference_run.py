@@ -1,0 +1,225 @@
+"""The seed preset and the shipped reference run's plumbing: the seed plan's scope, the
+sessions ledger that keeps a resumed run's wall time honest, the gzip reference file read by
+the one loader, `ragaudit demo` opening it when no local run exists (and the local run when
+one does), its recorded-run label, and `ragaudit report --out-md`.
+
+The reference file here is a hand-built stand-in (tests/analysis_fixtures.py) written to
+the test's temp dir; no reference run ships with the package until the real one exists."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import socket
+import time
+
+import pytest
+from analysis_fixtures import analysed_results
+from ui_apptest import open_app, texts
+
+from ragaudit import paths
+from ragaudit.backends.cache import CallCache
+from ragaudit.cli import demo
+from ragaudit.cli import run as run_cli
+from ragaudit.cli.main import main
+from ragaudit.errors import RagauditError
+from ragaudit.pipeline.conditions import RunWatch
+from ragaudit.pipeline.plan import plan_from_args
+from ragaudit.pipeline.sessions import SessionLedger
+from ragaudit.report.document import render_markdown
+from ragaudit.results import reference
+from ragaudit.results.io import load_results, write_results
+from ragaudit.stack.presets import ANSWER_PROBES
+
+
+def _parsed(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    run_cli.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_the_seed_preset_plans_the_seeds_generation_scope(ragaudit_home):
+    plan = plan_from_args(_parsed("--preset", "seed"))
+    assert (plan.preset, plan.n, plan.generator) == ("seed", 25, "local:qwen2.5-1.5b")
+    assert plan.gen_configs == ("A", "B", "C", "M", "T4000")
+    assert plan.gen_probes == ANSWER_PROBES and len(plan.gen_probes) == 7
+    generated = [
+        (config.name, probe)
+        for config in plan.configs
+        if config.name in plan.gen_configs
+        for probe in plan.gen_probes
+        if config.runs(probe)
+    ]
+    # by hand: A, B, C, M x 7 answer probes x 25 = 700 records; T4000 x table_split x 25 = 25
+    assert len(generated) * plan.n == 725
+    assert [p for c, p in generated if c == "T4000"] == ["table_split"]
+
+
+def test_quick_and_a_plain_run_keep_their_presets(ragaudit_home):
+    assert plan_from_args(_parsed("--quick")).preset == "quick"
+    assert plan_from_args(_parsed()).preset == "full"
+    with pytest.raises(SystemExit):  # one size at a time
+        _parsed("--quick", "--preset", "seed")
+
+
+# -- a resumed run's wall time -----------------------------------------------------------
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Wall and monotonic time under the test's control (seconds)."""
+    now = [1000.0]
+    monkeypatch.setattr(time, "time", lambda: now[0])
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    return now
+
+
+def _store(cache: CallCache, n: int, tag: str) -> None:
+    cache.put_many("local:minilm", "embed", [(f"{tag}-{i}", b"v") for i in range(n)])
+    cache.count("local:minilm", "computed", n)
+
+
+def _killed_session(tmp_path, clock) -> None:
+    """Session 1 starts at 1000, stores 3 calls at 1030 and 1 at 1100, then is killed."""
+    SessionLedger(tmp_path / "latest.sessions.json", "plan-1")
+    cache = CallCache(tmp_path / "cache.sqlite")
+    clock[0] = 1030.0
+    _store(cache, 3, "a")
+    clock[0] = 1100.0
+    _store(cache, 1, "b")
+    cache.close()
+
+
+def _resumed_session(tmp_path, clock, replayed: int, plan: str = "plan-1") -> dict:
+    """A session from 5000 to 5050 that replays `replayed` calls and computes 2."""
+    clock[0] = 5000.0
+    watch = RunWatch(SessionLedger(tmp_path / "latest.sessions.json", plan))
+    cache = CallCache(tmp_path / "cache.sqlite")
+    cache.count("local:minilm", "replayed", replayed)
+    _store(cache, 2, f"c{clock[0]}")
+    clock[0] = 5050.0
+    conditions = watch.conditions(cache, [], finished=True)
+    cache.close()
+    return conditions
+
+
+def test_a_resumed_run_records_its_sessions_wall_time_summed(tmp_path, clock, monkeypatch):
+    monkeypatch.delenv("RAGAUDIT_CONTENTION_PATTERN", raising=False)
+    _killed_session(tmp_path, clock)
+    conditions = _resumed_session(tmp_path, clock, replayed=4)
+    # the killed session: 1000 to its last stored call at 1100; this one 5000 to 5050
+    assert conditions["elapsed_seconds"] == 150.0
+    assert conditions["elapsed_seconds_reason"] is None
+    first, second = conditions["sessions"]
+    assert (first["seconds"], first["computed"]) == (100.0, 4)
+    assert (second["seconds"], second["computed"], second["replayed"]) == (50.0, 2, 4)
+
+
+def test_replays_the_earlier_sessions_did_not_compute_withhold_the_time(tmp_path, clock):
+    _killed_session(tmp_path, clock)
+    conditions = _resumed_session(tmp_path, clock, replayed=5)  # one from another run
+    assert conditions["elapsed_seconds"] is None
+    assert conditions["elapsed_seconds_reason"] == (
+        "5 of 7 model calls were replayed from cache, more than the 4 its 1 earlier "
+        "sessions computed"
+    )
+
+
+def test_a_finished_run_or_another_plan_starts_the_ledger_afresh(tmp_path, clock):
+    _killed_session(tmp_path, clock)
+    other = _resumed_session(tmp_path, clock, replayed=4, plan="plan-2")
+    assert other["elapsed_seconds"] is None and len(other["sessions"]) == 1
+    _resumed_session(tmp_path, clock, replayed=0, plan="plan-2")  # finishes plan-2's run
+    rerun = _resumed_session(tmp_path, clock, replayed=6, plan="plan-2")
+    assert rerun["elapsed_seconds"] is None and len(rerun["sessions"]) == 1
+    assert rerun["elapsed_seconds_reason"] == "6 of 8 model calls were replayed from cache"
+
+
+# -- the reference file ------------------------------------------------------------------
+
+
+@pytest.fixture
+def stand_in(tmp_path, monkeypatch):
+    """A hand-built complete results file, shipped (gzip) as the reference run in tmp."""
+    source = tmp_path / "seed.json"
+    write_results(source, analysed_results())
+    target = tmp_path / "assets" / "reference" / "seed.json.gz"
+    monkeypatch.setattr(reference, "REFERENCE_FILE", target)
+    reference.ship(source, target)
+    return target
+
+
+def test_a_gzip_results_file_loads_like_the_plain_one(stand_in, tmp_path):
+    plain = json.loads((tmp_path / "seed.json").read_text())
+    assert gzip.decompress(stand_in.read_bytes())[:1] == b"{"
+    assert load_results(stand_in) == plain
+    broken = tmp_path / "broken.json.gz"
+    broken.write_bytes(stand_in.read_bytes()[:200])
+    with pytest.raises(RagauditError, match=r"broken\.json\.gz: not a readable gzip file"):
+        load_results(broken)
+
+
+def test_no_reference_ships_until_the_real_run_exists():
+    assert reference.shipped_reference() is None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _demo(monkeypatch) -> dict:
+    """`ragaudit demo`, the inspector and the quick run replaced by recorders."""
+    seen = {}
+    monkeypatch.setattr(demo, "launch", lambda path, port: seen.setdefault("opened", path) and 0)
+    monkeypatch.setattr(demo, "run_plan", lambda plan: seen.setdefault("ran", plan.preset) and 0)
+    seen["status"] = main(["demo", "--port", str(_free_port())])
+    return seen
+
+
+def test_demo_with_no_local_run_opens_the_reference_at_once(ragaudit_home, stand_in, monkeypatch):
+    seen = _demo(monkeypatch)
+    assert seen == {"opened": stand_in, "status": 0}  # no run started
+
+
+def test_demo_with_a_local_complete_run_opens_that(ragaudit_home, stand_in, monkeypatch):
+    local = paths.default_results_path()
+    write_results(local, analysed_results())
+    seen = _demo(monkeypatch)
+    assert seen == {"opened": local, "status": 0}
+
+
+def test_demo_without_a_reference_runs_the_quick_matrix_as_before(ragaudit_home, monkeypatch):
+    monkeypatch.setattr(reference, "REFERENCE_FILE", ragaudit_home / "absent.json.gz")
+    seen = _demo(monkeypatch)
+    assert seen["ran"] == "quick" and seen["opened"] == paths.default_results_path()
+
+
+def test_the_inspector_labels_the_reference_as_a_recorded_run(ragaudit_home, stand_in, monkeypatch):
+    monkeypatch.setenv("RAGAUDIT_RESULTS", str(stand_in))
+    shown = texts(open_app())
+    results = load_results(stand_in)
+    assert f"Recorded reference run of {results['created_at'][:10]}" in shown
+    # every model with its digest (or the reason it has none), and the corpus's digest
+    assert "local:minilm (all-MiniLM-L6-v2-int8, sha256 cdcdcdcdcdcd…)" in shown
+    assert "digest unavailable: weights were removed before the run" in shown
+    assert "Corpus manifest sha256 abababababab…" in shown
+    # a run started while it is shown writes the local results file, not the package
+    assert reference.run_target(stand_in) == paths.default_results_path()
+
+
+def test_a_local_run_is_not_labelled_recorded(ragaudit_home, monkeypatch):
+    local = paths.default_results_path()
+    write_results(local, analysed_results())
+    assert "Recorded reference run" not in texts(open_app())
+
+
+def test_report_out_md_renders_the_reference_run_to_one_file(stand_in, tmp_path):
+    target = tmp_path / "docs" / "reference-run.md"
+    status = main(["report", "--results", str(stand_in), "--out-md", str(target)])
+    assert status == 0
+    assert target.read_text() == render_markdown(load_results(stand_in))
+    assert sorted(p.name for p in stand_in.parent.iterdir()) == ["seed.json.gz"]
+    assert main(["report", "--results", str(stand_in), "--out-md", str(tmp_path / "x")]) == 2
