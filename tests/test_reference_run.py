@@ -114,6 +114,8 @@ def test_a_resumed_run_records_its_sessions_wall_time_summed(tmp_path, clock, mo
     first, second = conditions["sessions"]
     assert (first["seconds"], first["computed"]) == (100.0, 4)
     assert (second["seconds"], second["computed"], second["replayed"]) == (50.0, 2, 4)
+    report = render_markdown({**analysed_results(), "conditions": conditions})
+    assert "Elapsed: 150.0 seconds (the wall time of 2 computing sessions, summed)." in report
 
 
 def test_replays_the_earlier_sessions_did_not_compute_withhold_the_time(tmp_path, clock):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ragaudit.report.render import Block
 from ragaudit.results import view
-from ragaudit.results.format import fmt_cell, fmt_measure, percent
+from ragaudit.results.format import fmt_cell, fmt_measure, fmt_sessions, percent
 
 QUOTED_VERDICTS = (
     "trap_taken",
@@ -70,7 +70,7 @@ def conditions_section(results: dict) -> list[Block]:
     calls = cond.get("calls") or {}
     elapsed = cond.get("elapsed_seconds")
     timing = (
-        f"Elapsed: {elapsed} seconds."
+        f"Elapsed: {elapsed} seconds{fmt_sessions(cond)}."
         if elapsed is not None
         else f"Elapsed time withheld: {cond.get('elapsed_seconds_reason') or 'no reason recorded'}."
     )

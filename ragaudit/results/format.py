@@ -235,3 +235,12 @@ def fmt_digest(digest: str | None) -> str:
     if not digest:
         return NOT_MEASURED
     return digest if len(digest) <= 12 else f"{digest[:12]}…"
+
+
+def fmt_sessions(conditions: dict) -> str:
+    """What an elapsed time covers when a resumed run summed it: ` (the wall time of 3
+    computing sessions, summed)`; nothing for one session or a file that does not say."""
+    sessions = conditions.get("sessions") or []
+    if len(sessions) < 2:
+        return ""
+    return f" (the wall time of {len(sessions)} computing sessions, summed)"
