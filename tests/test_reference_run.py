@@ -138,6 +138,14 @@ def test_a_finished_run_or_another_plan_starts_the_ledger_afresh(tmp_path, clock
     assert rerun["elapsed_seconds_reason"] == "6 of 8 model calls were replayed from cache"
 
 
+def test_a_hand_edited_ledger_is_started_afresh_not_trusted(tmp_path, clock):
+    _killed_session(tmp_path, clock)
+    ledger = tmp_path / "latest.sessions.json"
+    ledger.write_text(ledger.read_text().replace('"ended_at"', '"ended"'))
+    damaged = _resumed_session(tmp_path, clock, replayed=4)
+    assert len(damaged["sessions"]) == 1 and damaged["elapsed_seconds"] is None
+
+
 # -- the reference file ------------------------------------------------------------------
 
 

@@ -69,9 +69,9 @@ class SessionLedger:
         except RagauditError:  # unreadable: this session starts the ledger afresh
             return []
         sessions = ledger["sessions"]
-        if ledger["plan"] != self.fingerprint or not sessions or sessions[-1]["finished"]:
+        if ledger["plan"] != self.fingerprint or not _well_formed(sessions):
             return []
-        return sessions
+        return [] if sessions[-1]["finished"] else sessions
 
     def _write(self) -> None:
         sessions = [*self.earlier, self.current]
@@ -101,6 +101,23 @@ class SessionLedger:
             seconds = max(session["ended_at"], last_stored or 0.0) - start
             sessions.append({**session, "computed": computed, "seconds": seconds})
         return sessions
+
+
+_SESSION_NUMBERS = ("started_at", "ended_at", "computed", "replayed", "contention")
+
+
+def _well_formed(sessions: object) -> bool:
+    """A list of sessions as this module writes them (a hand-edited one starts afresh)."""
+    return (
+        isinstance(sessions, list)
+        and bool(sessions)
+        and all(
+            isinstance(s, dict)
+            and all(isinstance(s.get(k), int | float) for k in _SESSION_NUMBERS)
+            and isinstance(s.get("finished"), bool)
+            for s in sessions
+        )
+    )
 
 
 def session_entry(session: dict) -> dict:
