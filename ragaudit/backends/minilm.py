@@ -107,8 +107,17 @@ class MiniLMEngine:
         )
         self.digest_reason: str | None = None
         self._tokenizer = load_tokenizer()
-        self._session = load_session()
+        self._session = None  # the weights are verified above; loaded when first asked
         self._lock = threading.Lock()
+
+    @property
+    def session(self):
+        """The onnxruntime session, created on the first call that computes: a rerun that
+        replays every vector from the cache never pays for it."""
+        with self._lock:
+            if self._session is None:
+                self._session = load_session()
+            return self._session
 
     def dimensions(self) -> int:
         """384."""
@@ -128,7 +137,8 @@ class MiniLMEngine:
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        session = self.session
         with self._lock:
-            hidden = self._session.run(["last_hidden_state"], feed)[0]
+            hidden = session.run(["last_hidden_state"], feed)[0]
         pooled = mean_pool(hidden, mask)
         return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)

@@ -55,7 +55,7 @@ def _raw_minilm(engine):
     It runs on the engine's own session: a second ONNX session in the same process would
     leave two thread pools fighting over the cores and make either side look slow.
     """
-    tokenizer, session = engine._tokenizer, engine._session
+    tokenizer, session = engine._tokenizer, engine.session
 
     def embed(texts: list[str]) -> None:
         for start in range(0, len(texts), 32):

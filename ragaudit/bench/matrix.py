@@ -128,6 +128,14 @@ def matrix_configs(results: dict) -> list[StackConfig]:
     return configs
 
 
+def records_reproduced(cold: dict, warm: dict) -> tuple[int, int]:
+    """(cold records the warm rerun reproduced exactly, cold records), matched by key: a
+    rerun rebuilds every record from the cache and the collections, so all should match."""
+    warm_by_key = {record["key"]: record for record in warm["instances"]}
+    same = sum(warm_by_key.get(record["key"]) == record for record in cold["instances"])
+    return same, len(cold["instances"])
+
+
 def _tuple(values: list | None) -> tuple | None:
     return None if values is None else tuple(values)
 
@@ -176,6 +184,8 @@ def main(argv: list[str]) -> int:
             f"warm rerun: {warm:.1f} s wall = {warm / cold:.1%} of cold (target <= 10%); "
             f"calls computed {warm_calls['computed']}, replayed {warm_calls['replayed']}"
         )
+        same, total = records_reproduced(results, warm_results)
+        print(f"  warm records equal to the cold run's: {same}/{total}")
         if args.baseline != "none":
             _report_baseline(home, results, args, cold)
     finally:

@@ -93,8 +93,11 @@ def _run_stages(plan: RunPlan) -> dict:
     results, failed = _retrieve(plan, corpus, cache, progress)
     results["conditions"] = watch.conditions(cache, failed, finished=False)
     partial = PartialWriter(plan.out, results)
-    analyse(results)  # retrieval cells now, so the inspector has a heatmap while generation runs
-    partial(force=True)
+    # retrieval cells now, so the inspector has a heatmap while generation runs (a run that
+    # generates nothing publishes its complete results next: no partial file to write)
+    if plan.generate and (plan.configs or plan.stacks):
+        analyse(results)
+        partial(force=True)
     if plan.generate and plan.configs:
         failed = failed + _generate(plan, results, cache, progress, partial)
     if plan.generate and plan.stacks:  # each stack with its own generator (default the run's)

@@ -13,7 +13,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ragaudit.analysis.comparisons import compare
-from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.pipeline.diagnostics import (
     DIAGNOSTIC_FIELDS,
     ChunkingView,
@@ -178,7 +177,6 @@ class MatrixStage:
         """One collection per chunking; every distinct chunk text embedded once across
         chunkings, before any index is opened."""
         spec = embedder.spec
-        embed_model = as_llamaindex_embedding(embedder)
         texts = list(dict.fromkeys(c.text for chunks in chunkings.values() for c in chunks))
         self.progress.stage(f"embed passages {spec}", len(texts))
         vectors, errors = embed_texts(embedder, texts, on_batch=self.progress.advance)
@@ -186,9 +184,7 @@ class MatrixStage:
         self.progress.stage(f"index {spec}", len(chunkings))
         indexes = {}
         for name, chunks in chunkings.items():
-            index = build_index(
-                self.client, embedder, name, chunks, embed_model, vectors=vectors, errors=errors
-            )
+            index = build_index(self.client, embedder, name, chunks, vectors=vectors, errors=errors)
             indexes[name] = index
             self.index_stats.append(
                 {
@@ -225,6 +221,7 @@ class MatrixStage:
             )
         retriever = Retriever(embedder, chunks, index)
         depth = max([POOL_DEPTH, *(c.k for c in configs)])
+        dense = {} if index_error else _dense_rankings(retriever, instances, query_vectors, depth)
         block: list[dict] = []
         for instance in instances:
             error = index_error or query_errors.get(instance.question)
@@ -238,7 +235,11 @@ class MatrixStage:
                     continue
                 if config.hybrid not in rankings:
                     rankings[config.hybrid] = retriever.ranking(
-                        instance.question, config.hybrid, depth, query_vectors[instance.question]
+                        instance.question,
+                        config.hybrid,
+                        depth,
+                        query_vectors[instance.question],
+                        dense=dense[instance.question],
                     )
                 ranking = rankings[config.hybrid]
                 record["retrieved"] = [hit.to_json() for hit in ranking[: config.k]]
@@ -272,6 +273,16 @@ class MatrixStage:
                 by_error.setdefault(error, []).append(record["key"])
         for error, keys in by_error.items():
             self._fail(spec, error, keys)
+
+
+def _dense_rankings(
+    retriever: Retriever, instances: list[Any], query_vectors: dict, depth: int
+) -> dict[str, list]:
+    """Every embedded question's dense ranking, exact over the collection's stored vectors
+    (read once; the same in every process, so a rerun reproduces the run: stack/exact.py)."""
+    questions = dict.fromkeys(i.question for i in instances)
+    asked = {q: query_vectors[q] for q in questions if q in query_vectors}
+    return retriever.dense_rankings(asked, depth) if asked else {}
 
 
 def table_split_wide(corpus: Any, view: ChunkingView | None = None) -> dict:

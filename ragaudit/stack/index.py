@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit import paths
+from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.errors import ModelCallFailed
 
 EMBED_BATCH = 64
@@ -63,8 +64,7 @@ class ChunkIndex:
 
     name: str
     collection: Any
-    index: Any
-    """The llama-index VectorStoreIndex over the collection."""
+    embedder: Any
     chunk_ids: list[str]
     searched_text: Callable[[Any], str] = chunk_text
     """How a chunk is read for embedding and BM25 (the same text for both)."""
@@ -72,6 +72,24 @@ class ChunkIndex:
     """Chunks embedded and added by this call (0 when the collection was complete)."""
     failures: dict[str, str] = field(default_factory=dict)
     """chunk_id -> why it could not be embedded; those chunks are not in the collection."""
+    embed_model: Any = None
+    """The llama-index embedding over `embedder` (None: built with the index, if ever)."""
+    _index: Any = field(default=None, repr=False)
+
+    @property
+    def index(self) -> Any:
+        """The llama-index VectorStoreIndex over the collection, opened on first use: a
+        rerun that adds nothing and ranks through Chroma directly never imports llama-index
+        (seconds of start-up)."""
+        if self._index is None:
+            from llama_index.core import VectorStoreIndex
+            from llama_index.vector_stores.chroma import ChromaVectorStore
+
+            if self.embed_model is None:
+                self.embed_model = as_llamaindex_embedding(self.embedder)
+            store = ChromaVectorStore(chroma_collection=self.collection)
+            self._index = VectorStoreIndex.from_vector_store(store, embed_model=self.embed_model)
+        return self._index
 
     @property
     def failed_chunk_ids(self) -> list[str]:
@@ -173,7 +191,7 @@ def build_index(
     embedder: Any,
     chunking_name: str,
     chunks: Sequence[Any],
-    embed_model: Any,
+    embed_model: Any = None,
     *,
     vectors: dict[str, list[float]] | None = None,
     errors: dict[str, str] | None = None,
@@ -186,12 +204,9 @@ def build_index(
     shared across chunkings) is given; a chunk whose text has no vector is recorded as
     failed (with its entry in `errors`) and the index is then incomplete. `searched_text`
     reads the text a chunk is embedded (and BM25-searched) by. `embed_model` is the
-    llama-index embedding over the same embedder (llama-index never needs it: every node
-    and query arrives with its vector).
+    llama-index embedding over the same embedder, or None to build it only if llama-index
+    is ever opened (it never embeds: every node and query arrives with its vector).
     """
-    from llama_index.core import VectorStoreIndex
-    from llama_index.vector_stores.chroma import ChromaVectorStore
-
     fingerprint = chunks_fingerprint(chunks, embedder, searched_text)
     name = collection_name(embedder.spec, chunking_name, fingerprint)
     collection = client.get_or_create_collection(
@@ -204,9 +219,7 @@ def build_index(
     present = _present_ids(collection, wanted)
     missing = [chunk for chunk in chunks if chunk.chunk_id not in present]
 
-    store = ChromaVectorStore(chroma_collection=collection)
-    index = VectorStoreIndex.from_vector_store(store, embed_model=embed_model)
-    result = ChunkIndex(name, collection, index, wanted, searched_text)
+    result = ChunkIndex(name, collection, embedder, wanted, searched_text, embed_model=embed_model)
     if vectors is None:
         texts = [searched_text(chunk) for chunk in missing]
         vectors, errors = embed_texts(embedder, texts, on_batch=on_batch)
@@ -220,6 +233,6 @@ def build_index(
                 result.failures[chunk.chunk_id] = error
         if batch:
             # nodes that carry .embedding are stored as is, never re-embedded
-            index.insert_nodes(chunk_nodes(batch, vectors, searched_text))
+            result.index.insert_nodes(chunk_nodes(batch, vectors, searched_text))
             result.added += len(batch)
     return result

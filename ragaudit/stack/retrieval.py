@@ -15,7 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from ragaudit.stack.configs import POOL_DEPTH, RRF_K
+from ragaudit.stack.exact import StoredVectors
 from ragaudit.stack.index import ChunkIndex, chunk_text
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
@@ -86,12 +89,36 @@ class BM25Ranker:
         # rank-bm25 takes neither an empty corpus nor an empty document ("\0" stands in)
         corpus = [tokenize(searched_text(chunk)) or ["\0"] for chunk in chunks]
         self._bm25 = BM25Okapi(corpus) if corpus else None
+        # token -> (rows, counts): a query token's term frequencies without a pass over
+        # every chunk (rank-bm25 builds that array per token with a Python loop)
+        postings: dict[str, tuple[list[int], list[int]]] = {}
+        for row, frequencies in enumerate(self._bm25.doc_freqs if self._bm25 else []):
+            for token, count in frequencies.items():
+                rows, counts = postings.setdefault(token, ([], []))
+                rows.append(row)
+                counts.append(count)
+        self._postings = postings
+
+    def scores(self, tokens: list[str]) -> np.ndarray:
+        """rank-bm25's BM25Okapi.get_scores(tokens), the same arithmetic in the same order
+        (so the same floats), each token's frequencies read from the postings."""
+        bm25 = self._bm25
+        score = np.zeros(bm25.corpus_size)
+        doc_len = np.array(bm25.doc_len)
+        length_norm = bm25.k1 * (1 - bm25.b + bm25.b * doc_len / bm25.avgdl)
+        for token in tokens:
+            q_freq = np.zeros(bm25.corpus_size, dtype=np.int64)
+            rows, counts = self._postings.get(token, ((), ()))
+            q_freq[list(rows)] = counts
+            idf = bm25.idf.get(token) or 0
+            score += idf * (q_freq * (bm25.k1 + 1) / (q_freq + length_norm))
+        return score
 
     def ranking(self, question: str, depth: int = POOL_DEPTH) -> list[tuple[str, float]]:
         """Top `depth` (chunk_id, score) with a positive score, best first (ties by id)."""
         if self._bm25 is None:
             return []
-        scores = self._bm25.get_scores(tokenize(question))
+        scores = self.scores(tokenize(question))
         order = sorted(
             (i for i, s in enumerate(scores) if s > 0),
             key=lambda i: (-scores[i], self.chunk_ids[i]),
@@ -136,6 +163,7 @@ class Retriever:
         self.chunk_index = chunk_index
         self._bm25: BM25Ranker | None = None
         self._ordered_chunks = list(chunks)
+        self._stored: StoredVectors | None = None
 
     @property
     def bm25(self) -> BM25Ranker:
@@ -165,17 +193,32 @@ class Retriever:
         found = retriever.retrieve(bundle)
         return [(hit.node.node_id, cosine_from_llamaindex(hit.score or 0.0)) for hit in found]
 
+    def dense_rankings(
+        self, query_embeddings: dict[str, Sequence[float]], depth: int = POOL_DEPTH
+    ) -> dict[str, list[tuple[str, float]]]:
+        """question -> top `depth` (chunk_id, cosine), exact, over the vectors the collection
+        stores (read once): what a matrix ranking hundreds of questions uses. The same in
+        every process, unlike Chroma's HNSW search (see stack/exact.py)."""
+        stored = self._stored_vectors()
+        return {
+            question: stored.ranking(stored.cosines(vector), depth)
+            for question, vector in query_embeddings.items()
+        }
+
     def ranking(
         self,
         question: str,
         hybrid: bool = False,
         depth: int = POOL_DEPTH,
         query_embedding: Sequence[float] | None = None,
+        dense: list[tuple[str, float]] | None = None,
     ) -> list[Hit]:
-        """The full ranking to `depth`: dense cosine, or RRF of dense and BM25."""
+        """The full ranking to `depth`: dense cosine, or RRF of dense and BM25. `dense` is
+        the question's dense ranking when already found (`dense_rankings`)."""
         if query_embedding is None:
             query_embedding = self.embed_query(question)
-        dense = self.dense_ranking(question, query_embedding, depth)
+        if dense is None:
+            dense = self.dense_ranking(question, query_embedding, depth)
         if not hybrid:
             return [
                 self._hit(cid, rank, score, score, None)
@@ -185,7 +228,7 @@ class Retriever:
         fused = reciprocal_rank_fusion([dense, lexical])[:depth]
         dense_scores, bm25_scores = dict(dense), dict(lexical)
         only_bm25 = [cid for cid, _ in fused if cid not in dense_scores]
-        dense_scores.update(true_cosines(self.chunk_index.collection, only_bm25, query_embedding))
+        dense_scores.update(self._true_cosines(only_bm25, query_embedding))
         return [
             self._hit(cid, rank, score, dense_scores.get(cid), bm25_scores.get(cid, 0.0))
             for rank, (cid, score) in enumerate(fused, start=1)
@@ -194,6 +237,19 @@ class Retriever:
     def retrieve(self, question: str, k: int, hybrid: bool = False) -> list[Hit]:
         """The top `k` chunks for `question` (dense, or fused with BM25 when `hybrid`)."""
         return self.ranking(question, hybrid, depth=max(k, POOL_DEPTH))[:k]
+
+    def _stored_vectors(self) -> StoredVectors:
+        if self._stored is None:
+            self._stored = StoredVectors(self.chunk_index.collection, list(self.chunks))
+        return self._stored
+
+    def _true_cosines(
+        self, chunk_ids: list[str], query_embedding: Sequence[float]
+    ) -> dict[str, float]:
+        if self._stored is None:  # one question: ask the collection for these few
+            return true_cosines(self.chunk_index.collection, chunk_ids, query_embedding)
+        stored = self._stored  # ranked exactly: the same dot products as the dense ranking
+        return stored.cosine_of(stored.cosines(query_embedding), chunk_ids)
 
     def _hit(
         self, chunk_id: str, rank: int, score: float, dense: float | None, bm25: float | None
