@@ -13,7 +13,7 @@ from ragaudit.ui import runs
 
 PAGES = ["pages/matrix.py", "pages/instance.py", "pages/severity.py"]
 # A heatmap cell without a figure: not run, or run with the measure null (no gold span).
-ABSENT_LABELS = ("not run", "n/a", "n/a:<br>no gold to retrieve")
+ABSENT_LABELS = ("not run", "n/a", "n/a: no<br>gold to<br>retrieve")  # wrapped to 11 characters
 
 
 @pytest.fixture(autouse=True)
