@@ -126,12 +126,6 @@ class BM25Ranker:
         return [(self.chunk_ids[i], float(scores[i])) for i in order[:depth]]
 
 
-def cosine_from_llamaindex(similarity: float) -> float:
-    """llama-index's Chroma store reports exp(-distance); with cosine space distance is
-    1 - cosine, so cosine = 1 + ln(similarity)."""
-    return 1.0 + math.log(similarity) if similarity > 0 else -1.0
-
-
 def true_cosines(
     collection: Any, chunk_ids: Sequence[str], query_embedding: Sequence[float]
 ) -> dict[str, float]:
@@ -179,19 +173,14 @@ class Retriever:
     def dense_ranking(
         self, question: str, query_embedding: Sequence[float], depth: int = POOL_DEPTH
     ) -> list[tuple[str, float]]:
-        """Top `depth` (chunk_id, cosine) through llama-index's VectorIndexRetriever."""
-        from llama_index.core.retrievers import VectorIndexRetriever
-        from llama_index.core.schema import QueryBundle
-
+        """Top `depth` (chunk_id, cosine) for one question, exact over the collection's
+        stored vectors as `dense_rankings` ranks many: the Lab, the audit and a stack's
+        column rank as the matrix does, the same in every process (Chroma's HNSW search is
+        approximate; see stack/exact.py). `question` names the query in errors only."""
         if not self.chunks:
             return []
-        retriever = VectorIndexRetriever(
-            index=self.chunk_index.index, similarity_top_k=min(depth, len(self.chunks))
-        )
-        # We pass the embedding, so llama-index never embeds the query itself.
-        bundle = QueryBundle(query_str=question, embedding=list(query_embedding))
-        found = retriever.retrieve(bundle)
-        return [(hit.node.node_id, cosine_from_llamaindex(hit.score or 0.0)) for hit in found]
+        stored = self._stored_vectors()
+        return stored.ranking(stored.cosines(query_embedding), depth)
 
     def dense_rankings(
         self, query_embeddings: dict[str, Sequence[float]], depth: int = POOL_DEPTH
