@@ -46,8 +46,10 @@ def _run_matrix(home: Path, n: int, executor: list[str]) -> tuple[float, dict]:
     command = [sys.executable, "-m", "ragaudit", "run", "--no-generate", "--n", str(n)]
     command += ["--embedders", presets.PRIMARY_EMBEDDER, "--out", str(out), *executor]
     started = time.perf_counter()
-    subprocess.run(command, env=env, check=True, stderr=subprocess.DEVNULL)
+    run = subprocess.run(command, env=env, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - started
+    if run.returncode != 0:  # say why, not only that it failed
+        raise SystemExit(f"{' '.join(command)}: exit {run.returncode}\n{run.stderr[-2000:]}")
     return seconds, json.loads(out.read_text(encoding="utf-8"))
 
 
