@@ -108,10 +108,12 @@ def main(argv: list[str]) -> int:
                 (local[0], records_sha256(local[1])),
                 (on_ray[0], records_sha256(on_ray[1])),
                 args.workers,
-            )
+            ),
+            flush=True,
         )
         prompts = _slice(local[1], args.prompts)
         gen_local = _generate(args.generator, prompts, root / "g-local.sqlite", executor_scope())
+        print(f"generation, local: {gen_local[0]:.1f} s (replies {gen_local[1][:16]}…)", flush=True)
         ray_scope = executor_scope("ray", workers=args.workers)
         gen_ray = _generate(args.generator, prompts, root / "g-ray.sqlite", ray_scope)
         print(
