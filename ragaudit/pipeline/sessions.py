@@ -88,6 +88,9 @@ class SessionLedger:
             ended_at=time.time(), computed=stats["computed"], replayed=stats["replayed"]
         )
         self.current.update(contention=contention, finished=finished)
+        if finished:  # nothing left to resume: the next run of the plan starts afresh
+            self.path.unlink(missing_ok=True)
+            return
         self._write()
 
     def earlier_sessions(self, cache: CallCache) -> list[dict]:
