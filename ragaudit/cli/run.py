@@ -63,17 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE.yaml",
         help="extra configs to run beside the matrix",
     )
-    parser.add_argument(
-        "--stack",
-        action="append",
-        default=None,
-        metavar="FILE.yaml",
-        help="your stack (splitter, embedder, generator, retriever by import path) as its own "
-        "column beside the matrix; repeatable",
-    )
-    parser.add_argument(
-        "--stack-only", action="store_true", help="run the --stack files without the matrix"
-    )
+    _add_stack_arguments(parser)
     parser.add_argument(
         "--no-extra-configs",
         action="store_true",
@@ -93,6 +83,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the results file is written either way)",
     )
     parser.epilog = EXIT_STATUS
+
+
+def _add_stack_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--stack",
+        action="append",
+        default=None,
+        metavar="FILE.yaml",
+        help="your stack (splitter, embedder, generator, retriever by import path) as its own "
+        "column beside the matrix; repeatable",
+    )
+    parser.add_argument(
+        "--stack-only", action="store_true", help="run the --stack files without the matrix"
+    )
 
 
 def _add_generation_arguments(parser: argparse.ArgumentParser) -> None:

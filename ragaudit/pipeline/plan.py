@@ -80,6 +80,24 @@ def command_line() -> tuple[str, ...]:
     return (Path(sys.argv[0]).name, *sys.argv[1:])
 
 
+def _checked_sizes(preset: presets.Preset, n: int | None, max_tokens: int | None) -> int:
+    """The reply cap (the preset's unless given), after refusing a size below 1."""
+    max_tokens = preset.max_tokens if max_tokens is None else max_tokens
+    if max_tokens < 1:
+        raise RagauditError(f"--max-tokens {max_tokens}: need at least 1")
+    if n is not None and n < 1:
+        raise RagauditError(f"--n {n}: need at least 1 instance per probe")
+    return max_tokens
+
+
+def _checked_specs(embedders: Sequence[str], generator: str) -> str:
+    """`generator`, once it and every embedder spec name a backend."""
+    for spec in embedders:
+        check_embedder_spec(spec)
+    check_generator_spec(generator)
+    return generator
+
+
 def build_plan(
     preset: presets.Preset,
     *,
@@ -106,16 +124,11 @@ def build_plan(
     and size checked; a RagauditError names the flag and the valid choices.
 
     `secondary_probes` and `gen_probes` take ``["all"]`` for every probe. `extra_configs`
-    False runs the matrix (and `configs_file`) without the preset's configs outside it, and
-    drops them from the preset's gen_configs. `stacks`: stack files; `stack_only`: no matrix.
-    `executor`, `ray_address`, `ray_workers`: where model calls run (backends.executors)."""
+    False leaves out the preset's configs outside the matrix (and from its gen_configs).
+    `stacks`: stack files; `stack_only`: no matrix; `executor` etc.: backends.executors."""
     if gen_probes is None and preset.gen_probes is not None:
         gen_probes = preset.gen_probes
-    max_tokens = preset.max_tokens if max_tokens is None else max_tokens
-    if max_tokens < 1:
-        raise RagauditError(f"--max-tokens {max_tokens}: need at least 1")
-    if n is not None and n < 1:
-        raise RagauditError(f"--n {n}: need at least 1 instance per probe")
+    max_tokens = _checked_sizes(preset, n, max_tokens)
     check_executor(executor, ray_address, ray_workers)
     configs = _configs(preset, configs_file, extra_configs, (stack_only, stacks))
     gen_configs = tuple(gen_configs or _preset_gen_configs(preset, configs))
@@ -124,10 +137,7 @@ def build_plan(
     corpus = load_corpus()
     size = _instances_per_probe(n, preset, corpus.n)
     available = list(corpus.probes)
-    generator = generator or preset.generator
-    for spec in embedders:
-        check_embedder_spec(spec)
-    check_generator_spec(generator)
+    generator = _checked_specs(embedders, generator or preset.generator)
     user_stacks = load_stacks(list(stacks), [c.name for c in configs], available)
     return RunPlan(
         preset="custom" if n is not None else preset.name,
