@@ -64,8 +64,8 @@ def _slice(results: dict, count: int) -> list[tuple[str, list[dict]]]:
     return prefix_order(prompts)[:count]
 
 
-def _generate(spec: str, prompts: list, cache_path: Path, scope) -> tuple[float, str, int]:
-    """Seconds (model loading included), the replies' sha256 and the failed calls."""
+def _generate(spec: str, prompts: list, cache_path: Path, scope) -> tuple:
+    """Seconds (model loading included), the replies' sha256, the failed calls, the replies."""
     params = {"max_tokens": presets.QUICK.max_tokens}
     started = time.perf_counter()
     with scope:
@@ -76,7 +76,7 @@ def _generate(spec: str, prompts: list, cache_path: Path, scope) -> tuple[float,
     texts = [getattr(reply, "text", f"failed: {reply}") for reply in replies]
     failed = sum(1 for reply in replies if not hasattr(reply, "text"))
     digest = hashlib.sha256(json.dumps(texts, ensure_ascii=False).encode("utf-8")).hexdigest()
-    return seconds, digest, failed
+    return seconds, digest, failed, texts
 
 
 def _line(what: str, local: tuple, on_ray: tuple, workers: int) -> str:
@@ -127,4 +127,6 @@ def main(argv: list[str]) -> int:
         total = len(prompts)
         failed = (fmt_ratio(gen_local[2], total), fmt_ratio(gen_ray[2], total))
         print(f"failed calls: local {failed[0]}, ray {failed[1]}")
+        differ = sum(1 for a, b in zip(gen_local[3], gen_ray[3], strict=True) if a != b)
+        print(f"replies that differ: {fmt_ratio(differ, total)}")
     return 0
