@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragaudit.results.format import NOT_MEASURED
+from ragaudit.results.format import NOT_MEASURED, fmt_digest
 
 UNAVAILABLE = "unavailable"
 """A `models[].digest` the run could not compute (its reason beside it)."""
@@ -26,25 +26,21 @@ class Provenance:
     """One sentence per difference found (or per thing that could not be checked)."""
 
 
-def _short(sha: str | None) -> str:
-    return f"{sha[:12]}…" if sha else NOT_MEASURED
-
-
 def corpus_notes(a: dict, b: dict) -> tuple[list[str], bool]:
     """Notes on the two corpora, and whether they allow pairing."""
     corpus_a, corpus_b = a.get("corpus") or {}, b.get("corpus") or {}
     sha_a, sha_b = corpus_a.get("sha256"), corpus_b.get("sha256")
     if not sha_a or not sha_b:
         return [
-            f"The corpus manifest sha256 is {NOT_MEASURED} (A: {_short(sha_a)}, B: "
-            f"{_short(sha_b)}): the questions cannot be shown to be the same, so only "
+            f"The corpus manifest sha256 is {NOT_MEASURED} (A: {fmt_digest(sha_a)}, B: "
+            f"{fmt_digest(sha_b)}): the questions cannot be shown to be the same, so only "
             "unpaired rates are given."
         ], False
     if sha_a != sha_b:
         return [
-            f"The corpora differ (manifest sha256 A {_short(sha_a)}, B {_short(sha_b)}): an "
-            "instance id does not name the same question in both, so only unpaired rates "
-            "are given."
+            f"The corpora differ (manifest sha256 A {fmt_digest(sha_a)}, "
+            f"B {fmt_digest(sha_b)}): an instance id does not name the same question in both, "
+            "so only unpaired rates are given."
         ], False
     notes = []
     n_a, n_b = corpus_a.get("n"), corpus_b.get("n")
@@ -73,8 +69,8 @@ def model_notes(a: dict, b: dict) -> tuple[list[str], bool]:
         elif digest_a != digest_b:
             paired = False
             notes.append(
-                f"{spec} has other weights in A ({_short(digest_a)}) than in B "
-                f"({_short(digest_b)}): only unpaired rates are given."
+                f"{spec} has other weights in A ({fmt_digest(digest_a)}) than in B "
+                f"({fmt_digest(digest_b)}): only unpaired rates are given."
             )
     for side, mine, theirs in (("A", models_a, models_b), ("B", models_b, models_a)):
         only = [s for s in mine if s not in theirs]
