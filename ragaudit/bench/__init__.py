@@ -15,6 +15,7 @@ BENCHES = {
     "concurrency": "ragaudit.bench.concurrency",
     "ui": "ragaudit.bench.ui",
     "ray": "ragaudit.bench.ray_fanout",
+    "ray-scaling": "ragaudit.bench.ray_scaling",
 }
 
 

@@ -40,6 +40,15 @@ def records_sha256(results: dict) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def replies_sha256(replies: list) -> tuple[str, int, list[str]]:
+    """The sha256 of `generate_each`'s replies in order (a failed call as `failed: <error>`),
+    how many failed, and the texts hashed."""
+    texts = [getattr(reply, "text", f"failed: {reply}") for reply in replies]
+    failed = sum(1 for reply in replies if not hasattr(reply, "text"))
+    digest = hashlib.sha256(json.dumps(texts, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return digest, failed, texts
+
+
 def _run_matrix(home: Path, n: int, executor: list[str]) -> tuple[float, dict]:
     out = home / "results.json"
     env = {**os.environ, "RAGAUDIT_HOME": str(home)}
@@ -73,9 +82,7 @@ def _generate(spec: str, prompts: list, cache_path: Path, scope) -> tuple:
         requests = [(messages, params) for _, messages in prompts]
         replies = list(generator.generate_each(requests, workers=1))
     seconds = time.perf_counter() - started
-    texts = [getattr(reply, "text", f"failed: {reply}") for reply in replies]
-    failed = sum(1 for reply in replies if not hasattr(reply, "text"))
-    digest = hashlib.sha256(json.dumps(texts, ensure_ascii=False).encode("utf-8")).hexdigest()
+    digest, failed, texts = replies_sha256(replies)
     return seconds, digest, failed, texts
 
 
