@@ -43,6 +43,20 @@ def test_parameters_are_part_of_the_key(cache):
     )
 
 
+def test_llama_cpp_threads_and_prefix_reuse_key_the_replies_and_are_recorded(cache, monkeypatch):
+    # They move logits in their last bits: a reply computed one way must not replay the other.
+    keys, described = [], []
+    for threads, reuse in (("1", "1"), ("2", "1"), ("2", "0")):
+        monkeypatch.setenv("RAGAUDIT_LLM_THREADS", threads)
+        monkeypatch.setenv("RAGAUDIT_PREFIX_CACHE", reuse)
+        generator = load_generator("local:qwen2.5-0.5b", cache=cache)
+        keys.append(generator.call_key(QUESTION, SHORT))
+        model = describe_model(generator)
+        described.append((model["llm_threads"], model["prefix_reuse"]))
+    assert len(set(keys)) == 3
+    assert described == [(1, True), (2, True), (2, False)]
+
+
 def test_prompt_beyond_the_context_is_a_counted_failure_not_an_empty_reply(ragaudit_home):
     cache = CallCache()
     generator = load_generator("local:qwen2.5-0.5b", cache=cache, n_ctx=256)

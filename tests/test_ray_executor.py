@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 import pytest
+import ray  # in requirements-dev.txt: a missing Ray is a failed install, not a skip
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedGenerator, _engine_vectors
@@ -23,7 +24,6 @@ from ragaudit.backends.ray_executor import DEPTH
 from ragaudit.backends.specs import load_embedder
 from ragaudit.errors import ModelCallFailed, RagauditError
 
-ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow  # a Ray cluster and MiniLM in two workers: ~40 s
 
 TEXTS = [f"policy {i}: refunds within {i % 30 + 1} days, clause {i * 7 % 13}" for i in range(160)]
@@ -154,3 +154,42 @@ def test_a_worker_killed_for_good_costs_only_its_calls_in_flight(tmp_path, clust
         CachedGenerator("test:echo", _EchoEngine(), cache).generate_each(requests, workers=1)
     )
     assert [o.replayed for o in again] == [i not in failed for i in range(16)]  # resume
+
+
+class _EnvEngine(_EchoEngine):
+    """A generator whose reply is the llama.cpp settings its worker's environment holds."""
+
+    def chat(self, messages: list[dict], params: dict) -> str:
+        names = ("RAGAUDIT_LLM_THREADS", "RAGAUDIT_PREFIX_CACHE")
+        return " ".join(os.environ.get(name, "unset") for name in names)
+
+
+def _env_engine(spec: str) -> _EnvEngine:
+    return _EnvEngine()
+
+
+def test_workers_run_llama_cpp_with_this_process_threads_and_prefix_setting(
+    tmp_path, cluster, monkeypatch
+):
+    # The cluster was started before these were set: a worker sees them only if sent.
+    monkeypatch.setenv("RAGAUDIT_LLM_THREADS", "3")
+    monkeypatch.setenv("RAGAUDIT_PREFIX_CACHE", "0")
+    generator = CachedGenerator("test:env", _EnvEngine(), CallCache(tmp_path / "env.sqlite"))
+    generator.recipe = EngineRecipe(_env_engine, "test:env")
+    requests = [([{"role": "user", "content": f"q{i}"}], None) for i in range(4)]
+    with executor_scope("ray", workers=2):
+        replies = [reply.text for reply in generator.generate_each(requests, workers=1)]
+    assert replies == ["3 0"] * 4
+
+
+def test_default_workers_leave_each_local_llm_its_threads(cluster, monkeypatch):
+    qwen = EngineRecipe(_echo_engine, "local:qwen2.5-0.5b")
+    minilm = EngineRecipe(_echo_engine, "local:minilm")
+    with executor_scope("ray") as executor:  # the fixture's cluster: 2 CPUs
+        monkeypatch.setenv("RAGAUDIT_LLM_THREADS", "2")
+        assert executor.workers_for(qwen) == 1  # 2 CPUs / 2 threads
+        assert executor.workers_for(minilm) == 2  # one per CPU
+        monkeypatch.setenv("RAGAUDIT_LLM_THREADS", "1")
+        assert executor.workers_for(qwen) == 2
+    with executor_scope("ray", workers=3) as executor:
+        assert executor.workers_for(qwen) == 3  # as asked

@@ -43,7 +43,9 @@ class EmbeddingEngine(Protocol):
 
 
 class GenerationEngine(Protocol):
-    """Computes chat replies; knows nothing of the cache."""
+    """Computes chat replies; knows nothing of the cache. An engine may also carry
+    `reply_settings`, settings beyond the request that change its replies (llama.cpp's
+    thread count): they key the calls and are recorded with the model."""
 
     backend: str
     name: str
@@ -203,8 +205,10 @@ class CachedGenerator:
         return self._key(_checked_messages(messages), effective)
 
     def _key(self, messages: list[ChatMessage], effective: dict) -> str:
+        # An engine's settings that change its replies (llama.cpp's threads) key them too.
+        settings = {**effective, **getattr(self.engine, "reply_settings", {})}
         return call_key(
-            self.engine.backend, self.name, self.key_digest, "generate", effective, messages
+            self.engine.backend, self.name, self.key_digest, "generate", settings, messages
         )
 
     def generate(self, messages: list[ChatMessage], params: dict | None = None) -> str:

@@ -60,6 +60,10 @@ WEIGHTS = {
 }
 
 
+LOCAL_SPECS = tuple(f"local:qwen2.5-{size}" for size in WEIGHTS)
+"""The generator specs of the embedded models (`local:qwen2.5-1.5b`, `local:qwen2.5-0.5b`)."""
+
+
 def gguf_path(size: str) -> Path:
     """The assembled, verified GGUF for `size` (assembled on first use)."""
     weights = WEIGHTS[size]
@@ -133,10 +137,19 @@ class QwenEngine:
         self.digest_reason: str | None = None
         self.n_ctx = n_ctx
         self.model_path = gguf_path(size)
-        self._server = xllamacpp.Server(server_params(self.model_path, n_ctx, threads))
+        self.threads = threads or llm_threads()
+        self._server = xllamacpp.Server(server_params(self.model_path, n_ctx, self.threads))
         self._lock = threading.Lock()
         self.last_timings: dict | None = None
         self.prefix_cache = prefix_cache_enabled()
+
+    @property
+    def reply_settings(self) -> dict:
+        """Settings beyond the request that change a greedy reply: llama.cpp's thread count
+        and prefix reuse move logits in their last bits (1 of 12 replies changed between 1
+        and 2 threads), so they key the cached calls, are recorded with the model, and a Ray
+        worker is given this process's thread count."""
+        return {"llm_threads": self.threads, "prefix_reuse": self.prefix_cache}
 
     def effective_params(self, params: dict) -> dict:
         """Defaults merged with `params`; an unknown key is one clear error naming it."""

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ragaudit.backends.concurrency import Outcome
+from ragaudit.backends.qwen import LOCAL_SPECS, llm_threads, prefix_cache_enabled
 
 DEPTH = 2
 """Calls queued on one worker at once: the next is there when the last one ends."""
@@ -47,9 +48,17 @@ class RayExecutor:
         if self.started:  # a cluster already joined (a test, a notebook) is left running
             ray.init(address=address, include_dashboard=False, **_local_resources(address))
         self.cpus = int(ray.cluster_resources().get("CPU", 1))
-        self.workers = workers or max(1, self.cpus)
-        """Workers (actors) per engine."""
+        self.workers = workers
+        """Workers (actors) per engine asked for (None: see workers_for)."""
         self._pools: dict[str, _WorkerPool] = {}
+
+    def workers_for(self, recipe: Any) -> int:
+        """Workers for `recipe`'s engine: as asked, else one per CPU of the cluster, or
+        for a local LLM one per `llm_threads()` CPUs (each worker runs that many threads)."""
+        if self.workers is not None:
+            return self.workers
+        per_worker = llm_threads() if recipe.spec in LOCAL_SPECS else 1
+        return max(1, self.cpus // per_worker)
 
     def outcomes(
         self,
@@ -64,7 +73,8 @@ class RayExecutor:
         engine, as each finishes. Until the engine has answered once (`answered`) the calls
         go one at a time; with `stop_on_error` no call after a failed one is started."""
         if recipe.key not in self._pools:
-            self._pools[recipe.key] = _WorkerPool(self._ray, recipe, self.workers, self._env())
+            workers = self.workers_for(recipe)
+            self._pools[recipe.key] = _WorkerPool(self._ray, recipe, workers, _env())
         return self._pools[recipe.key].outcomes(call, payloads, stop_on_error, answered)
 
     def pool(self, recipe: Any) -> _WorkerPool | None:
@@ -78,12 +88,6 @@ class RayExecutor:
         self._pools.clear()
         if self.started:
             self._ray.shutdown()
-
-    def _env(self) -> dict:
-        # llama.cpp takes every core by default: two workers on one machine would fight.
-        if self.started and not os.environ.get("RAGAUDIT_LLM_THREADS"):
-            return {"RAGAUDIT_LLM_THREADS": str(max(1, self.cpus // self.workers))}
-        return {}
 
 
 class _EngineHost:
@@ -258,6 +262,14 @@ def _portable(error: Exception) -> Exception:
     except Exception:
         return RuntimeError(f"{type(error).__name__}: {error}")
     return error
+
+
+def _env() -> dict:
+    """What each worker's environment must share with this process: llama.cpp's thread
+    count and prefix reuse, which move a greedy reply's logits (and key the cached replies),
+    so a worker's replies are the ones this process would compute."""
+    reuse = "1" if prefix_cache_enabled() else "0"
+    return {"RAGAUDIT_LLM_THREADS": str(llm_threads()), "RAGAUDIT_PREFIX_CACHE": reuse}
 
 
 def _local_resources(address: str | None) -> dict:

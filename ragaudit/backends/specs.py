@@ -18,7 +18,13 @@ from ragaudit.backends.executors import EngineRecipe
 from ragaudit.backends.minilm import MiniLMEngine
 from ragaudit.backends.ollama_backend import OllamaChatEngine, OllamaEmbeddingEngine
 from ragaudit.backends.openai_backend import OpenAIChatEngine, OpenAIEmbeddingEngine
-from ragaudit.backends.qwen import DEFAULT_N_CTX, QwenEngine
+from ragaudit.backends.qwen import (
+    DEFAULT_N_CTX,
+    LOCAL_SPECS,
+    QwenEngine,
+    llm_threads,
+    prefix_cache_enabled,
+)
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.errors import RagauditError
 from ragaudit.registry import unknown_name_message
@@ -63,7 +69,7 @@ _GENERATOR_EXAMPLES = [
 OPTION_KEYS = ("base_url", "api_key_env")
 """What `options=` may hold for an openai: spec (the stack file's embedder/generator keys)."""
 _LOCAL_EMBEDDERS = ("local:minilm", "local:e5-small")
-_LOCAL_GENERATORS = ("local:qwen2.5-1.5b", "local:qwen2.5-0.5b")
+_LOCAL_GENERATORS = LOCAL_SPECS
 
 _engines: dict[tuple, object] = {}
 _engines_lock = threading.Lock()
@@ -212,7 +218,9 @@ def generation_engine(
     if spec in _LOCAL_GENERATORS:
         size = spec.removeprefix("local:qwen2.5-")
         context = n_ctx or DEFAULT_N_CTX
-        return _shared_engine(("generate", spec, context), lambda: QwenEngine(size, n_ctx=context))
+        # One engine per thread count and prefix setting: they change its replies.
+        key = ("generate", spec, context, llm_threads(), prefix_cache_enabled())
+        return _shared_engine(key, lambda: QwenEngine(size, n_ctx=context))
     if openai_model(spec) is not None:
         return OpenAIChatEngine(openai_model(spec), retry=retry, **settings)
     return OllamaChatEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
@@ -229,6 +237,7 @@ def describe_model(backend_object: CachedEmbedder | CachedGenerator) -> dict:
         "digest": backend_object.digest,
         "digest_reason": backend_object.digest_reason,
     }
+    described.update(getattr(backend_object.engine, "reply_settings", {}))
     if openai_model(backend_object.spec) is not None:
         # The variable's name only: the key itself is never written.
         described["base_url"] = backend_object.engine.base_url

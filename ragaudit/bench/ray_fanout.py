@@ -9,7 +9,8 @@ Figures printed:
 - a generation slice: the first `--prompts` distinct prompts (prefix order) that configs B
   and C ask on the answer probes over those records, through CachedGenerator.generate_each
   on the 0.5B model, model loading included: both wall times, the ratio, the sha256 of
-  the replies in order.
+  the replies in order. Both sides run llama.cpp at one thread count (RAGAUDIT_LLM_THREADS,
+  default the cores divided among the workers), since replies depend on it.
 Timings are noisy on a shared machine; the ratios are measured within one invocation.
 """
 
@@ -119,6 +120,12 @@ def main(argv: list[str]) -> int:
             flush=True,
         )
         prompts = _slice(local[1], args.prompts)
+        # Both sides at one thread count (replies depend on it): this machine's cores shared
+        # among the Ray workers, so the local side runs the same llama.cpp each worker runs.
+        threads = os.environ.setdefault(
+            "RAGAUDIT_LLM_THREADS", str(max(1, (os.cpu_count() or 1) // args.workers))
+        )
+        print(f"generation at RAGAUDIT_LLM_THREADS={threads} on both sides", flush=True)
         gen_local = _generate(args.generator, prompts, root / "g-local.sqlite", executor_scope())
         print(f"generation, local: {gen_local[0]:.1f} s (replies {gen_local[1][:16]}…)", flush=True)
         ray_scope = executor_scope("ray", workers=args.workers)

@@ -44,6 +44,11 @@ def run_section(plan: RunPlan, corpus: Corpus, retrieval: dict) -> dict:
         "generation_params": plan.generation_params if generate else None,
         "retrieval_pool_depth": POOL_DEPTH,
         "workers": plan.workers,  # requests in flight to a remote server; results do not vary
+        "executor": {
+            "name": plan.executor,
+            "ray_address": plan.ray_address,
+            "ray_workers": plan.ray_workers,
+        },
         "indexes": retrieval["indexes"],
         "chunk_counts": retrieval["chunk_counts"],
     }
