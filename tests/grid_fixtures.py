@@ -4,6 +4,9 @@ tests). Every figure is written here, so a test's expected value is counted by h
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from ui_fixtures import build_results
 
 PRIMARY = "local:minilm"
@@ -80,3 +83,12 @@ def with_severity(results: dict) -> dict:
 def hand_results() -> dict:
     """The synthetic file (n=5) with both: what the pages and the browser test open."""
     return with_severity(with_attribution(build_results(n=5)))
+
+
+def write_latest(home: Path, results: dict) -> Path:
+    """`results` written as the data folder's results/latest.json (what the inspector opens
+    by default); its path."""
+    path = home / "results" / "latest.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(results))
+    return path

@@ -7,22 +7,17 @@ The results file is the synthetic one with attributions written by hand
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from grid_fixtures import hand_results, measure
+from grid_fixtures import hand_results, measure, write_latest
 from stack_results import PRIMARY as STACK_PRIMARY
 from stack_results import STACK_EMBEDDER, stack_results
-from ui_fixtures import chart_specs, open_app, texts
+from ui_fixtures import chart_specs, click_chart, open_app, texts
 
 
 @pytest.fixture
 def results_file(ragaudit_home, monkeypatch):
     monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
-    path = ragaudit_home / "results" / "latest.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(hand_results()))
-    return path
+    return write_latest(ragaudit_home, hand_results())
 
 
 def _bars(at) -> dict:
@@ -127,16 +122,8 @@ def test_a_cell_without_a_bar_says_why(results_file):
 
 
 def test_clicking_a_bar_opens_that_cells_instances(results_file):
-    at = open_app(results_file)
-    at.session_state["matrix_attribution_bars"] = {
-        "selection": {
-            "points": [{"x": 0.2, "y": "boundary", "customdata": ["boundary", "C", "failed_call"]}],
-            "point_indices": [0],
-            "box": [],
-            "lasso": [],
-        }
-    }
-    at.run()
+    point = {"x": 0.2, "y": "boundary", "customdata": ["boundary", "C", "failed_call"]}
+    at = click_chart(open_app(results_file), "matrix_attribution_bars", point)
     assert not at.exception
     assert at.title[0].value == "Instance"
     assert at.query_params["probe"] == "boundary" and at.query_params["config"] == "C"
@@ -159,10 +146,7 @@ def _stack_file(home) -> object:
         "n": 5,
         **{k: measure(v) for k, v in zip(ATTRIBUTION_ORDER, (1, 1, 0, 3, 0), strict=True)},
     }
-    path = home / "results" / "latest.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(results))
-    return path
+    return write_latest(home, results)
 
 
 def test_the_users_stack_has_its_panel_under_its_own_embedder(ragaudit_home, monkeypatch):
@@ -177,14 +161,6 @@ def test_the_users_stack_has_its_panel_under_its_own_embedder(ragaudit_home, mon
         "generation failure": "1/5",
         "correct": "3/5",
     }
-    at.session_state["matrix_attribution_bars"] = {
-        "selection": {
-            "points": [{"customdata": ["boundary", "mine", "correct"]}],
-            "point_indices": [0],
-            "box": [],
-            "lasso": [],
-        }
-    }
-    at.run()
+    at = click_chart(at, "matrix_attribution_bars", {"customdata": ["boundary", "mine", "correct"]})
     assert at.title[0].value == "Instance"
     assert at.query_params["config"] == "mine"

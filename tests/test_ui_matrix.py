@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ui_fixtures import build_results, chart_specs, open_app, texts, write_results
+from ui_fixtures import build_results, chart_specs, click_chart, open_app, texts, write_results
 
 
 @pytest.fixture
@@ -85,16 +85,8 @@ def test_deep_link_selects_embedder_and_measure(results_file):
 
 
 def test_clicking_a_cell_opens_that_cells_instances(results_file):
-    at = open_app(results_file)
-    at.session_state["matrix_heatmap"] = {
-        "selection": {
-            "points": [{"x": "A", "y": "boundary", "customdata": ["boundary", "A", "run"]}],
-            "point_indices": [0],
-            "box": [],
-            "lasso": [],
-        }
-    }
-    at.run()
+    point = {"x": "A", "y": "boundary", "customdata": ["boundary", "A", "run"]}
+    at = click_chart(open_app(results_file), "matrix_heatmap", point)
     assert not at.exception
     assert at.title[0].value == "Instance"
     assert at.query_params["probe"] == "boundary" and at.query_params["config"] == "A"

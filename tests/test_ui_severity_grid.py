@@ -7,20 +7,15 @@ so every expected value below is that file's (the fixture's eight rules, counted
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from grid_fixtures import CLASSES, ORDER, hand_results
-from ui_fixtures import chart_specs, open_app, texts
+from grid_fixtures import CLASSES, ORDER, hand_results, write_latest
+from ui_fixtures import chart_specs, click_chart, open_app, texts
 
 
 @pytest.fixture
 def results_file(ragaudit_home, monkeypatch):
     monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
-    path = ragaudit_home / "results" / "latest.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(hand_results()))
-    return path
+    return write_latest(ragaudit_home, hand_results())
 
 
 def _grid(at) -> dict:
@@ -84,15 +79,8 @@ def test_the_rules_are_listed_beside_the_grid_numbered_in_order(results_file):
 
 
 def _click(at, probe: str, config: str):
-    at.session_state["severity_grid"] = {
-        "selection": {
-            "points": [{"x": config, "y": probe, "customdata": [probe, config, "b"]}],
-            "point_indices": [0],
-            "box": [],
-            "lasso": [],
-        }
-    }
-    return at.run()
+    point = {"x": config, "y": probe, "customdata": [probe, config, "b"]}
+    return click_chart(at, "severity_grid", point)
 
 
 def test_clicking_a_cell_opens_its_detectability_and_links_its_instances(results_file):

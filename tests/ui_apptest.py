@@ -44,3 +44,12 @@ def texts(at) -> str:
 def chart_specs(at) -> list[dict]:
     """The plotly figure JSON of every chart on the page."""
     return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def click_chart(at, key: str, point: dict):
+    """Select `point` on the plotly chart whose key is `key`, as a click on it does, and
+    run the page again; returns the AppTest."""
+    at.session_state[key] = {
+        "selection": {"points": [point], "point_indices": [0], "box": [], "lasso": []}
+    }
+    return at.run()

@@ -7,6 +7,6 @@ live in ui_apptest.
 
 from __future__ import annotations
 
-from ui_apptest import APP, chart_specs, open_app, texts  # noqa: F401 - re-exported
+from ui_apptest import APP, chart_specs, click_chart, open_app, texts  # noqa: F401 - re-exported
 
 from ragaudit.bench.fixture.build import build_results, write_results  # noqa: F401 - re-exported
