@@ -33,8 +33,10 @@ import sys
 import threading
 from collections import Counter
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
+
+from ragaudit.bench.stand_in import JsonHandler
 
 DIMENSIONS = 64
 MODELS = {
@@ -62,24 +64,12 @@ def fake_reply(messages: list[dict]) -> str:
     return f"fake reply to: {last_user[:60]}"
 
 
-class FakeOllama(BaseHTTPRequestHandler):
+class FakeOllama(JsonHandler):
     mode = "normal"
     failures = 0
     seen: Counter = Counter()
     embed_options: dict | None = None
     lock = threading.Lock()
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args) -> None:  # keep test output clean
-        pass
-
-    def _reply(self, status: int, body: dict) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def _read_json(self) -> dict:
         length = int(self.headers.get("Content-Length") or 0)

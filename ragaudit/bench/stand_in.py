@@ -73,26 +73,33 @@ class _Load:
             self.peak = self.in_flight
 
 
-class StandInHandler(BaseHTTPRequestHandler):
-    """The handler; the class attributes are set once by `serve`."""
+class JsonHandler(BaseHTTPRequestHandler):
+    """A keep-alive (HTTP/1.1) handler that answers in JSON and logs nothing, so the output
+    of a benchmark or a test stays clean: the stand-in's base, and the tests' fake Ollama's."""
 
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # else a reply waits ~40 ms on the client's delayed ACK
-    delay = 0.0
-    slots = threading.BoundedSemaphore(1)
-    fail_markers: tuple[str, ...] = ()
-    load = _Load()
 
-    def log_message(self, *args) -> None:  # a benchmark's output stays clean
+    def log_message(self, *args) -> None:
         pass
 
     def _reply(self, status: int, body: dict) -> None:
+        """Answer `status` with `body` as JSON (its length sent, so the connection stays open)."""
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+class StandInHandler(JsonHandler):
+    """The handler; the class attributes are set once by `serve`."""
+
+    disable_nagle_algorithm = True  # else a reply waits ~40 ms on the client's delayed ACK
+    delay = 0.0
+    slots = threading.BoundedSemaphore(1)
+    fail_markers: tuple[str, ...] = ()
+    load = _Load()
 
     def do_GET(self) -> None:
         if self.path == "/__stats":
