@@ -6,24 +6,16 @@ gets no section."""
 from __future__ import annotations
 
 from ragaudit.report.render import Block
-from ragaudit.results.table_wide import (
-    TITLE,
-    figure_lines,
-    quote_heading,
-    quote_rule,
-    quoted_records,
-    reply_text,
-    wide_check,
-)
+from ragaudit.results import table_wide as wide
 
 
 def table_wide_section(results: dict) -> list[Block]:
     """The section's blocks; none when the results file has no T4000 config."""
-    check = wide_check(results)
+    check = wide.wide_check(results)
     if check is None:
         return []
     blocks: list[Block] = [
-        ("h", 2, TITLE),
+        ("h", 2, wide.TITLE),
         (
             "p",
             "The seed widened the chunk to 4000 characters outside its matrix, so that each "
@@ -31,14 +23,14 @@ def table_wide_section(results: dict) -> list[Block]:
             "Reuniting them is a retrieval fix; whether the answer follows is what this "
             "section measures.",
         ),
-        ("ul", figure_lines(check)),
+        ("ul", wide.figure_lines(check)),
     ]
-    quoted = quoted_records(check)
-    if not check.cell or not check.cell.get("generated"):
+    quoted = wide.quoted_replies(check)
+    if quoted is None:
         return blocks
-    blocks.append(("p", f"Replies quoted: {quote_rule(check)}."))
+    blocks.append(("p", f"Replies quoted: {wide.quote_rule(check)}."))
     if not quoted:
-        return blocks + [("p", "No reply on this config was graded other than correct.")]
-    for record in quoted:
-        blocks += [("p", quote_heading(record)), ("quote", reply_text(record))]
+        return blocks + [("p", wide.NONE_QUOTED)]
+    for heading, reply in quoted:
+        blocks += [("p", heading), ("quote", reply)]
     return blocks

@@ -27,6 +27,8 @@ QUOTE_EVERY_WRONG_UP_TO = 5
 """A cell this small has every reply that is not correct quoted."""
 FIRST_WRONG_QUOTED = 3
 """In a larger cell: every denial of record, plus the first few other replies not correct."""
+NONE_QUOTED = "No reply on this config was graded other than correct."
+"""What stands where the quoted replies would be, when every reply was graded correct."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,14 @@ def quote_rule(check: WideCheck) -> str:
         "every reply graded denied_record, plus the first "
         f"{FIRST_WRONG_QUOTED} other replies not graded correct, in instance order"
     )
+
+
+def quoted_replies(check: WideCheck) -> list[tuple[str, str]] | None:
+    """The replies `quoted_records` picks, each as (its `quote_heading`, its `reply_text`);
+    None when generation did not run on T4000 in this file (nothing to quote, no rule)."""
+    if not check.cell or not check.cell.get("generated"):
+        return None
+    return [(quote_heading(record), reply_text(record)) for record in quoted_records(check)]
 
 
 def quote_heading(record: dict) -> str:

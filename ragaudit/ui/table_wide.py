@@ -3,32 +3,24 @@ matrix): the report section's figures and quoted replies, read through results.t
 
 from __future__ import annotations
 
-from ragaudit.results.table_wide import (
-    TITLE,
-    figure_lines,
-    quote_heading,
-    quote_rule,
-    quoted_records,
-    reply_text,
-    wide_check,
-)
+from ragaudit.results import table_wide as wide
 
 
 def render_table_wide(results: dict) -> None:
     """Draw the section; nothing when the results file has no T4000 config."""
     import streamlit as st
 
-    check = wide_check(results)
+    check = wide.wide_check(results)
     if check is None:
         return
-    st.subheader(TITLE)
-    st.markdown("\n".join(f"- {line}" for line in figure_lines(check)))
-    if not check.cell or not check.cell.get("generated"):
+    st.subheader(wide.TITLE)
+    st.markdown("\n".join(f"- {line}" for line in wide.figure_lines(check)))
+    quoted = wide.quoted_replies(check)
+    if quoted is None:
         return
-    quoted = quoted_records(check)
-    with st.expander(f"Quoted replies ({len(quoted)}): {quote_rule(check)}"):
+    with st.expander(f"Quoted replies ({len(quoted)}): {wide.quote_rule(check)}"):
         if not quoted:
-            st.write("No reply on this config was graded other than correct.")
-        for record in quoted:
-            st.markdown(quote_heading(record))
-            st.code(reply_text(record), language=None, wrap_lines=True)
+            st.write(wide.NONE_QUOTED)
+        for heading, reply in quoted:
+            st.markdown(heading)
+            st.code(reply, language=None, wrap_lines=True)
