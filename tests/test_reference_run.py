@@ -220,6 +220,15 @@ def test_the_inspector_labels_the_reference_as_a_recorded_run(ragaudit_home, sta
     assert reference.run_target(stand_in) == paths.default_results_path()
 
 
+def test_the_label_names_the_llama_cpp_settings_a_reply_depends_on():
+    results = analysed_results()
+    qwen = {"spec": "local:qwen2.5-1.5b", "kind": "generator", "name": "qwen2.5-1.5b"}
+    qwen.update(digest="ef" * 32, digest_reason=None, llm_threads=2, prefix_reuse=True)
+    results["models"] = [*results["models"], qwen]
+    expected = "local:qwen2.5-1.5b (qwen2.5-1.5b, sha256 efefefefefef…, llama.cpp 2 threads, "
+    assert expected + "prefix reuse on)" in reference.recorded_label(results)
+
+
 def test_a_local_run_is_not_labelled_recorded(ragaudit_home, monkeypatch):
     local = paths.default_results_path()
     write_results(local, analysed_results())

@@ -51,6 +51,9 @@ def _model_line(model: dict) -> str:
     if shown is None:
         reason = model.get("digest_reason")
         shown = f"digest unavailable: {reason}" if reason else f"digest {NOT_MEASURED}"
+    if model.get("llm_threads") is not None:  # they can move a greedy reply: say them
+        reuse = "on" if model.get("prefix_reuse") else "off"
+        shown += f", llama.cpp {model['llm_threads']} threads, prefix reuse {reuse}"
     return f"{model.get('spec')} ({model.get('name') or NOT_MEASURED}, {shown})"
 
 
