@@ -170,8 +170,13 @@ def test_a_gzip_results_file_loads_like_the_plain_one(stand_in, tmp_path):
         load_results(broken)
 
 
-def test_no_reference_ships_until_the_real_run_exists():
-    assert reference.shipped_reference() is None
+def test_docs_reference_run_is_the_shipped_run_as_the_report_renders_it():
+    # Rendered by `ragaudit report --out-md`, never typed: present exactly when a run ships.
+    doc = paths.REPO_ROOT / "docs" / "reference-run.md"
+    shipped = reference.shipped_reference()
+    assert doc.is_file() == (shipped is not None)
+    if shipped is not None:
+        assert doc.read_text(encoding="utf-8") == render_markdown(load_results(shipped))
 
 
 def _free_port() -> int:
