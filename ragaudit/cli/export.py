@@ -6,20 +6,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.errors import RagauditError
 from ragaudit.export.table import FORMATS, export_bytes, records_frame
-from ragaudit.paths import default_results_path
 from ragaudit.results.io import check_writable, load_results, write_bytes_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `ragaudit export`."""
-    parser.add_argument(
-        "--results",
-        type=Path,
-        default=None,
-        help="results file (default: data/results/latest.json)",
-    )
+    add_results_argument(parser)
     parser.add_argument("--format", choices=FORMATS, default="csv")
     parser.add_argument(
         "--out",
@@ -37,7 +32,7 @@ def default_out(results_path: Path, fmt: str) -> Path:
 def run(args: argparse.Namespace) -> int:
     """Write the export; print one line naming the rows and the file. The table is built
     before anything is written, so a file it cannot flatten leaves nothing half-written."""
-    path = Path(args.results or default_results_path())
+    path = results_file(args)
     results = load_results(path)
     target = args.out or default_out(path, args.format)
     check_writable(target, "--out")

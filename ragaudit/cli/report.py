@@ -6,20 +6,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.errors import RagauditError
-from ragaudit.paths import default_results_path
 from ragaudit.report.document import render_html, render_markdown, render_tables
 from ragaudit.results.io import check_writable, load_results, write_text_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `ragaudit report`."""
-    parser.add_argument(
-        "--results",
-        type=Path,
-        default=None,
-        help="results file (default: data/results/latest.json)",
-    )
+    add_results_argument(parser)
     parser.add_argument("--format", choices=("md", "html", "both"), default="both")
     parser.add_argument(
         "--out",
@@ -40,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     """Render the report; print the tables and the paths written. Everything is rendered
     before anything is printed or written, so a file the renderer cannot read leaves no
     half-written report."""
-    path = args.results or default_results_path()
+    path = results_file(args)
     results = load_results(path)
     _require_analysis(results, path)
     out = args.out or Path(path).parent
