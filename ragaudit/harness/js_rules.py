@@ -12,7 +12,6 @@ from ragaudit.codescan.sources import line_of, node_text
 from ragaudit.harness.findings import Finding, snippet_of
 from ragaudit.harness.handling import Handling, promise_in
 from ragaudit.harness.vocabulary import (
-    COUNTING_METHODS,
     FAILURE_NAME,
     HTTP_ERROR_NAMES,
     HTTP_STATUS_ATTRS,
@@ -20,6 +19,7 @@ from ragaudit.harness.vocabulary import (
     LOG_ROOTS,
     RETRY_NAME,
     SLEEP_NAME,
+    counts_a_failure,
     is_retry_status,
 )
 
@@ -141,14 +141,12 @@ def _is_counting_call(function: Node | None, text: str) -> bool:
     if function is None:
         return False
     if function.type == "identifier":
-        return bool(FAILURE_NAME.search(node_text(function, text)))  # recordFailure(...)
+        return counts_a_failure(node_text(function, text), None)  # recordFailure(...)
     if function.type != "member_expression":
         return False
     prop, obj = function.child_by_field_name("property"), function.child_by_field_name("object")
     name = node_text(prop, text) if prop is not None else ""
-    if name in COUNTING_METHODS:
-        return bool(obj is not None and FAILURE_NAME.search(node_text(obj, text)))
-    return bool(FAILURE_NAME.search(name))
+    return counts_a_failure(name, node_text(obj, text) if obj is not None else None)
 
 
 def _statements(body: Node) -> list[Node]:

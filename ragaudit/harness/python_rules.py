@@ -13,7 +13,6 @@ from ragaudit.harness.findings import Finding, snippet_of
 from ragaudit.harness.handling import Handling, promise_in
 from ragaudit.harness.vocabulary import (
     CONTROL_FLOW_EXCEPTIONS,
-    COUNTING_METHODS,
     FAILURE_NAME,
     HTTP_ERROR_NAMES,
     HTTP_STATUS_ATTRS,
@@ -22,6 +21,7 @@ from ragaudit.harness.vocabulary import (
     NETWORK_EXCEPTION,
     RETRY_NAME,
     SLEEP_NAME,
+    counts_a_failure,
     is_retry_status,
 )
 
@@ -100,11 +100,9 @@ def _is_log_call(func: ast.expr) -> bool:
 
 def _is_counting_call(func: ast.expr) -> bool:
     if isinstance(func, ast.Name):
-        return bool(FAILURE_NAME.search(func.id))  # record_failure(...), mark_degraded()
+        return counts_a_failure(func.id, None)  # record_failure(...), mark_degraded()
     if isinstance(func, ast.Attribute):
-        if func.attr in COUNTING_METHODS:
-            return bool(FAILURE_NAME.search(ast.unparse(func.value)))
-        return bool(FAILURE_NAME.search(func.attr))
+        return counts_a_failure(func.attr, ast.unparse(func.value))
     return False
 
 

@@ -57,6 +57,17 @@ def is_retry_status(value: object) -> bool:
     )
 
 
+def counts_a_failure(callee: str, receiver: str | None) -> bool:
+    """Whether a call counts or marks a failure, by its names: a counting method on a
+    failure-named receiver (`failures.append(e)`, `errors.push(e)`), or a failure-named
+    function or method (`record_failure()`, `result.markDegraded()`). `callee` is the
+    function's or the method's name; `receiver` the text of the object a method is called
+    on, None for a bare function call."""
+    if receiver is not None and callee in COUNTING_METHODS:
+        return bool(FAILURE_NAME.search(receiver))
+    return bool(FAILURE_NAME.search(callee))
+
+
 RETRY_NAME = re.compile(r"(?i)attempt|retr(y|ies)|tries|backoff")
 """A loop variable or function named for retrying."""
 
