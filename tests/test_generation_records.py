@@ -107,6 +107,7 @@ def test_identical_prompts_are_generated_once_and_replayed_on_rerun(ragaudit_hom
         progress=lambda done, total: seen.append((done, total)),
         params={"max_tokens": 24},
     )
+    tokens = counts.pop("tokens")
     assert counts == {
         "records": 3,
         "prompts": 2,
@@ -116,6 +117,11 @@ def test_identical_prompts_are_generated_once_and_replayed_on_rerun(ragaudit_hom
         "oracle_records": 0,  # these records carry no gold span, so no oracle context
         "oracle_prompts": 0,
     }
+    # llama.cpp measured both prompts; the second reused at least the shared system prompt
+    assert tokens["prompts_measured"] == 2 and tokens["generated_tokens"] >= 2
+    assert 0 < tokens["prompt_tokens_evaluated"] < tokens["prompt_tokens"]
+    usage = records[0]["generation"]["usage"]
+    assert usage["prompt_tokens_evaluated"] <= usage["prompt_tokens"]
     assert seen == [(1, 2), (2, 2)]
     b, c, m, a = records
     assert a["generation"] is None  # config A was not asked for
@@ -130,6 +136,8 @@ def test_identical_prompts_are_generated_once_and_replayed_on_rerun(ragaudit_hom
     )
     assert again["replayed"] == 2 and again["computed"] == 0
     assert b["generation"]["replayed"] is True
+    assert again["tokens"] == tokens  # a replay reports what the prompt cost when computed
+    assert b["generation"]["usage"] == usage
     only_m = generate_records(
         [dict(r, generation=None) for r in records],
         CHUNKS,

@@ -10,7 +10,14 @@ from analysis_fixtures import analysed_results
 from ui_fixtures import build_results, chart_specs, open_app, texts
 
 from ragaudit.cli.main import main as cli_main
-from ragaudit.results.format import fmt_cell, fmt_interval, fmt_measure, fmt_p, fmt_ratio
+from ragaudit.results.format import (
+    fmt_cell,
+    fmt_generation_tokens,
+    fmt_interval,
+    fmt_measure,
+    fmt_p,
+    fmt_ratio,
+)
 
 # count, n, the recorded Wilson 95% interval, and how a person should read them, by hand:
 # 5/8 = 62.5% -> 63%; 1/8 = 12.5% -> 13%; 2/3 = 66.7% -> 67%; 19/25 = 76%.
@@ -127,3 +134,17 @@ def test_instance_page_heads_the_cell_with_the_same_figure(inspector_file):
     at = open_app(inspector_file, page="pages/instance.py", probe="boundary", config="A")
     assert not at.exception
     assert "gold in context 63% 5/8" in texts(at)
+
+
+def test_generation_tokens_read_as_counts_with_their_share_evaluated():
+    counts = {"prompts": 4, "tokens": {"prompts_measured": 3, "prompt_tokens": 2000}}
+    counts["tokens"] |= {"prompt_tokens_evaluated": 500, "generated_tokens": 1234}
+    # 500/2000 = 25%; thousands separated; 3 of the 4 prompts measured
+    assert fmt_generation_tokens(counts) == (
+        "Generation: 4 distinct prompts; 2,000 prompt tokens, 500 of them evaluated "
+        "(25% 500/2000; the rest reused from the previous prompt's prefix); 1,234 generated "
+        "(measured for 3 of 4 prompts)."
+    )
+    unmeasured = {"prompts": 4, "tokens": {"prompts_measured": 0}}
+    assert fmt_generation_tokens(unmeasured) == "Generation tokens: not measured in this file."
+    assert fmt_generation_tokens({"prompts": 4}) == "Generation tokens: not measured in this file."

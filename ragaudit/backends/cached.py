@@ -59,10 +59,12 @@ class GenerationEngine(Protocol):
 
 @dataclass(frozen=True)
 class CallResult:
-    """A generator reply and whether it came from the cache."""
+    """A generator reply, whether it came from the cache, and the tokens it cost when it
+    was computed (`usage`, from an engine that measures them, replayed with the reply)."""
 
     text: str
     replayed: bool
+    usage: dict | None = None
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
@@ -223,10 +225,10 @@ class CachedGenerator:
         if call.replay is not None:
             return self._replayed(call.replay)
         try:
-            text = self._reply(call)
+            reply = self._reply(call)
         except Exception as error:  # every engine failure is counted, then raised
             self._fail(error)
-        return self._store(call, text)
+        return self._store(call, reply)
 
     def generate_each(
         self, requests: list[tuple[list[ChatMessage], dict | None]], *, workers: int
@@ -273,12 +275,13 @@ class CachedGenerator:
         key = self._key(messages, effective)
         return _Call(messages, params, effective, key, self.cache.get(key))
 
-    def _reply(self, call: _Call) -> str:
+    def _reply(self, call: _Call) -> tuple[str, dict | None]:
         return _chat_reply(self.engine, (call.messages, call.effective))
 
     def _replayed(self, stored: bytes) -> CallResult:
         self.cache.count(self.spec, "replayed")
-        return CallResult(text=json.loads(stored)["text"], replayed=True)
+        row = json.loads(stored)
+        return CallResult(text=row["text"], replayed=True, usage=row.get("usage"))
 
     def _finish(self, call: _Call, outcome: Outcome) -> CallResult:
         if outcome.error is not None:
@@ -290,12 +293,15 @@ class CachedGenerator:
         self.cache.record_failure(self.spec, "generate", message)
         raise ModelCallFailed(f"{self.spec}: generation failed: {message}") from error
 
-    def _store(self, call: _Call, text: str) -> CallResult:
+    def _store(self, call: _Call, reply: tuple[str, dict | None]) -> CallResult:
         self._answered = True  # the server answers: later calls may overlap
-        value = json.dumps({"text": text}, ensure_ascii=False).encode("utf-8")
-        self.cache.put(self.spec, "generate", call.key, value)
+        text, usage = reply
+        row = {"text": text} if usage is None else {"text": text, "usage": usage}
+        self.cache.put(
+            self.spec, "generate", call.key, json.dumps(row, ensure_ascii=False).encode()
+        )
         self.cache.count(self.spec, "computed")
-        return CallResult(text=text, replayed=False)
+        return CallResult(text=text, replayed=False, usage=usage)
 
 
 @dataclass(frozen=True)
@@ -319,13 +325,21 @@ def _engine_vectors(engine: EmbeddingEngine, payload: tuple[list[str], Role]) ->
     return vectors
 
 
-def _chat_reply(engine: GenerationEngine, payload: tuple[list[ChatMessage], dict]) -> str:
-    """The engine's reply to (messages, effective params): no cache, so safe anywhere."""
+def _chat_reply(
+    engine: GenerationEngine, payload: tuple[list[ChatMessage], dict]
+) -> tuple[str, dict | None]:
+    """The engine's reply to (messages, effective params) and the tokens it cost, from an
+    engine that measures them (`chat_measured`), else None: no cache, so safe anywhere (a
+    Ray worker measures on its own engine and hands both back)."""
     messages, effective = payload
-    text = engine.chat(messages, effective)
+    measured = getattr(engine, "chat_measured", None)
+    if measured is not None:
+        text, usage = measured(messages, effective)
+    else:
+        text, usage = engine.chat(messages, effective), None
     if not isinstance(text, str):
         raise ValueError(f"the model returned {type(text).__name__}, not text")
-    return text
+    return text, usage
 
 
 def _as_outcome(step: Callable[[], CallResult]) -> CallResult | ModelCallFailed:

@@ -176,6 +176,11 @@ class QwenEngine:
 
     def chat(self, messages: list[ChatMessage], params: dict) -> str:
         """The reply text; llama.cpp errors (e.g. prompt longer than n_ctx) raise."""
+        return self.chat_measured(messages, params)[0]
+
+    def chat_measured(self, messages: list[ChatMessage], params: dict) -> tuple[str, dict]:
+        """The reply text and its tokens: the prompt's, those llama.cpp evaluated (the
+        rest were reused from the previous prompt's prefix) and those generated."""
         body = self.request_body(messages, params)
         with self._lock:
             response = self._server.handle_chat_completions(body)
@@ -186,5 +191,11 @@ class QwenEngine:
                 message = error.get("message", error) if isinstance(error, dict) else error
                 message = response.get("message", message)
             raise RuntimeError(f"llama.cpp refused the request: {message}")
-        self.last_timings = response.get("timings")
-        return response["choices"][0]["message"].get("content") or ""
+        self.last_timings = timings = response.get("timings") or {}
+        evaluated, reused = int(timings.get("prompt_n", 0)), int(timings.get("cache_n", 0))
+        usage = {
+            "prompt_tokens": evaluated + reused,
+            "prompt_tokens_evaluated": evaluated,
+            "generated_tokens": int(timings.get("predicted_n", 0)),
+        }
+        return response["choices"][0]["message"].get("content") or "", usage

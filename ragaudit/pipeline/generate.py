@@ -103,6 +103,7 @@ def _failed(generator_spec: str, sha: str | None, error: str) -> dict:
         "citations": [],
         "citation_labels": {},
         "replayed": False,
+        "usage": None,
     }
 
 
@@ -143,7 +144,8 @@ def generate_records(
     retrieval failed is recorded the same way, with no oracle. A remote generator has up to
     `workers` prompts in flight (a local one runs them one by one, in prefix order); the
     records, the cache and the counts are the same either way. Returns counts: {"records",
-    "prompts", "computed", "replayed", "failed", "oracle_records", "oracle_prompts"}.
+    "prompts", "computed", "replayed", "failed", "oracle_records", "oracle_prompts",
+    "tokens"} (token_totals).
     """
     params = dict(DEFAULT_GEN_PARAMS if params is None else params)
     spec = getattr(generator, "spec", type(generator).__name__)
@@ -171,7 +173,20 @@ def generate_records(
     counts["oracle_prompts"] = sum(
         1 for entry in pool.values() if any(slot == "oracle" for *_, slot in entry["uses"])
     )
+    counts["tokens"] = token_totals(outcomes.values())
     return counts
+
+
+def token_totals(outcomes: Iterable[dict]) -> dict:
+    """The tokens the distinct prompts cost where the generator measured them (each
+    prompt once, a replayed one as it cost when computed): the prompts' tokens, those
+    evaluated (the rest reused from the previous prompt's prefix) and those generated,
+    with how many prompts were measured."""
+    measured = [o["usage"] for o in outcomes if o.get("usage")]
+    totals = {"prompts_measured": len(measured)}
+    for name in ("prompt_tokens", "prompt_tokens_evaluated", "generated_tokens"):
+        totals[name] = sum(int(usage.get(name, 0)) for usage in measured)
+    return totals
 
 
 def _prompt_pool(
@@ -281,7 +296,10 @@ def _outcome(reply, spec: str, sha: str) -> dict:
     """The generation entry for one prompt's reply (or the ModelCallFailed it cost)."""
     if isinstance(reply, ModelCallFailed):
         return _failed(spec, sha, str(reply))
-    text, replayed = (reply, False) if isinstance(reply, str) else (reply.text, reply.replayed)
+    if isinstance(reply, str):
+        text, replayed, usage = reply, False, None
+    else:
+        text, replayed, usage = reply.text, reply.replayed, reply.usage
     return {
         "generator": spec,
         "prompt_sha256": sha,
@@ -290,4 +308,5 @@ def _outcome(reply, spec: str, sha: str) -> dict:
         "error": None,
         "citations": [],
         "replayed": bool(replayed),
+        "usage": usage,  # tokens, as measured when computed (None: not measured)
     }

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from ragaudit.report.render import Block
 from ragaudit.results import view
-from ragaudit.results.format import fmt_cell, fmt_measure, fmt_sessions, percent
+from ragaudit.results.format import (
+    fmt_cell,
+    fmt_generation_tokens,
+    fmt_measure,
+    fmt_sessions,
+    percent,
+)
 
 QUOTED_VERDICTS = (
     "trap_taken",
@@ -64,6 +70,12 @@ def header_section(results: dict) -> list[Block]:
     ]
 
 
+def _generation_cost(results: dict) -> list[Block]:
+    """The tokens generation cost, for a run that generated."""
+    counts = (results.get("run") or {}).get("generation_counts")
+    return [("p", fmt_generation_tokens(counts))] if counts else []
+
+
 def conditions_section(results: dict) -> list[Block]:
     """How the run went: model calls, timing, contention, and each model's digest."""
     cond = results.get("conditions") or {}
@@ -102,6 +114,7 @@ def conditions_section(results: dict) -> list[Block]:
         ),
         ("p", timing),
         ("p", contention),
+        *_generation_cost(results),
         ("table", ["Model", "Kind", "Name", "Digest"], rows),
     ]
     failed = cond.get("failed_calls") or []

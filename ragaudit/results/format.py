@@ -244,3 +244,21 @@ def fmt_sessions(conditions: dict) -> str:
     if len(sessions) < 2:
         return ""
     return f" (the wall time of {len(sessions)} computing sessions, summed)"
+
+
+def fmt_generation_tokens(counts: dict | None) -> str:
+    """What generation cost in tokens (run.generation_counts): `Generation: 782 distinct
+    prompts; 1,204,311 prompt tokens, 610,002 of them evaluated (51% 610002/1204311; the rest
+    reused from the previous prompt's prefix); 41,873 generated (measured for 782 of 782
+    prompts).`; NOT_MEASURED where the file has no token counts or none were measured."""
+    tokens = (counts or {}).get("tokens") or {}
+    measured, prompts = tokens.get("prompts_measured") or 0, (counts or {}).get("prompts")
+    if not measured:
+        return f"Generation tokens: {NOT_MEASURED}."
+    total, evaluated = tokens["prompt_tokens"], tokens["prompt_tokens_evaluated"]
+    return (
+        f"Generation: {prompts} distinct prompts; {total:,} prompt tokens, {evaluated:,} of "
+        f"them evaluated ({fmt_ratio(evaluated, total)}; the rest reused from the previous "
+        f"prompt's prefix); {tokens['generated_tokens']:,} generated (measured for "
+        f"{measured} of {prompts} prompts)."
+    )
