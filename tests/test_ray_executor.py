@@ -21,8 +21,9 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedGenerator, _engine_vectors
 from ragaudit.backends.executors import EngineRecipe, check_executor, executor_scope
 from ragaudit.backends.ray_executor import DEPTH
-from ragaudit.backends.specs import load_embedder
+from ragaudit.backends.specs import load_embedder, load_generator
 from ragaudit.errors import ModelCallFailed, RagauditError
+from ragaudit.pipeline.generate import build_messages, prefix_order, reuse_chains
 
 pytestmark = pytest.mark.slow  # a Ray cluster and MiniLM in two workers: ~40 s
 
@@ -193,3 +194,38 @@ def test_default_workers_leave_each_local_llm_its_threads(cluster, monkeypatch):
         assert executor.workers_for(qwen) == 2
     with executor_scope("ray", workers=3) as executor:
         assert executor.workers_for(qwen) == 3  # as asked
+
+
+def test_qwen_on_two_ray_workers_gives_the_local_replies(tmp_path, cluster, monkeypatch):
+    # Both sides at one llama.cpp thread; the second worker starts mid-segment (its share
+    # begins at a prompt whose segment the first worker began), so it rebuilds the segment.
+    monkeypatch.setenv("RAGAUDIT_LLM_THREADS", "1")
+    chunks = [
+        "Current policy for site EB-4: inspect every 38 days, logged in the site book.",
+        "The canteen rota changes every Monday; the night shift keeps its own list.",
+        "Site EB-9 is audited every 14 days by the regional office.",
+    ]
+    prompts = []
+    for first in (0, 2):
+        order = [first, *[i for i in range(3) if i != first]]
+        for k in (1, 2, 3):
+            picked = [{"chunk_id": str(i), "text": chunks[i]} for i in order[:k]]
+            prompts.append(build_messages("How often is site EB-4 inspected?", picked))
+    prompts = [m for _, m in prefix_order([(str(i), m) for i, m in enumerate(prompts)])]
+    requests = [
+        (m, {"max_tokens": 12}, after)
+        for m, after in zip(prompts, reuse_chains(prompts), strict=True)
+    ]
+    local = load_generator("local:qwen2.5-0.5b", CallCache(tmp_path / "local.sqlite"))
+    expected = list(local.generate_each(requests, workers=1))
+    on_ray = load_generator("local:qwen2.5-0.5b", CallCache(tmp_path / "ray.sqlite"))
+    with executor_scope("ray", workers=2) as executor:
+        got = list(on_ray.generate_each(requests, workers=1))
+        assert len(set(executor.pool(on_ray.recipe).pids())) == 2
+    assert [r.text for r in got] == [r.text for r in expected]
+    evaluated = [(r.usage["prompt_tokens"], r.usage["prompt_tokens_evaluated"]) for r in got]
+    assert evaluated == [
+        (r.usage["prompt_tokens"], r.usage["prompt_tokens_evaluated"]) for r in expected
+    ]
+    assert sum(r.usage["warm_up_tokens_evaluated"] for r in got) > 0  # the second share
+    assert sum(r.usage["warm_up_tokens_evaluated"] for r in expected) == 0

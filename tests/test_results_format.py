@@ -145,6 +145,10 @@ def test_generation_tokens_read_as_counts_with_their_share_evaluated():
         "(25% 500/2000; the rest reused from the previous prompt's prefix); 1,234 generated "
         "(measured for 3 of 4 prompts)."
     )
+    counts["tokens"]["warm_up_tokens_evaluated"] = 3300
+    assert "1,234 generated; 3,300 more evaluated to rebuild reuse segments where a run " in (
+        fmt_generation_tokens(counts)
+    )
     unmeasured = {"prompts": 4, "tokens": {"prompts_measured": 0}}
     assert fmt_generation_tokens(unmeasured) == "Generation tokens: not measured in this file."
     assert fmt_generation_tokens({"prompts": 4}) == "Generation tokens: not measured in this file."

@@ -9,7 +9,7 @@ counted as failed, recorded, and raised as ModelCallFailed (never an empty answe
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NoReturn, Protocol
 
@@ -230,15 +230,14 @@ class CachedGenerator:
             self._fail(error)
         return self._store(call, reply)
 
-    def generate_each(
-        self, requests: list[tuple[list[ChatMessage], dict | None]], *, workers: int
-    ) -> Iterator[CallResult | ModelCallFailed]:
-        """Each (messages, params) request's reply, or the ModelCallFailed it cost, yielded
-        in the order asked: exactly what `generate_detailed` on each in turn gives (the
-        same cache rows, counts and failures), with up to `workers` calls in flight when
-        the engine is remote. Under a Ray executor each reply is stored as it arrives (a
-        later prompt's may come first), so a kill loses only the calls in flight."""
-        calls = [self._prepare(messages, params) for messages, params in requests]
+    def generate_each(self, requests: list[tuple], *, workers: int) -> Iterator:
+        """Each (messages, params[, the prompts before it in its reuse segment]) request's
+        reply (CallResult), or the ModelCallFailed it cost, yielded in the order asked:
+        exactly what `generate_detailed` on each in turn gives (the same cache rows, counts
+        and failures), with up to `workers` calls in flight when the engine is remote.
+        Under a Ray executor each reply is stored as it arrives (a later prompt's may come
+        first), so a kill loses only the calls in flight."""
+        calls = [self._prepare(*request) for request in requests]
         first: dict[str, _Call] = {}
         for call in calls:
             if call.replay is None:
@@ -247,7 +246,7 @@ class CachedGenerator:
         arrivals = engine_outcomes(
             self,
             _chat_reply,
-            [(call.messages, call.effective) for call in fresh],
+            [(call.messages, call.effective, call.after) for call in fresh],
             in_flight(self.engine, workers),
             answered=self._answered,
         )
@@ -269,14 +268,17 @@ class CachedGenerator:
         finally:
             arrivals.close()
 
-    def _prepare(self, messages: list[ChatMessage], params: dict | None) -> _Call:
+    def _prepare(
+        self, messages: list[ChatMessage], params: dict | None, after: Sequence = ()
+    ) -> _Call:
         messages = _checked_messages(messages)
         effective = self.engine.effective_params(dict(params or {}))
         key = self._key(messages, effective)
-        return _Call(messages, params, effective, key, self.cache.get(key))
+        chain = tuple(_checked_messages(earlier) for earlier in after)
+        return _Call(messages, params, effective, key, self.cache.get(key), chain)
 
     def _reply(self, call: _Call) -> tuple[str, dict | None]:
-        return _chat_reply(self.engine, (call.messages, call.effective))
+        return _chat_reply(self.engine, (call.messages, call.effective, call.after))
 
     def _replayed(self, stored: bytes) -> CallResult:
         self.cache.count(self.spec, "replayed")
@@ -313,6 +315,8 @@ class _Call:
     effective: dict
     key: str
     replay: bytes | None
+    after: tuple = ()
+    """The prompts before this one in its prefix-reuse segment (generate.reuse_chains)."""
 
 
 def _engine_vectors(engine: EmbeddingEngine, payload: tuple[list[str], Role]) -> np.ndarray:
@@ -325,16 +329,15 @@ def _engine_vectors(engine: EmbeddingEngine, payload: tuple[list[str], Role]) ->
     return vectors
 
 
-def _chat_reply(
-    engine: GenerationEngine, payload: tuple[list[ChatMessage], dict]
-) -> tuple[str, dict | None]:
-    """The engine's reply to (messages, effective params) and the tokens it cost, from an
-    engine that measures them (`chat_measured`), else None: no cache, so safe anywhere (a
-    Ray worker measures on its own engine and hands both back)."""
-    messages, effective = payload
+def _chat_reply(engine: GenerationEngine, payload: tuple) -> tuple[str, dict | None]:
+    """The engine's reply to (messages, effective params, the prompts before it in its
+    reuse segment) and the tokens it cost, from an engine that measures them
+    (`chat_measured`, which also reuses prefixes along the segment), else None: no cache,
+    so safe anywhere (a Ray worker measures on its own engine and hands both back)."""
+    messages, effective, after = payload
     measured = getattr(engine, "chat_measured", None)
     if measured is not None:
-        text, usage = measured(messages, effective)
+        text, usage = measured(messages, effective, after)
     else:
         text, usage = engine.chat(messages, effective), None
     if not isinstance(text, str):

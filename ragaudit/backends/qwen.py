@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,6 +143,7 @@ class QwenEngine:
         self._lock = threading.Lock()
         self.last_timings: dict | None = None
         self.prefix_cache = prefix_cache_enabled()
+        self._holds: tuple | None = None  # (prompt, the segment before it) in the KV cache
 
     @property
     def reply_settings(self) -> dict:
@@ -155,8 +157,12 @@ class QwenEngine:
         """Defaults merged with `params`; an unknown key is one clear error naming it."""
         return effective_params(params)
 
-    def request_body(self, messages: list[ChatMessage], params: dict) -> dict:
-        """The OpenAI-style chat request sent to llama.cpp (the model's own chat template)."""
+    def request_body(
+        self, messages: list[ChatMessage], params: dict, reuse: bool | None = None
+    ) -> dict:
+        """The OpenAI-style chat request sent to llama.cpp (the model's own chat template);
+        `reuse`: keep the evaluated prefix this prompt shares with the last one (None: the
+        engine's prefix setting)."""
         body = {
             "messages": messages,
             "max_tokens": int(params["max_tokens"]),
@@ -164,9 +170,9 @@ class QwenEngine:
             "top_p": float(params["top_p"]),
             "seed": int(params["seed"]),
             "stream": False,
-            # Keep the previous prompt's evaluated prefix (generate.prefix_order puts
-            # prompts sharing one side by side): prompt evaluation is most of a call here.
-            "cache_prompt": self.prefix_cache,
+            # Prompt evaluation is most of a call here: a prompt sharing a prefix with the
+            # one before it (generate.prefix_order puts them side by side) evaluates the rest.
+            "cache_prompt": self.prefix_cache if reuse is None else reuse,
         }
         if float(params["temperature"]) == 0.0:
             body["top_k"] = 1  # greedy: the same prompt always gives the same reply
@@ -175,15 +181,51 @@ class QwenEngine:
         return body
 
     def chat(self, messages: list[ChatMessage], params: dict) -> str:
-        """The reply text; llama.cpp errors (e.g. prompt longer than n_ctx) raise."""
+        """The reply text, the prompt evaluated whole; llama.cpp errors (e.g. a prompt longer
+        than n_ctx) raise."""
         return self.chat_measured(messages, params)[0]
 
-    def chat_measured(self, messages: list[ChatMessage], params: dict) -> tuple[str, dict]:
-        """The reply text and its tokens: the prompt's, those llama.cpp evaluated (the
-        rest were reused from the previous prompt's prefix) and those generated."""
-        body = self.request_body(messages, params)
+    def chat_measured(
+        self, messages: list[ChatMessage], params: dict, after: Sequence = ()
+    ) -> tuple[str, dict]:
+        """The reply text and its tokens: the prompt's, those llama.cpp evaluated (the rest
+        reused from the previous prompt's prefix), those generated, and those evaluated to
+        warm up (below).
+
+        `after`: the prompts before this one in its reuse segment (generate.reuse_chains).
+        With prefix reuse on, this prompt reuses the prefix of the last of them as evaluated
+        in the segment's order, from its first prompt evaluated whole. Reused prefixes move
+        logits in their last bits, so when this engine's KV cache does not hold that state (a
+        resumed run, the start of a Ray worker's share, a restarted worker, a failed call)
+        it first evaluates the segment up to it, one token each: the reply is then the one
+        an uninterrupted run gives, however the calls were scheduled. No `after`: the
+        prompt is evaluated whole."""
+        after = tuple(after) if self.prefix_cache else ()
         with self._lock:
-            response = self._server.handle_chat_completions(body)
+            warm_up = self._warm_up(after, params)
+            text, usage = self._complete(messages, params, after)
+        return text, {**usage, "warm_up_tokens_evaluated": warm_up}
+
+    def _warm_up(self, after: tuple, params: dict) -> int:
+        """Evaluate the segment before a prompt unless the KV cache holds it; tokens taken."""
+        if not after or self._holds == (after[-1], after[:-1]):
+            return 0
+        brief, evaluated = {**params, "max_tokens": 1}, 0
+        for index, messages in enumerate(after):
+            try:
+                usage = self._complete(messages, brief, after[:index])[1]
+            except RuntimeError:  # fails as it did in the run, leaving the state it left
+                continue
+            evaluated += usage["prompt_tokens_evaluated"]
+        return evaluated
+
+    def _complete(self, messages: list[ChatMessage], params: dict, after: tuple) -> tuple:
+        """One llama.cpp request, reusing the last prompt's prefix when `after` is not empty:
+        (reply text, its tokens). The engine remembers what its KV cache holds: the prompt
+        evaluated last and the segment before it (None after a failure: unknown)."""
+        self._holds = None
+        body = self.request_body(messages, params, reuse=bool(after))
+        response = self._server.handle_chat_completions(body)
         if not isinstance(response, dict) or "choices" not in response:
             message = response
             if isinstance(response, dict):
@@ -191,6 +233,7 @@ class QwenEngine:
                 message = error.get("message", error) if isinstance(error, dict) else error
                 message = response.get("message", message)
             raise RuntimeError(f"llama.cpp refused the request: {message}")
+        self._holds = (messages, after)
         self.last_timings = timings = response.get("timings") or {}
         evaluated, reused = int(timings.get("prompt_n", 0)), int(timings.get("cache_n", 0))
         usage = {

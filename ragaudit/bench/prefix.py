@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_generator
-from ragaudit.pipeline.generate import distinct_prompts, prefix_order
+from ragaudit.pipeline.generate import distinct_prompts, prefix_order, reuse_chains
 from ragaudit.stack.presets import QUICK
 
 
@@ -56,8 +56,9 @@ def _evaluate(engine, prompts: list, params: dict, reuse: bool) -> dict:
     effective = engine.effective_params(dict(params))
     totals = {"prompt_tokens": 0, "llama_seconds": 0.0, "replies": {}}
     started = time.perf_counter()
-    for sha, messages in prompts:
-        totals["replies"][sha] = engine.chat(messages, effective)
+    chains = reuse_chains([m for _, m in prompts]) if reuse else [()] * len(prompts)
+    for (sha, messages), after in zip(prompts, chains, strict=True):
+        totals["replies"][sha] = engine.chat_measured(messages, effective, after)[0]
         timings = engine.last_timings or {}
         totals["prompt_tokens"] += int(timings.get("prompt_n", 0))
         milliseconds = float(timings.get("prompt_ms", 0)) + float(timings.get("predicted_ms", 0))

@@ -180,11 +180,13 @@ def generate_records(
 def token_totals(outcomes: Iterable[dict]) -> dict:
     """The tokens the distinct prompts cost where the generator measured them (each
     prompt once, a replayed one as it cost when computed): the prompts' tokens, those
-    evaluated (the rest reused from the previous prompt's prefix) and those generated,
-    with how many prompts were measured."""
+    evaluated (the rest reused from the previous prompt's prefix), those generated and those
+    evaluated to rebuild a reuse segment's prefix where a run resumed or a worker started
+    mid-segment, with how many prompts were measured."""
     measured = [o["usage"] for o in outcomes if o.get("usage")]
     totals = {"prompts_measured": len(measured)}
-    for name in ("prompt_tokens", "prompt_tokens_evaluated", "generated_tokens"):
+    names = ("prompt_tokens", "prompt_tokens_evaluated", "generated_tokens")
+    for name in (*names, "warm_up_tokens_evaluated"):
         totals[name] = sum(int(usage.get(name, 0)) for usage in measured)
     return totals
 
@@ -238,6 +240,32 @@ def prefix_order(prompts: list[tuple[str, list[dict]]]) -> list[tuple[str, list[
     return sorted(prompts, key=lambda p: ("\x00".join(m["content"] for m in p[1]), p[0]))
 
 
+def segment_key(messages: list[dict]) -> tuple[str, ...]:
+    """What a prompt's reuse segment is named by: its messages up to the end of its first
+    context chunk (build_messages: "Context:\n[c1] ...", then "\n\n[c2] " or the question)."""
+    *before, last = [m["content"] for m in messages]
+    first_chunk = last.split("\n\n[c2] ", 1)[0].split("\n\nQuestion: ", 1)[0]
+    return (*before, first_chunk)
+
+
+def reuse_chains(ordered: list[list[dict]]) -> list[tuple[list[dict], ...]]:
+    """For each prompt of `ordered` (prefix order), the prompts before it in its reuse
+    segment: the run of neighbours sharing its first context chunk. A segment's first
+    prompt is evaluated whole and each next one reuses the prefix it shares with the one
+    before (backends.qwen), so a reply depends on its segment only, never on where a run
+    was resumed or which worker computed it; a segment's first prompt reuses nothing, at
+    the cost of re-evaluating the short instruction before the context."""
+    chains: list[tuple[list[dict], ...]] = []
+    segment: tuple[list[dict], ...] = ()
+    key = None
+    for messages in ordered:
+        if segment_key(messages) != key:
+            segment, key = (), segment_key(messages)
+        chains.append(segment)
+        segment = (*segment, messages)
+    return chains
+
+
 def _run_prompts(
     generator,
     prompts: list[tuple[str, list[dict]]],
@@ -263,7 +291,8 @@ def _replies(
     cache-aware generator keeps up to `workers` calls in flight when its engine is remote
     (backends.concurrency), and stores, counts and fails them as a serial run does."""
     if hasattr(generator, "generate_each"):
-        requests = [(messages, params) for _, messages in prompts]
+        chains = reuse_chains([messages for _, messages in prompts])
+        requests = [(m, params, after) for (_, m), after in zip(prompts, chains, strict=True)]
         replies = generator.generate_each(requests, workers=workers)
         yield from zip((sha for sha, _ in prompts), replies, strict=True)
         return

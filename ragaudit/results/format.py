@@ -259,6 +259,14 @@ def fmt_generation_tokens(counts: dict | None) -> str:
     return (
         f"Generation: {prompts} distinct prompts; {total:,} prompt tokens, {evaluated:,} of "
         f"them evaluated ({fmt_ratio(evaluated, total)}; the rest reused from the previous "
-        f"prompt's prefix); {tokens['generated_tokens']:,} generated (measured for "
-        f"{measured} of {prompts} prompts)."
+        f"prompt's prefix); {tokens['generated_tokens']:,} generated{_warm_up(tokens)} "
+        f"(measured for {measured} of {prompts} prompts)."
     )
+
+
+def _warm_up(tokens: dict) -> str:
+    warm_up = tokens.get("warm_up_tokens_evaluated") or 0
+    if not warm_up:
+        return ""
+    where = "where a run resumed or a worker took over"
+    return f"; {warm_up:,} more evaluated to rebuild reuse segments {where}"
