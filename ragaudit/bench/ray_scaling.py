@@ -55,7 +55,9 @@ MULTI_HOST = (
     "local ray.init cluster); then `ray get-auth-token` on the head, and RAY_AUTH_MODE=token "
     "RAY_AUTH_TOKEN=<token> in each worker's `ray start` environment",
     f"  head: `{HEAD_RUN} ...` (auto joins the cluster `ray start` made on this host; "
-    "--ray-workers: workers per model, default one per CPU of the cluster)",
+    "--ray-workers: workers per model, default one per CPU of the cluster, for a local LLM "
+    "one per RAGAUDIT_LLM_THREADS CPUs; every worker runs llama.cpp at the head's thread "
+    "count, which the replies depend on, whatever cores its host has)",
     "  the data folder (corpus, cache.sqlite, results/) only on the head: the driver alone "
     "reads and writes the call cache and the results; workers only compute",
     "  afterwards: `ray stop` on every host",
