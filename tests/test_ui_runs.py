@@ -36,6 +36,28 @@ def test_conditions_show_replayed_computed_failed_and_digests(results_file):
     assert "a" * 64 in list(models["digest"])
 
 
+def test_conditions_show_a_resumed_runs_summed_time_and_its_generation_tokens(ragaudit_home):
+    results = build_results(n=3)
+    results["conditions"] |= {"elapsed_seconds": 5400.0, "elapsed_seconds_reason": None}
+    session = {"seconds": 2700.0, "computed": 10, "replayed": 0, "contention_seen": 0}
+    results["conditions"]["sessions"] = [session, session]
+    counts = {"records": 9, "prompts": 8, "tokens": {"prompts_measured": 8}}
+    counts["tokens"] |= {"prompt_tokens": 16000, "prompt_tokens_evaluated": 8000}
+    counts["tokens"] |= {"generated_tokens": 400, "warm_up_tokens_evaluated": 0}
+    results["run"]["generation_counts"] = counts
+    path = ragaudit_home / "results" / "latest.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results))
+    page = texts(open_app(path, page="pages/runs.py"))
+    assert "Elapsed: 5400.0 s (the wall time of 2 computing sessions, summed)" in page
+    # 8000/16000 = 50%, by hand
+    assert (
+        "Generation: 8 distinct prompts; 16,000 prompt tokens, 8,000 of them evaluated "
+        "(50% 8000/16000; the rest reused from the previous prompt's prefix); 400 generated "
+        "(measured for 8 of 8 prompts)." in page
+    )
+
+
 def test_form_choices_become_run_arguments():
     assert run_args("quick", 5, ["local:minilm"], "local:qwen2.5-0.5b", ["A"], False) == [
         "--quick",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragaudit.results.format import fmt_generation_tokens, fmt_sessions
 from ragaudit.results.reference import run_target
 from ragaudit.ui.common import current_results
 from ragaudit.ui.data import Loaded
@@ -153,11 +154,14 @@ def _render_conditions(results: dict) -> None:
         st.dataframe([{"model": m, **v} for m, v in by_model.items()], hide_index=True)
     elapsed = conditions.get("elapsed_seconds")
     st.markdown(
-        f"Elapsed: {elapsed} s"
+        f"Elapsed: {elapsed} s{fmt_sessions(conditions)}"
         if elapsed is not None
         else "Elapsed: withheld "
         f"({conditions.get('elapsed_seconds_reason') or 'no reason recorded'})"
     )
+    generation = (results.get("run") or {}).get("generation_counts")
+    if generation:
+        st.markdown(fmt_generation_tokens(generation))
     seen = conditions.get("contention_seen") or {}
     st.markdown(
         f"Contention detection configured: {conditions.get('contention_detection_configured')} "
