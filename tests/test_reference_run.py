@@ -190,13 +190,32 @@ def _demo(monkeypatch) -> dict:
     seen = {}
     monkeypatch.setattr(demo, "launch", lambda path, port: seen.setdefault("opened", path) and 0)
     monkeypatch.setattr(demo, "run_plan", lambda plan: seen.setdefault("ran", plan.preset) and 0)
+    started = lambda args, out: seen.setdefault("started", (args, out))  # noqa: E731
+    monkeypatch.setattr(demo, "start_run", started)  # a real one runs the quick matrix
     seen["status"] = main(["demo", "--port", str(_free_port())])
     return seen
 
 
 def test_demo_with_no_local_run_opens_the_reference_at_once(ragaudit_home, stand_in, monkeypatch):
     seen = _demo(monkeypatch)
-    assert seen == {"opened": stand_in, "status": 0}  # no run started
+    # opened at once; the main job (the quick run, 4 requests in flight by default) still
+    # runs, in the background, writing the local results file
+    started = (["--quick", "--workers", "4"], paths.default_results_path())
+    assert seen == {"opened": stand_in, "started": started, "status": 0}
+
+
+def test_demo_opens_the_reference_even_when_a_run_is_already_going(
+    ragaudit_home, stand_in, monkeypatch, capsys
+):
+    def refused(args, out):
+        raise RuntimeError("a run is already going (pid 7); wait for it or stop it")
+
+    monkeypatch.setattr(demo, "start_run", refused)
+    monkeypatch.setattr(demo, "launch", lambda path, port: 0 if path == stand_in else 1)
+    assert main(["demo", "--port", str(_free_port())]) == 0
+    assert "the quick run was not started: a run is already going (pid 7)" in (
+        capsys.readouterr().out
+    )
 
 
 def test_demo_with_a_local_complete_run_opens_that(ragaudit_home, stand_in, monkeypatch):

@@ -4,8 +4,8 @@ Runs the quick planted-fault matrix (retrieval on both embedded embedders, gener
 the embedded generator) unless a complete results file is already there, then opens the
 inspector over it. A rerun replays from the model cache, so it is fast after the first.
 When ragaudit ships a recorded reference run (results.reference) and no complete local run
-exists, the inspector opens on the reference at once instead; the Runs page starts the
-quick run.
+exists, the inspector opens on the reference at once, and the quick run starts in the
+background (the Runs page follows it).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ragaudit.pipeline.plan import build_plan
 from ragaudit.results.io import load_results
 from ragaudit.results.reference import shipped_reference
 from ragaudit.stack import presets
+from ragaudit.ui.runs import start_run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,15 +54,23 @@ def _complete(path: Path) -> bool:
         return False
 
 
-def _reference_instead(args: argparse.Namespace) -> Path | None:
+def _reference_instead(args: argparse.Namespace, results: Path) -> Path | None:
     """The shipped reference run, to open at once when no complete local run exists and
-    the command asked for neither a run (--rerun, --no-app) nor a file of its own."""
+    the command asked for neither a run (--rerun, --no-app) nor a file of its own. The
+    main job still runs: the quick matrix starts in the background, writing `results`
+    (the Runs page follows it)."""
     reference = shipped_reference()
     if reference is None or args.rerun or args.no_app or args.results:
         return None
+    try:
+        pid = start_run(["--quick", "--workers", str(args.workers)], results)
+        started = f"the quick run is computing in the background (pid {pid}; the Runs page "
+        started += f"shows its progress) and writes {results}"
+    except RuntimeError as refused:  # one run at a time: say so, still open the reference
+        started = f"the quick run was not started: {refused}"
     print(
         f"ragaudit demo: no complete local run yet; opening the recorded reference run "
-        f"({reference}). Start the quick run from the Runs page, or `ragaudit demo --rerun`."
+        f"({reference}) at once; {started}."
     )
     return reference
 
@@ -72,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_app:
         check_port(args.port)
     if args.rerun or not _complete(results):
-        if (reference := _reference_instead(args)) is not None:
+        if (reference := _reference_instead(args, results)) is not None:
             return launch(reference, args.port)
         status = run_plan(build_plan(presets.QUICK, out=results, workers=args.workers))
         if status:
