@@ -124,7 +124,7 @@ def _generate_all(server, tmp_path, workers: int) -> dict:
         generator,
         gen_configs=["B"],
         workers=workers,
-        progress=lambda done, total: seen.append((done, total)),
+        progress=lambda done, total, replayed: seen.append((done, total)),
     )
     return {
         "records": records,

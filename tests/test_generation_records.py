@@ -104,7 +104,7 @@ def test_identical_prompts_are_generated_once_and_replayed_on_rerun(ragaudit_hom
         CHUNKS,
         generator,
         gen_configs=["B", "C", "M"],
-        progress=lambda done, total: seen.append((done, total)),
+        progress=lambda done, total, replayed: seen.append((done, total)),
         params={"max_tokens": 24},
     )
     tokens = counts.pop("tokens")

@@ -43,6 +43,31 @@ def test_progress_prints_plain_lines_with_eta_and_writes_json(tmp_path):
     assert [s["done"] for s in seen][:2] == [0, 1]
 
 
+def test_eta_after_a_resume_counts_computed_units_not_replays():
+    # A resumed run replays 8 of 10 prompts at once; the ETA must wait for a computed one,
+    # then project the remaining 1 at that unit's cost (at least the 0.2 s slept), not at
+    # elapsed / 9 as if the replays had cost as much.
+    stream = io.StringIO()
+    progress = Progress(stream=stream, min_interval=0)
+    progress.stage("generate local:qwen2.5-1.5b", 0)
+    progress.update(8, 10, replayed=8)
+    assert progress.eta_seconds() is None and stream.getvalue().splitlines()[-1].endswith(
+        "ETA --:--"
+    )
+    time.sleep(0.2)
+    progress.update(9, 10, replayed=8)
+    assert progress.eta_seconds() >= 0.2
+    progress.update(10, 10, replayed=8)
+    assert progress.eta_seconds() == 0.0
+
+
+def test_a_stage_replayed_whole_ends_with_eta_zero():
+    progress = Progress(stream=None)
+    progress.stage("generate local:qwen2.5-1.5b", 0)
+    progress.update(5, 5, replayed=5)
+    assert progress.eta_seconds() == 0.0
+
+
 def test_contention_seen_before_withholds_elapsed_and_says_why(tmp_path, monkeypatch):
     marker = "ragaudit-contention-marker-7781"
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", marker])

@@ -174,7 +174,7 @@ def test_b_and_c_over_one_chunking_ask_one_oracle_prompt_and_a_rerun_replays_it(
         generator,
         gen_configs=["B", "C"],
         chunk_offsets=OFFSETS,
-        progress=lambda done, total: seen.append((done, total)),
+        progress=lambda done, total, replayed: seen.append((done, total)),
     )
     # two regular prompts (different contexts) + one oracle prompt shared by B and C
     assert len(engine.calls) == 3

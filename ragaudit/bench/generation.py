@@ -90,7 +90,9 @@ def _pipeline_call(spec: str, records: list[dict], chunks: dict, params: dict) -
             generator,
             gen_configs=["B", "C"],
             params=params,
-            progress=lambda done, total: tokens.append(_tokens(generator.engine.last_timings)),
+            progress=lambda done, total, replayed: tokens.append(
+                _tokens(generator.engine.last_timings)
+            ),
         )
         elapsed = time.perf_counter() - started
         started = time.perf_counter()

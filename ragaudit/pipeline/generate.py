@@ -127,7 +127,7 @@ def generate_records(
     *,
     gen_configs: Iterable[str],
     gen_probes: Iterable[str] | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
     params: dict | None = None,
     chunk_offsets: dict | None = None,
     workers: int = DEFAULT_WORKERS,
@@ -259,8 +259,8 @@ def reuse_chains(ordered: list[list[dict]]) -> list[tuple[list[dict], ...]]:
     segment: tuple[list[dict], ...] = ()
     key = None
     for messages in ordered:
-        if segment_key(messages) != key:
-            segment, key = (), segment_key(messages)
+        if (named := segment_key(messages)) != key:
+            segment, key = (), named
         chains.append(segment)
         segment = (*segment, messages)
     return chains
@@ -271,16 +271,18 @@ def _run_prompts(
     prompts: list[tuple[str, list[dict]]],
     params: dict,
     spec: str,
-    progress: Callable[[int, int], None] | None,
+    progress: Callable[[int, int, int], None] | None,
     workers: int = DEFAULT_WORKERS,
 ) -> dict[str, dict]:
     """Generate each distinct prompt (sha, messages) once, in the order given; returns
-    sha -> outcome. Progress counts the whole pool."""
+    sha -> outcome. Progress counts the whole pool: (done, total, replayed so far)."""
     outcomes: dict[str, dict] = {}
+    replayed = 0
     for done, (sha, outcome) in enumerate(_replies(generator, prompts, params, workers), 1):
         outcomes[sha] = _outcome(outcome, spec, sha)
+        replayed += bool(outcomes[sha]["replayed"])
         if progress is not None:
-            progress(done, len(prompts))
+            progress(done, len(prompts), replayed)
     return outcomes
 
 

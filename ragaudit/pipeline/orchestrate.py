@@ -143,8 +143,9 @@ def _generate(
     primary = [r for r in results["instances"] if r["embedder"] == plan.embedders[0]]
     progress.stage(f"generate {plan.generator}", 0)
 
-    def on_generated(done: int, total: int) -> None:
-        progress.update(done, total)  # the total is known only once identical prompts merge
+    def on_generated(done: int, total: int, replayed: int) -> None:
+        # The total is known only once identical prompts merge; replays do not set the ETA.
+        progress.update(done, total, replayed)
         partial()
 
     results["run"]["generation_counts"] = generate_records(

@@ -2,7 +2,9 @@
 throttled), a small JSON file the inspector polls, and an optional callback.
 
 The interface stages use: ``progress.stage(name, total)`` then ``progress.advance(n)``;
-``progress.done()`` at the end. A stage's ETA is its remaining units at its own rate so far.
+``progress.done()`` at the end. A stage's ETA is its remaining units at the rate of the units
+it computed so far: units replayed from the cache (a resumed run's first 294 prompts) arrive at
+once and would otherwise promise a finish in seconds.
 
 Given the run's call cache, it also prints each failed model call (or failed batch) as the
 cache counts it, so a run whose server breaks says so while it runs, not only in the file.
@@ -97,6 +99,7 @@ class Progress:
         self.name = ""
         self.total = 0
         self.done_units = 0
+        self.replayed_units = 0  # of done_units, those that cost nothing (cache replays)
         self._stage_started = self.started
         self._last_emit = 0.0
         self.stages: list[dict] = []
@@ -105,27 +108,34 @@ class Progress:
         """Begin a stage of `total` units (texts, queries, prompts)."""
         self._close_stage()
         self.name, self.total, self.done_units = name, max(int(total), 0), 0
+        self.replayed_units = 0
         self._stage_started = time.monotonic()
         self._emit(force=True)
 
-    def advance(self, n: int = 1) -> None:
-        """Count `n` more units of the current stage as done."""
+    def advance(self, n: int = 1, replayed: int = 0) -> None:
+        """Count `n` more units of the current stage as done, `replayed` of them replays."""
+        self.replayed_units += replayed
         self.done_units = (
             min(self.done_units + n, self.total) if self.total else self.done_units + n
         )
         self._emit(force=self.done_units >= self.total)
 
-    def update(self, done: int, total: int) -> None:
-        """Report `done` of `total` units, for a stage whose total is known only as it runs."""
+    def update(self, done: int, total: int, replayed: int = 0) -> None:
+        """Report `done` of `total` units, `replayed` of them replays so far, for a stage
+        whose total is known only as it runs."""
         self.total = max(int(total), 0)
-        self.advance(done - self.done_units)
+        self.advance(done - self.done_units, replayed - self.replayed_units)
 
     def eta_seconds(self) -> float | None:
-        """Seconds left in this stage at its rate so far (None before the first unit)."""
-        if not self.done_units or not self.total:
+        """Seconds left in this stage at the rate of its computed units so far (None before
+        the first computed unit; 0 once every unit is done)."""
+        computed = self.done_units - self.replayed_units
+        if not self.total or not (computed or self.done_units >= self.total):
             return None
+        if self.done_units >= self.total:
+            return 0.0
         elapsed = time.monotonic() - self._stage_started
-        return elapsed / self.done_units * (self.total - self.done_units)
+        return elapsed / computed * (self.total - self.done_units)
 
     def snapshot(self) -> dict:
         """What a poller needs: stage, done/total, elapsed, ETA, earlier stages."""

@@ -84,8 +84,8 @@ def generate_stacks(
         add_models(results, [describe_model(generator)])
         progress.stage(f"generate {model['spec']} (stack {stack.name})", 0)
 
-        def report(done: int, total: int) -> None:
-            progress.update(done, total)
+        def report(done: int, total: int, replayed: int) -> None:
+            progress.update(done, total, replayed)
             on_generated()
 
         counts[stack.name] = generate_records(
