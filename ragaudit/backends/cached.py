@@ -237,7 +237,15 @@ class CachedGenerator:
         and failures), with up to `workers` calls in flight when the engine is remote.
         Under a Ray executor each reply is stored as it arrives (a later prompt's may come
         first), so a kill loses only the calls in flight."""
-        calls = [self._prepare(*request) for request in requests]
+        checked: dict[int, list[ChatMessage]] = {}
+
+        def check(messages: list[ChatMessage]) -> list[ChatMessage]:
+            # Once per prompt: a segment's chain repeats its earlier prompts (the same lists).
+            if id(messages) not in checked:
+                checked[id(messages)] = _checked_messages(messages)
+            return checked[id(messages)]
+
+        calls = [self._prepare(*request, check=check) for request in requests]
         first: dict[str, _Call] = {}
         for call in calls:
             if call.replay is None:
@@ -269,12 +277,17 @@ class CachedGenerator:
             arrivals.close()
 
     def _prepare(
-        self, messages: list[ChatMessage], params: dict | None, after: Sequence = ()
+        self,
+        messages: list[ChatMessage],
+        params: dict | None,
+        after: Sequence = (),
+        check: Callable[[list[ChatMessage]], list[ChatMessage]] | None = None,
     ) -> _Call:
-        messages = _checked_messages(messages)
+        check = check or _checked_messages
+        messages = check(messages)
         effective = self.engine.effective_params(dict(params or {}))
         key = self._key(messages, effective)
-        chain = tuple(_checked_messages(earlier) for earlier in after)
+        chain = tuple(check(earlier) for earlier in after)
         return _Call(messages, params, effective, key, self.cache.get(key), chain)
 
     def _reply(self, call: _Call) -> tuple[str, dict | None]:
