@@ -117,13 +117,20 @@ def _print_rows(title: str, rows: list[dict], calls: int, slots: int) -> None:
             print(f"  {row['workers']} workers vs {slots}: {change:+.0%} calls/s ({flat})")
 
 
+def sweep_arguments(prog: str) -> argparse.ArgumentParser:
+    """The stand-in server's capacity and delay, and the worker counts swept over it (shared
+    with bench ray-scaling, which sweeps the same server over Ray workers)."""
+    parser = argparse.ArgumentParser(prog=prog)
+    parser.add_argument("--slots", type=int, default=4, help="the server's capacity C")
+    parser.add_argument("--delay", type=float, default=0.1, help="seconds the server takes")
+    parser.add_argument("--calls", type=int, default=96, help="timed calls per worker count")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
+    return parser
+
+
 def main(argv: list[str]) -> int:
     """Print the sweep for generation and embedding, then the wrapper's overhead."""
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench concurrency")
-    parser.add_argument("--slots", type=int, default=4, help="the server's parallel slots")
-    parser.add_argument("--delay", type=float, default=0.1, help="seconds the server takes")
-    parser.add_argument("--calls", type=int, default=96, help="calls per --workers count")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser = sweep_arguments("python -m ragaudit.bench concurrency")
     parser.add_argument("--overhead-calls", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)

@@ -19,7 +19,6 @@ Exit status 1 when a W's replies differ from W=1's or a call failed; else 0.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.executors import check_executor, executor_scope
 from ragaudit.backends.specs import load_generator
-from ragaudit.bench.concurrency import _prompts, _sweep
+from ragaudit.bench.concurrency import _prompts, _sweep, sweep_arguments
 from ragaudit.bench.ray_fanout import replies_sha256
 from ragaudit.bench.stand_in import CHAT_MODEL, StandInProcess, start_stand_in
 from ragaudit.errors import RagauditError
@@ -155,11 +154,7 @@ def _print_results(rows: list[dict], replies: dict, slots: int) -> bool:
 
 def main(argv: list[str]) -> int:
     """Run the sweep on one local Ray cluster, print it, then the multi-host commands."""
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench ray-scaling")
-    parser.add_argument("--slots", type=int, default=4, help="the server's capacity C")
-    parser.add_argument("--delay", type=float, default=0.1, help="seconds the server takes")
-    parser.add_argument("--calls", type=int, default=96, help="timed calls per worker count")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser = sweep_arguments("python -m ragaudit.bench ray-scaling")
     args = parser.parse_args(argv)
     if args.workers[0] != 1 or min(args.workers) < 1:
         parser.error("--workers: the first count is the baseline and must be 1")
