@@ -9,6 +9,8 @@ same figures).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ragaudit.report import svg
 from ragaudit.report.render import Block
 from ragaudit.results import view
@@ -26,58 +28,54 @@ def _generated(results: dict, embedder: str) -> bool:
     )
 
 
-def retrieval_pictures(results: dict) -> list[Block]:
-    """Gold in context as a heatmap per embedder, every probe (the controls too)."""
+def _per_embedder(results: dict, draw: Callable[[str], str | None], caption: str) -> list[Block]:
+    """One figure per embedder with a table whose `draw(embedder)` draws something;
+    `caption` names the picture ("{embedder}" is filled in, with its uncertified mark)."""
     blocks: list[Block] = []
     for embedder in view.table_embedders(results):
-        drawn = svg.measure_grid(results, embedder, "gold_in_context")
+        drawn = draw(embedder)
         if drawn:
-            caption = (
-                f"Gold in context, {embedder}{_mark(results, embedder)}: green where the gold "
-                "reached the model, red where it did not; grey cells did not run or have no "
-                "gold to retrieve."
-            )
-            blocks.append(("figure", caption, drawn))
+            named = caption.format(embedder=f"{embedder}{_mark(results, embedder)}")
+            blocks.append(("figure", named, drawn))
     return blocks
+
+
+def retrieval_pictures(results: dict) -> list[Block]:
+    """Gold in context as a heatmap per embedder, every probe (the controls too)."""
+    return _per_embedder(
+        results,
+        lambda embedder: svg.measure_grid(results, embedder, "gold_in_context"),
+        "Gold in context, {embedder}: green where the gold reached the model, red where it "
+        "did not; grey cells did not run or have no gold to retrieve.",
+    )
 
 
 def answers_pictures(results: dict) -> list[Block]:
     """Correct answers as a heatmap per embedder whose columns generated."""
-    blocks: list[Block] = []
-    for embedder in view.table_embedders(results):
-        drawn = _generated(results, embedder) and svg.measure_grid(results, embedder, "correct")
-        if drawn:
-            caption = (
-                f"Correct answers, {embedder}{_mark(results, embedder)}: grey cells were not "
-                "generated."
-            )
-            blocks.append(("figure", caption, drawn))
-    return blocks
+    return _per_embedder(
+        results,
+        lambda embedder: (
+            _generated(results, embedder) and svg.measure_grid(results, embedder, "correct")
+        ),
+        "Correct answers, {embedder}: grey cells were not generated.",
+    )
 
 
 def severity_pictures(results: dict) -> list[Block]:
     """The severity class and branch per cell, per embedder."""
-    blocks: list[Block] = []
-    for embedder in view.table_embedders(results):
-        drawn = svg.severity_grid(results, embedder)
-        if drawn:
-            caption = (
-                f"Severity, {embedder}{_mark(results, embedder)}: each cell's class and the "
-                "branch of the rules above that assigned it."
-            )
-            blocks.append(("figure", caption, drawn))
-    return blocks
+    return _per_embedder(
+        results,
+        lambda embedder: svg.severity_grid(results, embedder),
+        "Severity, {embedder}: each cell's class and the branch of the rules above that "
+        "assigned it.",
+    )
 
 
 def attribution_pictures(results: dict) -> list[Block]:
     """The attribution of each generated cell as a stacked bar, per embedder."""
-    blocks: list[Block] = []
-    for embedder in view.table_embedders(results):
-        drawn = svg.attribution_bars(results, embedder)
-        if drawn:
-            caption = (
-                f"Failure attribution, {embedder}{_mark(results, embedder)}: each bar is one "
-                "generated cell's instances, by where each answer failed or that it was right."
-            )
-            blocks.append(("figure", caption, drawn))
-    return blocks
+    return _per_embedder(
+        results,
+        lambda embedder: svg.attribution_bars(results, embedder),
+        "Failure attribution, {embedder}: each bar is one generated cell's instances, by "
+        "where each answer failed or that it was right.",
+    )
