@@ -116,6 +116,11 @@ def test_a_resumed_run_records_its_sessions_wall_time_summed(tmp_path, clock, mo
     assert (second["seconds"], second["computed"], second["replayed"]) == (50.0, 2, 4)
     report = render_markdown({**analysed_results(), "conditions": conditions})
     assert "Elapsed: 150.0 seconds (the wall time of 2 computing sessions, summed)." in report
+    # this session replayed the killed one's 4 and computed 2: the file's calls are its own
+    assert (
+        "Model calls in its last session: 4 replayed from cache, 2 computed, 0 failed. Over its "
+        "2 computing sessions: 6 computed (4 + 2)." in report
+    )
 
 
 def test_replays_the_earlier_sessions_did_not_compute_withhold_the_time(tmp_path, clock):

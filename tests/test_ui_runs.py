@@ -27,8 +27,8 @@ def test_conditions_show_replayed_computed_failed_and_digests(results_file):
     calls = conditions["calls"]
     page = texts(at)
     assert (
-        f"replayed {calls['replayed']} · computed {calls['computed']} · failed {calls['failed']}"
-        in page
+        f"Model calls: {calls['replayed']} replayed from cache, {calls['computed']} computed, "
+        f"{calls['failed']} failed. File complete: True." in page
     )
     assert conditions["elapsed_seconds_reason"] in page
     models = at.dataframe[-1].value
@@ -50,6 +50,8 @@ def test_conditions_show_a_resumed_runs_summed_time_and_its_generation_tokens(ra
     path.write_text(json.dumps(results))
     page = texts(open_app(path, page="pages/runs.py"))
     assert "Elapsed: 5400.0 s (the wall time of 2 computing sessions, summed)" in page
+    # the last session's counts, then 10 + 10 computed over the two sessions, by hand
+    assert "Over its 2 computing sessions: 20 computed (10 + 10)." in page
     # 8000/16000 = 50%, by hand
     assert (
         "Generation: 8 distinct prompts; 16,000 prompt tokens, 8,000 of them evaluated "

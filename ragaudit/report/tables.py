@@ -11,6 +11,7 @@ from ragaudit.results.format import (
     fmt_cell,
     fmt_generation_tokens,
     fmt_measure,
+    fmt_model_calls,
     fmt_sessions,
     percent,
 )
@@ -79,7 +80,6 @@ def _generation_cost(results: dict) -> list[Block]:
 def conditions_section(results: dict) -> list[Block]:
     """How the run went: model calls, timing, contention, and each model's digest."""
     cond = results.get("conditions") or {}
-    calls = cond.get("calls") or {}
     elapsed = cond.get("elapsed_seconds")
     timing = (
         f"Elapsed: {elapsed} seconds{fmt_sessions(cond)}."
@@ -107,11 +107,7 @@ def conditions_section(results: dict) -> list[Block]:
     ]
     blocks = [
         ("h", 2, "Conditions"),
-        (
-            "p",
-            f"Model calls: {calls.get('replayed')} replayed from cache, "
-            f"{calls.get('computed')} computed, {calls.get('failed')} failed.",
-        ),
+        ("p", fmt_model_calls(cond)),
         ("p", timing),
         ("p", contention),
         *_generation_cost(results),

@@ -246,6 +246,27 @@ def fmt_sessions(conditions: dict) -> str:
     return f" (the wall time of {len(sessions)} computing sessions, summed)"
 
 
+def fmt_model_calls(conditions: dict) -> str:
+    """The run's model calls: `Model calls: 3 replayed from cache, 117 computed, 2 failed.`
+    A resumed run's counts are its last session's (the earlier sessions' work replays in
+    it), so they are followed by what each computing session computed:
+    ` Over its 3 computing sessions: 4,460 computed (2,130 + 1,842 + 488).`"""
+    calls = conditions.get("calls") or {}
+    line = (
+        f"Model calls: {calls.get('replayed')} replayed from cache, "
+        f"{calls.get('computed')} computed, {calls.get('failed')} failed."
+    )
+    sessions = conditions.get("sessions") or []
+    if len(sessions) < 2:
+        return line
+    computed = [int(s.get("computed") or 0) for s in sessions]
+    each = " + ".join(f"{n:,}" for n in computed)
+    return (
+        f"Model calls in its last session: {line.removeprefix('Model calls: ')} Over its "
+        f"{len(sessions)} computing sessions: {sum(computed):,} computed ({each})."
+    )
+
+
 def fmt_generation_tokens(counts: dict | None) -> str:
     """What generation cost in tokens (run.generation_counts): `Generation: 782 distinct
     prompts; 1,204,311 prompt tokens, 610,002 of them evaluated (51% 610002/1204311; the rest

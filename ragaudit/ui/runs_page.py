@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragaudit.results.format import fmt_generation_tokens, fmt_sessions
+from ragaudit.results.format import fmt_generation_tokens, fmt_model_calls, fmt_sessions
 from ragaudit.results.reference import run_target
 from ragaudit.ui.common import current_results
 from ragaudit.ui.data import Loaded
@@ -144,11 +144,7 @@ def _render_conditions(results: dict) -> None:
     import streamlit as st
 
     conditions = results.get("conditions") or {}
-    calls = conditions.get("calls") or {}
-    st.markdown(
-        f"Model calls: replayed {calls.get('replayed')} · computed {calls.get('computed')} · "
-        f"failed {calls.get('failed')} · file complete: {results.get('complete')}"
-    )
+    st.markdown(f"{fmt_model_calls(conditions)} File complete: {results.get('complete')}.")
     by_model = conditions.get("calls_by_model") or {}
     if by_model:
         st.dataframe([{"model": m, **v} for m, v in by_model.items()], hide_index=True)
