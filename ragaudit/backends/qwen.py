@@ -13,7 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragaudit.backends.base import DEFAULT_PARAMS, ChatMessage, effective_params
+from ragaudit.backends.base import (
+    DEFAULT_PARAMS,
+    ChatMessage,
+    effective_params,
+    threads_from_env,
+)
 from ragaudit.backends.weights import assemble, part_files
 from ragaudit.errors import RagauditError
 
@@ -80,12 +85,7 @@ def llm_threads() -> int:
     shared with other heavy work, llama.cpp's threads wait for each other at every step,
     so one descheduled thread stalls them all: set RAGAUDIT_LLM_THREADS=1 there.
     """
-    raw = os.environ.get("RAGAUDIT_LLM_THREADS", "").strip()
-    if not raw:
-        return max(1, os.cpu_count() or 1)
-    if not raw.isdigit() or int(raw) < 1:
-        raise RagauditError(f"RAGAUDIT_LLM_THREADS={raw!r} is not a positive whole number")
-    return int(raw)
+    return threads_from_env("RAGAUDIT_LLM_THREADS")
 
 
 def prefix_cache_enabled() -> bool:

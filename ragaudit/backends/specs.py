@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from ragaudit.backends.base import LOCAL_EMBEDDERS
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
 from ragaudit.backends.concurrency import DEFAULT_WORKERS
@@ -68,7 +69,6 @@ _GENERATOR_EXAMPLES = [
 ]
 OPTION_KEYS = ("base_url", "api_key_env")
 """What `options=` may hold for an openai: spec (the stack file's embedder/generator keys)."""
-_LOCAL_EMBEDDERS = ("local:minilm", "local:e5-small")
 _LOCAL_GENERATORS = LOCAL_SPECS
 
 _engines: dict[tuple, object] = {}
@@ -104,7 +104,7 @@ def _served(spec: str) -> bool:
 def check_embedder_spec(spec: str) -> None:
     """Refuse a spec that names no embedder, before anything loads (a run checks its flags
     first)."""
-    if spec not in _LOCAL_EMBEDDERS and not _served(spec):
+    if spec not in LOCAL_EMBEDDERS and not _served(spec):
         raise RagauditError(unknown_name_message("embedder spec", spec, _EMBEDDER_EXAMPLES))
 
 

@@ -6,6 +6,9 @@ Figures printed:
   subprocess over its own temp RAGAUDIT_HOME, so model loading, Chroma and, under Ray,
   starting the local cluster are inside it): both wall times, their ratio, and the sha256
   of each side's instance records (the same digest: the same results);
+- embedding throughput: `--texts` distinct chunk texts of that run through MiniLM's
+  CachedEmbedder, timed after a warm-up (workers started, model loaded), so the figure is
+  the workers' embedding alone: both wall times, the ratio, the sha256 of the vectors;
 - a generation slice: the first `--prompts` distinct prompts (prefix order) that configs B
   and C ask on the answer probes over those records, through CachedGenerator.generate_each
   on the 0.5B model, model loading included: both wall times, the ratio, the sha256 of
@@ -28,7 +31,7 @@ from pathlib import Path
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.executors import executor_scope
-from ragaudit.backends.specs import load_generator
+from ragaudit.backends.specs import load_embedder, load_generator
 from ragaudit.pipeline.generate import distinct_prompts, prefix_order, select_records
 from ragaudit.results.format import fmt_ratio
 from ragaudit.stack import presets
@@ -74,6 +77,18 @@ def _slice(results: dict, count: int) -> list[tuple[str, list[dict]]]:
     return prefix_order(prompts)[:count]
 
 
+def _embed(texts: list[str], cache_path: Path, scope) -> tuple[float, str]:
+    """Seconds to embed `texts` after a warm-up, and the sha256 of the vectors."""
+    with scope:
+        embedder = load_embedder(presets.PRIMARY_EMBEDDER, CallCache(cache_path))
+        embedder.embed([f"warm-up {i}" for i in range(2 * embedder.engine.batch_size)])
+        started = time.perf_counter()
+        vectors = embedder.embed(texts)
+        seconds = time.perf_counter() - started
+    blob = json.dumps(vectors).encode("utf-8")
+    return seconds, hashlib.sha256(blob).hexdigest()
+
+
 def _generate(spec: str, prompts: list, cache_path: Path, scope) -> tuple:
     """Seconds (model loading included), the replies' sha256, the failed calls, the replies."""
     params = {"max_tokens": presets.QUICK.max_tokens}
@@ -102,6 +117,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--n", type=int, default=5, help="instances per probe (default 5)")
     parser.add_argument("--prompts", type=int, default=50, help="generation slice (default 50)")
     parser.add_argument("--generator", default=presets.QUICK.generator)
+    parser.add_argument("--texts", type=int, default=1000, help="embedded texts (default 1000)")
     parser.add_argument("--workers", type=int, default=2, help="Ray workers (default 2)")
     args = parser.parse_args(argv)
     ray_flags = ["--executor", "ray", "--ray-workers", str(args.workers)]
@@ -119,6 +135,11 @@ def main(argv: list[str]) -> int:
             ),
             flush=True,
         )
+        texts = sorted({chunk["text"] for chunk in local[1]["chunks"].values()})[: args.texts]
+        emb_local = _embed(texts, root / "e-local.sqlite", executor_scope())
+        emb_ray = _embed(texts, root / "e-ray.sqlite", executor_scope("ray", workers=args.workers))
+        what = f"embedding {len(texts)} chunk texts on {presets.PRIMARY_EMBEDDER} (after a warm-up)"
+        print(_line(what, emb_local, emb_ray, args.workers), flush=True)
         prompts = _slice(local[1], args.prompts)
         # Both sides at one thread count (replies depend on it): this machine's cores shared
         # among the Ray workers, so the local side runs the same llama.cpp each worker runs.
