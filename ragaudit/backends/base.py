@@ -97,3 +97,19 @@ class Generator(Protocol):
     digest_reason: str | None
 
     def generate(self, messages: list[ChatMessage], params: dict) -> str: ...
+
+
+def checked_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
+    """`messages` as plain {"role", "content"} dicts, or one RagauditError naming the bad one."""
+    if not isinstance(messages, list) or not messages:
+        raise RagauditError("messages must be a non-empty list of {'role', 'content'} dicts")
+    checked = []
+    for index, message in enumerate(messages):
+        role, content = message.get("role"), message.get("content")
+        if role not in ("system", "user", "assistant") or not isinstance(content, str):
+            raise RagauditError(
+                f"messages[{index}]: needs role system|user|assistant and string content, "
+                f"got role={role!r}"
+            )
+        checked.append({"role": role, "content": content})
+    return checked

@@ -15,7 +15,13 @@ from typing import NoReturn, Protocol
 
 import numpy as np
 
-from ragaudit.backends.base import UNKNOWN_WINDOW, ChatMessage, InputWindow, Role
+from ragaudit.backends.base import (
+    UNKNOWN_WINDOW,
+    ChatMessage,
+    InputWindow,
+    Role,
+    checked_messages,
+)
 from ragaudit.backends.cache import CallCache, call_key
 from ragaudit.backends.concurrency import DEFAULT_WORKERS, Outcome, in_flight
 from ragaudit.backends.executors import engine_outcomes, in_item_order
@@ -204,7 +210,7 @@ class CachedGenerator:
     def call_key(self, messages: list[ChatMessage], params: dict | None = None) -> str:
         """The cache key this call would use (also a stable id for the prompt)."""
         effective = self.engine.effective_params(dict(params or {}))
-        return self._key(_checked_messages(messages), effective)
+        return self._key(checked_messages(messages), effective)
 
     def _key(self, messages: list[ChatMessage], effective: dict) -> str:
         # An engine's settings that change its replies (llama.cpp's threads) key them too.
@@ -242,7 +248,7 @@ class CachedGenerator:
         def check(messages: list[ChatMessage]) -> list[ChatMessage]:
             # Once per prompt: a segment's chain repeats its earlier prompts (the same lists).
             if id(messages) not in checked:
-                checked[id(messages)] = _checked_messages(messages)
+                checked[id(messages)] = checked_messages(messages)
             return checked[id(messages)]
 
         calls = [self._prepare(*request, check=check) for request in requests]
@@ -283,7 +289,7 @@ class CachedGenerator:
         after: Sequence = (),
         check: Callable[[list[ChatMessage]], list[ChatMessage]] | None = None,
     ) -> _Call:
-        check = check or _checked_messages
+        check = check or checked_messages
         messages = check(messages)
         effective = self.engine.effective_params(dict(params or {}))
         key = self._key(messages, effective)
@@ -380,21 +386,6 @@ def _key_digest(cache: CallCache, engine) -> tuple[str, str | None]:
         return "unavailable", engine.digest_reason
     reason = f"{engine.digest_reason}; calls are keyed by the last digest seen, {last}"
     return last, reason
-
-
-def _checked_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
-    if not isinstance(messages, list) or not messages:
-        raise RagauditError("messages must be a non-empty list of {'role', 'content'} dicts")
-    checked = []
-    for index, message in enumerate(messages):
-        role, content = message.get("role"), message.get("content")
-        if role not in ("system", "user", "assistant") or not isinstance(content, str):
-            raise RagauditError(
-                f"messages[{index}]: needs role system|user|assistant and string content, "
-                f"got role={role!r}"
-            )
-        checked.append({"role": role, "content": content})
-    return checked
 
 
 def _describe(error: BaseException) -> str:
