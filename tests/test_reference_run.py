@@ -3,8 +3,8 @@ sessions ledger that keeps a resumed run's wall time honest, the gzip reference 
 the one loader, `ragaudit demo` opening it when no local run exists (and the local run when
 one does), its recorded-run label, and `ragaudit report --out-md`.
 
-The reference file here is a hand-built stand-in (tests/analysis_fixtures.py) written to
-the test's temp dir; no reference run ships with the package until the real one exists."""
+The plumbing is tested on a hand-built stand-in (tests/analysis_fixtures.py) written to the
+test's temp dir; the shipped reference itself is checked against the issue's scope."""
 
 from __future__ import annotations
 
@@ -182,6 +182,24 @@ def test_docs_reference_run_is_the_shipped_run_as_the_report_renders_it():
     assert doc.is_file() == (shipped is not None)
     if shipped is not None:
         assert doc.read_text(encoding="utf-8") == render_markdown(load_results(shipped))
+
+
+def test_the_shipped_reference_is_the_seed_scope_run_to_completion():
+    # Expected values from issue 15's scope, not from the code: n=25, the 1.5B model,
+    # A B C M on the seven answer probes (7 x 4 x 25 = 700 records) plus table_split at
+    # 4000 (25 more), every prompt answered (none failed) and its wall time recorded.
+    results = load_results(reference.shipped_reference())
+    run, conditions = results["run"], results["conditions"]
+    assert results["complete"] is True and run["preset"] == "seed"
+    assert results["corpus"]["n"] == 25
+    assert results["generator"]["spec"] == "local:qwen2.5-1.5b"
+    assert run["gen_configs"] == ["A", "B", "C", "M", "T4000"]
+    seven = {"control", "distractor", "superseded", "summarisation", "table_split"}
+    assert set(run["gen_probes"]) == seven | {"unanswerable", "negation"}
+    assert run["generation_counts"]["records"] == 7 * 4 * 25 + 25
+    assert run["generation_counts"]["failed"] == 0 == conditions["calls"]["failed"]
+    assert conditions["elapsed_seconds"] > 0
+    assert len(conditions["sessions"]) >= 1
 
 
 def _free_port() -> int:

@@ -45,11 +45,13 @@ def test_conditions_show_a_resumed_runs_summed_time_and_its_generation_tokens(ra
     counts["tokens"] |= {"prompt_tokens": 16000, "prompt_tokens_evaluated": 8000}
     counts["tokens"] |= {"generated_tokens": 400, "warm_up_tokens_evaluated": 0}
     results["run"]["generation_counts"] = counts
+    results["conditions"] |= {"contention_detection_configured": False}
+    results["conditions"]["contention_seen"] = {"before": [], "after": ["ollama"]}
     path = ragaudit_home / "results" / "latest.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results))
     page = texts(open_app(path, page="pages/runs.py"))
-    assert "Elapsed: 5400.0 s (the wall time of 2 computing sessions, summed)" in page
+    assert "Elapsed: 5400.0 seconds (the wall time of 2 computing sessions, summed)." in page
     # the last session's counts, then 10 + 10 computed over the two sessions, by hand
     assert "Over its 2 computing sessions: 20 computed (10 + 10)." in page
     # 8000/16000 = 50%, by hand
@@ -58,6 +60,9 @@ def test_conditions_show_a_resumed_runs_summed_time_and_its_generation_tokens(ra
         "(50% 8000/16000; the rest reused from the previous prompt's prefix); 400 generated "
         "(measured for 8 of 8 prompts)." in page
     )
+    # in words, as the report says it, not as Python's repr of False and []
+    assert "configured: no (pattern from " in page
+    assert "; seen before: nothing; after: ollama." in page
 
 
 def test_form_choices_become_run_arguments():

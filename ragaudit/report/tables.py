@@ -9,10 +9,11 @@ from ragaudit.report.render import Block
 from ragaudit.results import view
 from ragaudit.results.format import (
     fmt_cell,
+    fmt_contention,
+    fmt_elapsed,
     fmt_generation_tokens,
     fmt_measure,
     fmt_model_calls,
-    fmt_sessions,
     percent,
 )
 
@@ -80,20 +81,7 @@ def _generation_cost(results: dict) -> list[Block]:
 def conditions_section(results: dict) -> list[Block]:
     """How the run went: model calls, timing, contention, and each model's digest."""
     cond = results.get("conditions") or {}
-    elapsed = cond.get("elapsed_seconds")
-    timing = (
-        f"Elapsed: {elapsed} seconds{fmt_sessions(cond)}."
-        if elapsed is not None
-        else f"Elapsed time withheld: {cond.get('elapsed_seconds_reason') or 'no reason recorded'}."
-    )
-    seen = cond.get("contention_seen") or {}
-    configured = "yes" if cond.get("contention_detection_configured") else "no"
-    contention = (
-        f"Contention detection configured: {configured}"
-        f" (pattern from {cond.get('contention_pattern_env')}); seen before: "
-        f"{', '.join(seen.get('before') or []) or 'nothing'}; after: "
-        f"{', '.join(seen.get('after') or []) or 'nothing'}."
-    )
+    timing, contention = fmt_elapsed(cond), fmt_contention(cond)
     rows = [
         [
             m.get("spec"),

@@ -237,13 +237,35 @@ def fmt_digest(digest: str | None) -> str:
     return digest if len(digest) <= 12 else f"{digest[:12]}…"
 
 
-def fmt_sessions(conditions: dict) -> str:
+def _sessions(conditions: dict) -> str:
     """What an elapsed time covers when a resumed run summed it: ` (the wall time of 3
     computing sessions, summed)`; nothing for one session or a file that does not say."""
     sessions = conditions.get("sessions") or []
     if len(sessions) < 2:
         return ""
     return f" (the wall time of {len(sessions)} computing sessions, summed)"
+
+
+def fmt_elapsed(conditions: dict) -> str:
+    """`Elapsed: 150.0 seconds.`, or why it was withheld (a run that replayed calls it did
+    not compute would claim time it never spent)."""
+    elapsed = conditions.get("elapsed_seconds")
+    if elapsed is None:
+        reason = conditions.get("elapsed_seconds_reason") or "no reason recorded"
+        return f"Elapsed time withheld: {reason}."
+    return f"Elapsed: {elapsed} seconds{_sessions(conditions)}."
+
+
+def fmt_contention(conditions: dict) -> str:
+    """Whether other load on the machine was looked for, and what was seen before and after."""
+    seen = conditions.get("contention_seen") or {}
+    configured = "yes" if conditions.get("contention_detection_configured") else "no"
+    return (
+        f"Contention detection configured: {configured}"
+        f" (pattern from {conditions.get('contention_pattern_env')}); seen before: "
+        f"{', '.join(seen.get('before') or []) or 'nothing'}; after: "
+        f"{', '.join(seen.get('after') or []) or 'nothing'}."
+    )
 
 
 def fmt_model_calls(conditions: dict) -> str:

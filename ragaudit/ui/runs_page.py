@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from ragaudit.results.format import fmt_generation_tokens, fmt_model_calls, fmt_sessions
+from ragaudit.results.format import (
+    fmt_contention,
+    fmt_elapsed,
+    fmt_generation_tokens,
+    fmt_model_calls,
+)
 from ragaudit.results.reference import run_target
 from ragaudit.ui.common import current_results
 from ragaudit.ui.data import Loaded
@@ -148,23 +153,11 @@ def _render_conditions(results: dict) -> None:
     by_model = conditions.get("calls_by_model") or {}
     if by_model:
         st.dataframe([{"model": m, **v} for m, v in by_model.items()], hide_index=True)
-    elapsed = conditions.get("elapsed_seconds")
-    st.markdown(
-        f"Elapsed: {elapsed} s{fmt_sessions(conditions)}"
-        if elapsed is not None
-        else "Elapsed: withheld "
-        f"({conditions.get('elapsed_seconds_reason') or 'no reason recorded'})"
-    )
+    st.markdown(fmt_elapsed(conditions))
     generation = (results.get("run") or {}).get("generation_counts")
     if generation:
         st.markdown(fmt_generation_tokens(generation))
-    seen = conditions.get("contention_seen") or {}
-    st.markdown(
-        f"Contention detection configured: {conditions.get('contention_detection_configured')} "
-        f"(pattern from ${conditions.get('contention_pattern_env')}) · seen before: "
-        f"{seen.get('before')} · "
-        f"after: {seen.get('after')}"
-    )
+    st.markdown(fmt_contention(conditions))
     failed = conditions.get("failed_calls") or []
     if failed:
         with st.expander(f"{len(failed)} failed call record(s)"):
