@@ -15,6 +15,7 @@ from ragaudit.results.format import (
     fmt_generation_tokens,
     fmt_interval,
     fmt_measure,
+    fmt_model_calls_brief,
     fmt_p,
     fmt_ratio,
 )
@@ -152,3 +153,12 @@ def test_generation_tokens_read_as_counts_with_their_share_evaluated():
     unmeasured = {"prompts": 4, "tokens": {"prompts_measured": 0}}
     assert fmt_generation_tokens(unmeasured) == "Generation tokens: not measured in this file."
     assert fmt_generation_tokens({"prompts": 4}) == "Generation tokens: not measured in this file."
+
+
+def test_the_matrix_header_counts_a_resumed_runs_calls_over_its_sessions():
+    one = {"calls": {"replayed": 120, "computed": 30, "failed": 1}}
+    assert fmt_model_calls_brief(one) == "model calls: replayed 120, computed 30, failed 1"
+    # resumed: the last session replayed what the earlier ones computed; 2,130 + 1,871 + 87
+    sessions = [{"computed": 2130}, {"computed": 1871}, {"computed": 87}]
+    resumed = {"calls": {"replayed": 4001, "computed": 87, "failed": 0}, "sessions": sessions}
+    assert fmt_model_calls_brief(resumed) == "model calls: 4,088 computed over 3 sessions, failed 0"

@@ -54,6 +54,22 @@ def test_the_bars_stand_beside_the_heatmap_one_panel_per_attributed_column(resul
     assert len(specs) == 2  # the heatmap, then the bars
     titles = [a["text"] for a in _bars(at)["layout"]["annotations"]]
     assert titles == ["B", "C"]  # only B and C record an attribution; A and M generate without
+    # side by side: the heatmap in one column, the bars in the other
+    assert sorted(len(c.get("plotly_chart")) for c in at.columns)[-2:] == [1, 1]
+
+
+def test_five_panels_go_below_the_heatmap_not_beside_it(ragaudit_home, monkeypatch):
+    # The shipped reference generates on A, B, C, M and T4000: five panels beside eight
+    # heatmap columns would leave each cell ~35 px, so both charts take the full width.
+    from ragaudit.results import reference
+
+    monkeypatch.setenv("RAGAUDIT_RESULTS", str(reference.shipped_reference()))
+    at = open_app()
+    assert not at.exception
+    titles = [a["text"] for a in _bars(at)["layout"]["annotations"]]
+    assert titles == ["A", "B", "C", "M", "T4000"]
+    assert len(at.get("plotly_chart")) == 2
+    assert all(not c.get("plotly_chart") for c in at.columns)
 
 
 def test_each_segment_is_the_recorded_count_over_n(results_file):

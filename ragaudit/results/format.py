@@ -289,6 +289,22 @@ def fmt_model_calls(conditions: dict) -> str:
     )
 
 
+def fmt_model_calls_brief(conditions: dict) -> str:
+    """The Matrix header's short form: `model calls: replayed 120, computed 30, failed 1`;
+    for a resumed run, what its computing sessions computed, not its last session's
+    replays of them: `model calls: 4,783 computed over 7 sessions, failed 0`."""
+    calls = conditions.get("calls") or {}
+    sessions = conditions.get("sessions") or []
+    if len(sessions) < 2:
+        return (
+            f"model calls: replayed {calls.get('replayed')}, computed {calls.get('computed')}, "
+            f"failed {calls.get('failed')}"
+        )
+    computed = sum(int(s.get("computed") or 0) for s in sessions)
+    failed = calls.get("failed")
+    return f"model calls: {computed:,} computed over {len(sessions)} sessions, failed {failed}"
+
+
 def fmt_generation_tokens(counts: dict | None) -> str:
     """What generation cost in tokens (run.generation_counts): `Generation: 782 distinct
     prompts; 1,204,311 prompt tokens, 610,002 of them evaluated (51% 610002/1204311; the rest

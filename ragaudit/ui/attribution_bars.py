@@ -203,15 +203,25 @@ def render_attribution_bars(results: dict, probes: list[str], columns: list[Colu
         )
 
 
+# Beyond this many bar panels, side by side would squeeze the heatmap's columns (the seed
+# preset's 8 configs and 5 generated panels left ~35 px a cell), so the bars go below it.
+MAX_PANELS_BESIDE = 3
+
+
 @contextmanager
 def beside_attribution_bars(results: dict, probes: list[str], columns: list[Column], embedder):
     """Run the body (the heatmap) in a left column with the attribution bars to its right,
-    when any cell records an attribution; else the body takes the full width."""
+    when any cell records an attribution; with more than MAX_PANELS_BESIDE panels, or none,
+    the body takes the full width (and the bars follow it below)."""
     import streamlit as st
 
     panels = attributed_columns(probes, columns, column_cells(results, probes, columns))
     if not panels:
         yield
+        return
+    if len(panels) > MAX_PANELS_BESIDE:
+        yield
+        render_attribution_bars(results, probes, columns, embedder)
         return
     # The heatmap's share grows with its columns, the bars' with their panels.
     left, right = st.columns([len(columns) + 1, 2 * len(panels) + 2], gap="small")

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from ragaudit.results.format import fmt_cell, fmt_stack_certification, percent
+from ragaudit.results.format import (
+    fmt_cell,
+    fmt_model_calls_brief,
+    fmt_stack_certification,
+    percent,
+)
 from ragaudit.results.view import (
     Column,
     certification,
@@ -41,12 +46,10 @@ def _header(results: dict) -> None:
 
     run = results.get("run", {})
     generator = (results.get("generator") or {}).get("spec", "none")
-    calls = (results.get("conditions") or {}).get("calls") or {}
     st.caption(
         f"Results written {results.get('created_at')} · preset {run.get('preset', '?')} · "
         f"corpus seed {results['corpus'].get('seed')}, n={results['corpus'].get('n')} · "
-        f"generator {generator} · model calls: replayed {calls.get('replayed')}, computed "
-        f"{calls.get('computed')}, failed {calls.get('failed')}"
+        f"generator {generator} · {fmt_model_calls_brief(results.get('conditions') or {})}"
     )
 
 
