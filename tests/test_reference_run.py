@@ -12,6 +12,8 @@ import argparse
 import gzip
 import json
 import socket
+import subprocess
+import sys
 import time
 
 import pytest
@@ -265,6 +267,39 @@ def test_the_inspector_labels_the_reference_as_a_recorded_run(ragaudit_home, sta
     assert "Corpus manifest sha256 abababababab…" in shown
     # a run started while it is shown writes the local results file, not the package
     assert reference.run_target(stand_in) == paths.default_results_path()
+
+
+def test_the_banner_says_the_background_run_is_going_not_to_start_one(
+    ragaudit_home, stand_in, monkeypatch, tmp_path
+):
+    # `ragaudit demo` starts the quick run as it opens the reference: while that run lives,
+    # the banner follows it instead of inviting the user to start one.
+    from ragaudit.ui import runs
+
+    monkeypatch.setenv("RAGAUDIT_RESULTS", str(stand_in))
+    assert "Start your own run (the quick one takes minutes)" in texts(open_app())
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
+    try:
+        runs._write_state(
+            {"pid": sleeper.pid, "argv": ["python", "-m", "ragaudit", "run", "--quick"],
+             "out": str(paths.default_results_path()), "log": str(tmp_path / "r.log"),
+             "started_at": time.time(), "returncode": None}
+        )  # fmt: skip
+        runs.progress_path().parent.mkdir(parents=True, exist_ok=True)
+        runs.progress_path().write_text(
+            json.dumps({"stage": "generate local:qwen2.5-0.5b", "done": 59, "total": 110})
+        )
+        shown = texts(open_app())
+        assert (
+            "Your own run is computing in the background (generate local:qwen2.5-0.5b: "
+            "59/110); the Runs page follows it" in shown
+        )
+        assert "Start your own run" not in shown
+    finally:
+        runs.stop_run()
+        sleeper.wait(timeout=10)
 
 
 def test_the_label_names_the_llama_cpp_settings_a_reply_depends_on():

@@ -67,8 +67,7 @@ def recorded_label(results: dict) -> str:
         f"Recorded reference run of {written} (preset {run.get('preset') or NOT_MEASURED}, "
         f"n={corpus.get('n') or NOT_MEASURED} per probe), shipped with ragaudit, not run on "
         f"this machine. Models: {models}. Corpus manifest sha256 "
-        f"{fmt_digest(corpus.get('sha256'))}. Start your own run (the quick one takes "
-        "minutes) from the Runs page; it writes the local results file."
+        f"{fmt_digest(corpus.get('sha256'))}."
     )
 
 

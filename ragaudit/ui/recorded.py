@@ -10,6 +10,7 @@ from ragaudit import paths
 from ragaudit.results.reference import is_reference, recorded_label
 from ragaudit.ui.allowed import Refused
 from ragaudit.ui.data import load, results_path
+from ragaudit.ui.runs import run_status
 
 
 def draw_recorded_label() -> None:
@@ -26,10 +27,26 @@ def draw_recorded_label() -> None:
     loaded = load(path)
     if loaded.results is None:
         return
-    st.info(recorded_label(loaded.results), icon=":material/history:")
+    st.info(f"{recorded_label(loaded.results)} {_own_run()}", icon=":material/history:")
     local = load(paths.default_results_path())
     if local.results is not None and local.results.get("complete"):
         st.markdown(f"[Open your own run]({_results_link(local.path)}) (`{local.path.name}`)")
+
+
+def _own_run() -> str:
+    """What the banner says of a run of one's own: the one `ragaudit demo` started in the
+    background while it is going, else where to start one."""
+    status = run_status()
+    if status is not None and status.alive:
+        where = f" ({status.stage}: {status.done}/{status.total})" if status.total else ""
+        return (
+            f"Your own run is computing in the background{where}; the Runs page follows it, "
+            "and it writes the local results file."
+        )
+    return (
+        "Start your own run (the quick one takes minutes) from the Runs page; it writes the "
+        "local results file."
+    )
 
 
 def _results_link(path) -> str:
