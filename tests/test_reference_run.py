@@ -300,6 +300,11 @@ def test_the_banner_says_the_background_run_is_going_not_to_start_one(
     finally:
         runs.stop_run()
         sleeper.wait(timeout=10)
+    # once it has finished, the banner links it and invites nothing
+    write_results(paths.default_results_path(), analysed_results())
+    shown = texts(open_app())
+    assert "Open your own run" in shown and "latest.json" in shown
+    assert "Start your own run" not in shown and "computing in the background" not in shown
 
 
 def test_the_label_names_the_llama_cpp_settings_a_reply_depends_on():

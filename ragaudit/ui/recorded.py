@@ -27,9 +27,11 @@ def draw_recorded_label() -> None:
     loaded = load(path)
     if loaded.results is None:
         return
-    st.info(f"{recorded_label(loaded.results)} {_own_run()}", icon=":material/history:")
     local = load(paths.default_results_path())
-    if local.results is not None and local.results.get("complete"):
+    finished = local.results is not None and local.results.get("complete")
+    own = "" if finished else f" {_own_run()}"  # a finished one is linked below instead
+    st.info(f"{recorded_label(loaded.results)}{own}", icon=":material/history:")
+    if finished:
         st.markdown(f"[Open your own run]({_results_link(local.path)}) (`{local.path.name}`)")
 
 
