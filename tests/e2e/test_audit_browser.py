@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from ui_browser_helpers import choose
 
 from ragaudit.cli.main import main
 from ragaudit.paths import REPO_ROOT
@@ -97,10 +98,7 @@ def test_audit_page_from_the_navigation(served, page):
     assert page.get_by_text(f"{summary['passed']}/{summary['cases']}").count() >= 1
     assert page.get_by_text(f"for {flagged[0]['intent']}.").count() == 1
     # choose the phrasing that pushes the source out: the URL carries it
-    phrasing = page.get_by_test_id("stSelectbox").filter(has_text="Phrasing")
-    phrasing.scroll_into_view_if_needed()
-    phrasing.locator("input").click()
-    page.get_by_role("option").filter(has_text=out_case).first.click()
+    choose(page, "Phrasing", out_case)
     _settled(page)
     assert f"audit_case={out_case.replace('/', '%2F')}" in page.url
     question = next(c["question"] for c in results["cases"] if c["case_id"] == out_case)

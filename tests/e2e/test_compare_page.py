@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from ui_browser_helpers import REPO, serve_app, shot, wait_for_rerun
+from ui_browser_helpers import REPO, choose, serve_app, shot, wait_for_rerun
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -43,13 +43,6 @@ def served(tmp_path_factory):
     process.wait(timeout=20)
 
 
-def _choose(page, label: str, option_text: str) -> None:
-    box = page.get_by_test_id("stSelectbox").filter(has_text=label).first
-    box.locator("input").click()
-    page.get_by_role("option").filter(has_text=option_text).first.click()
-    wait_for_rerun(page)
-
-
 def test_flipped_instance_under_both_runs(page, served):
     base, a, b = served
     # The flips, read from the two files as the runs wrote them (not from the page's code).
@@ -61,9 +54,9 @@ def test_flipped_instance_under_both_runs(page, served):
     page.goto(f"{base}/compare")
     wait_for_rerun(page)
     page.get_by_role("heading", name="Compare two runs").wait_for()
-    _choose(page, "Run A", "a.json")
-    _choose(page, "Run B", "b.json")
-    _choose(page, "Column of A", "B@local:minilm")
+    choose(page, "Run A", "a.json")
+    choose(page, "Run B", "b.json")
+    choose(page, "Column of A", "B@local:minilm")
     page.get_by_text(f"Flipped instances ({len(flipped)})").wait_for()
     shot(page, "20-compare-cells")
 

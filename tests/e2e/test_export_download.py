@@ -7,7 +7,7 @@ import json
 
 import pandas as pd
 import pytest
-from ui_browser_helpers import serve_app, shot, wait_for_rerun
+from ui_browser_helpers import choose, serve_app, shot, wait_for_rerun
 from ui_fixtures import build_results
 
 from ragaudit.analysis import analyse
@@ -31,19 +31,12 @@ def served(tmp_path_factory):
     process.wait(timeout=20)
 
 
-def _choose(page, label: str, option: str) -> None:
-    box = page.get_by_test_id("stSelectbox").filter(has_text=label).first
-    box.click()
-    page.get_by_role("option", name=option, exact=True).first.click()
-    wait_for_rerun(page)
-
-
 def test_the_matrix_download_gives_the_cells_records_as_csv(page, served):
     base, results = served
     page.goto(base)
     wait_for_rerun(page)
-    _choose(page, "Probe", PROBE)
-    _choose(page, "Config", CONFIG)
+    choose(page, "Probe", PROBE, exact=True)
+    choose(page, "Config", CONFIG, exact=True)
     line = page.get_by_text(f"Download the records of {PROBE} × {CONFIG} ({EMBEDDER})")
     line.wait_for()
     button = page.get_by_test_id("stDownloadButton").filter(has_text="CSV").first

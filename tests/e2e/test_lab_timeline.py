@@ -4,7 +4,7 @@ figure the page drew (plotly's graph div) and from the boundary table, not from 
 from __future__ import annotations
 
 import pytest
-from ui_browser_helpers import serve_app, shot, wait_for_rerun
+from ui_browser_helpers import choose, serve_app, shot, wait_for_rerun
 from ui_fixtures import write_results
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -36,11 +36,6 @@ def lab_url(tmp_path_factory):
     process.wait(timeout=20)
 
 
-def _choose(page, label: str, option_text: str) -> None:
-    page.get_by_test_id("stSelectbox").filter(has_text=label).first.click()
-    page.get_by_role("option").filter(has_text=option_text).first.click()
-
-
 def _timelines(page, title_part: str, count: int = 1) -> list[dict]:
     """The drawn timelines once `count` of them carry `title_part` and plotly painted them."""
     page.wait_for_function(
@@ -62,7 +57,7 @@ def test_the_timeline_boundaries_move_when_the_overlap_changes(page, lab_url):
     page.locator("[data-testid='stPlotlyChart']").first.scroll_into_view_if_needed()
     shot(page, "lab-timeline-1-overlap0")
 
-    _choose(page, "Overlap", "200")
+    choose(page, "Overlap", "200")
     (carried,) = _timelines(page, "boundary-000 · recursive-1000-200-carry_tail")
     shot(page, "lab-timeline-2-overlap200")
     assert carried["bars"] != plain["bars"]

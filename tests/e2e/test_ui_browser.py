@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from ui_browser_helpers import serve_app, shot, wait_for_rerun
+from ui_browser_helpers import choose, serve_app, shot, wait_for_rerun
 from ui_fixtures import write_results
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -38,13 +38,6 @@ def _click_cell(page, probes: list[str], configs: list[str], probe: str, config:
     page.mouse.click(x, y)
 
 
-def _choose(page, label: str, option_text: str) -> None:
-    box = page.get_by_test_id("stSelectbox").filter(has_text=label).first
-    box.click()
-    page.get_by_role("option").filter(has_text=option_text).first.click()
-    wait_for_rerun(page)
-
-
 def test_heatmap_click_to_instance(page, app_url):
     page.goto(app_url)
     wait_for_rerun(page)
@@ -69,7 +62,7 @@ def test_heatmap_click_to_instance(page, app_url):
     assert "config=A" in page.url
     shot(page, "02-cell-instances")
 
-    _choose(page, "Instance", "boundary-002")
+    choose(page, "Instance", "boundary-002")
     page.get_by_role("heading", name="boundary-002 under A").wait_for()
     page.get_by_text("the gold span is cut by a chunk boundary").wait_for()
     assert "instance=boundary-002" in page.url

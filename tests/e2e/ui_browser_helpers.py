@@ -71,6 +71,34 @@ def wait_for_rerun(page, timeout: float = 60_000) -> None:
     page.wait_for_selector("[data-testid='stSkeleton']", state="detached", timeout=timeout)
 
 
+def choose(page, label: str, option: str, *, exact: bool = False, attempts: int = 3) -> None:
+    """Pick `option` in the selectbox labelled `label` as a person does: open its list,
+    click the option, wait for the rerun. The list is opened again when it did not open: a
+    click landing while the page still lays out its charts (plotly resizes them after the
+    first paint, moving what is below) can miss the box."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    box = page.get_by_test_id("stSelectbox").filter(has_text=label).first
+    options = page.get_by_role("option")
+    wanted = (
+        page.get_by_role("option", name=option, exact=True)
+        if exact
+        else options.filter(has_text=option)
+    ).first
+    for attempt in range(attempts):
+        box.scroll_into_view_if_needed()
+        box.locator("input").click()
+        try:
+            wanted.wait_for(timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == attempts - 1:
+                raise
+            page.keyboard.press("Escape")
+    wanted.click()
+    wait_for_rerun(page)
+
+
 def shot(page, name: str) -> Path:
     """Save a full-page screenshot under tests/e2e/artifacts/."""
     ARTIFACTS.mkdir(exist_ok=True)
