@@ -12,13 +12,12 @@ import argparse
 import gzip
 import json
 import socket
-import subprocess
-import sys
 import time
 
 import pytest
 from analysis_fixtures import analysed_results
 from ui_apptest import open_app, texts
+from ui_fixtures import stand_in_run
 
 from ragaudit import paths
 from ragaudit.backends.cache import CallCache
@@ -278,19 +277,9 @@ def test_the_banner_says_the_background_run_is_going_not_to_start_one(
 
     monkeypatch.setenv("RAGAUDIT_RESULTS", str(stand_in))
     assert "Start your own run (the quick one takes minutes)" in texts(open_app())
-    sleeper = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
-    )
+    progress = {"stage": "generate local:qwen2.5-0.5b", "done": 59, "total": 110}
+    sleeper = stand_in_run(paths.default_results_path(), tmp_path / "r.log", progress=progress)
     try:
-        runs._write_state(
-            {"pid": sleeper.pid, "argv": ["python", "-m", "ragaudit", "run", "--quick"],
-             "out": str(paths.default_results_path()), "log": str(tmp_path / "r.log"),
-             "started_at": time.time(), "returncode": None}
-        )  # fmt: skip
-        runs.progress_path().parent.mkdir(parents=True, exist_ok=True)
-        runs.progress_path().write_text(
-            json.dumps({"stage": "generate local:qwen2.5-0.5b", "done": 59, "total": 110})
-        )
         shown = texts(open_app())
         assert (
             "Your own run is computing in the background (generate local:qwen2.5-0.5b: "

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 
 import pytest
-from ui_fixtures import build_results, open_app, texts, write_results
+from ui_fixtures import build_results, open_app, stand_in_run, texts, write_results
 
 from ragaudit.ui import runs
 from ragaudit.ui.runs_page import run_args
@@ -146,19 +144,7 @@ def test_the_form_starts_ragaudit_run_and_the_page_follows_it(results_file, raga
 
 def test_one_run_at_a_time_and_stop_ends_it(ragaudit_home, tmp_path):
     # A long-lived process of our own stands in as the current run (stop_run ends its group).
-    sleeper = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
-    )
-    runs._write_state(
-        {
-            "pid": sleeper.pid,
-            "argv": ["python", "-m", "ragaudit", "run"],
-            "out": str(tmp_path / "r.json"),
-            "log": str(tmp_path / "r.log"),
-            "started_at": time.time(),
-            "returncode": None,
-        }
-    )
+    sleeper = stand_in_run(tmp_path / "r.json", tmp_path / "r.log", argv=("run",))
     assert runs.run_status().alive
     with pytest.raises(RuntimeError, match="already going"):
         runs.start_run(["--quick"], ragaudit_home / "results" / "r.json")
@@ -168,20 +154,9 @@ def test_one_run_at_a_time_and_stop_ends_it(ragaudit_home, tmp_path):
 
 
 def test_a_running_run_shows_progress_and_eta_from_its_progress_file(results_file, tmp_path):
-    sleeper = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
-    )
+    progress = {"stage": "retrieve local:minilm", "done": 30, "total": 120, "eta_seconds": 95}
+    sleeper = stand_in_run(results_file, tmp_path / "r.log", progress=progress)
     try:
-        runs._write_state(
-            {"pid": sleeper.pid, "argv": ["python", "-m", "ragaudit", "run", "--quick"],
-             "out": str(results_file), "log": str(tmp_path / "r.log"),
-             "started_at": time.time(), "returncode": None}
-        )  # fmt: skip
-        runs.progress_path().write_text(
-            json.dumps(
-                {"stage": "retrieve local:minilm", "done": 30, "total": 120, "eta_seconds": 95}
-            )
-        )
         at = open_app(results_file, page="pages/runs.py")
         (panel,) = at.status
         assert panel.label == "Run in progress"

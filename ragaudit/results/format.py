@@ -278,14 +278,13 @@ def fmt_model_calls(conditions: dict) -> str:
         f"Model calls: {calls.get('replayed')} replayed from cache, "
         f"{calls.get('computed')} computed, {calls.get('failed')} failed."
     )
-    sessions = conditions.get("sessions") or []
-    if len(sessions) < 2:
+    computed = _computed_per_session(conditions)
+    if not computed:
         return line
-    computed = [int(s.get("computed") or 0) for s in sessions]
     each = " + ".join(f"{n:,}" for n in computed)
     return (
         f"Model calls in its last session: {line.removeprefix('Model calls: ')} Over its "
-        f"{len(sessions)} computing sessions: {sum(computed):,} computed ({each})."
+        f"{len(computed)} computing sessions: {sum(computed):,} computed ({each})."
     )
 
 
@@ -294,15 +293,21 @@ def fmt_model_calls_brief(conditions: dict) -> str:
     for a resumed run, what its computing sessions computed, not its last session's
     replays of them: `model calls: 4,783 computed over 7 sessions, failed 0`."""
     calls = conditions.get("calls") or {}
-    sessions = conditions.get("sessions") or []
-    if len(sessions) < 2:
+    computed = _computed_per_session(conditions)
+    if not computed:
         return (
             f"model calls: replayed {calls.get('replayed')}, computed {calls.get('computed')}, "
             f"failed {calls.get('failed')}"
         )
-    computed = sum(int(s.get("computed") or 0) for s in sessions)
-    failed = calls.get("failed")
-    return f"model calls: {computed:,} computed over {len(sessions)} sessions, failed {failed}"
+    total, failed = sum(computed), calls.get("failed")
+    return f"model calls: {total:,} computed over {len(computed)} sessions, failed {failed}"
+
+
+def _computed_per_session(conditions: dict) -> list[int]:
+    """The calls each computing session of a resumed run computed; empty for a run of one
+    session, whose `calls` already say it all."""
+    sessions = conditions.get("sessions") or []
+    return [int(s.get("computed") or 0) for s in sessions] if len(sessions) >= 2 else []
 
 
 def fmt_generation_tokens(counts: dict | None) -> str:

@@ -216,12 +216,10 @@ def beside_attribution_bars(results: dict, probes: list[str], columns: list[Colu
     import streamlit as st
 
     panels = attributed_columns(probes, columns, column_cells(results, probes, columns))
-    if not panels:
+    if not panels or len(panels) > MAX_PANELS_BESIDE:
         yield
-        return
-    if len(panels) > MAX_PANELS_BESIDE:
-        yield
-        render_attribution_bars(results, probes, columns, embedder)
+        if panels:
+            render_attribution_bars(results, probes, columns, embedder)
         return
     # The heatmap's share grows with its columns, the bars' with their panels.
     left, right = st.columns([len(columns) + 1, 2 * len(panels) + 2], gap="small")

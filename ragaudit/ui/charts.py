@@ -29,7 +29,7 @@ def _hover(
     return f"{probe} × {config}: {fmt_cell(cell, measure)}" + (f" ({reason})" if reason else "")
 
 
-def _wrapped(label: str, width: int = 8) -> str:
+def _wrapped(label: str, width: int = 11) -> str:
     """A word label in lines of at most `width` characters: "n/a: no gold to retrieve" fits
     a ~90 px column as three lines instead of running into its neighbours."""
     return "<br>".join(textwrap.wrap(label, width, break_long_words=False))

@@ -79,11 +79,10 @@ def choose(page, label: str, option: str, *, exact: bool = False, attempts: int 
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     box = page.get_by_test_id("stSelectbox").filter(has_text=label).first
-    options = page.get_by_role("option")
     wanted = (
         page.get_by_role("option", name=option, exact=True)
         if exact
-        else options.filter(has_text=option)
+        else page.get_by_role("option").filter(has_text=option)
     ).first
     for attempt in range(attempts):
         box.scroll_into_view_if_needed()
