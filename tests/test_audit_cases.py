@@ -141,7 +141,7 @@ def test_malformed_json_case_file_names_the_line(tmp_path):
     path = write(tmp_path, "cases.json", '{\n "intents": [\n  {"intent": "a",,}\n ]\n}\n')
     with pytest.raises(RagauditError) as error:
         load_cases(path)
-    # the one wording of a JSON syntax error (results.io), prefixed as the audit names files
+    # the one wording of a JSON syntax error (fileio), prefixed as the audit names files
     assert str(error.value) == (
         f"case file {path}: not valid JSON "
         "(Expecting property name enclosed in double quotes at line 3)"

@@ -14,7 +14,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ragaudit.results.io import write_results, write_text_atomic
+from ragaudit.fileio import write_text_atomic
+from ragaudit.results.io import write_results
 from ragaudit.results.schema import TOP_LEVEL_FIELDS
 
 RACE_SECONDS = 3.0

@@ -13,8 +13,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from ragaudit.audit.yamlio import Loc, line_of, load_with_lines, validate
 from ragaudit.errors import RagauditError
+from ragaudit.fileio.lines import Loc, line_of, load_with_lines, validate
 
 
 def _one_line(value: str) -> str:

@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ragaudit.errors import RagauditError
-from ragaudit.results.io import parse_json, read_text
+from ragaudit.fileio import parse_json, read_text
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 HTML_SUFFIXES = {".html", ".htm"}

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragaudit.audit.settings import AuditSettings, load_settings
-from ragaudit.audit.yamlio import load_with_lines
 from ragaudit.drift.directions import direction, looser, looser_summary, verdict
+from ragaudit.fileio.lines import load_with_lines
 
 LABELS = {"name", "description"}
 

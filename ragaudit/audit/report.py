@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.fileio import write_json_atomic
 from ragaudit.results.format import fmt_ratio, fmt_window
-from ragaudit.results.io import DocumentKind, load_document, write_json_atomic
+from ragaudit.results.io import DocumentKind, load_document
 
 
 def default_audit_path() -> Path:

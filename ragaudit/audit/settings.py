@@ -12,9 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ragaudit.audit.yamlio import load_with_lines, validate
 from ragaudit.backends.specs import check_embedder_spec
 from ragaudit.errors import RagauditError
+from ragaudit.fileio.lines import load_with_lines, validate
 from ragaudit.stack.chunking import check_overlap_rule, chunking_name
 
 # "(1) ", "1. ", "1) " at the start of a line; group 1 is the subsection number.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.errors import RagauditError
-from ragaudit.results.io import write_text_atomic
+from ragaudit.fileio import write_text_atomic
 
 _READ_BLOCK = 8 * 1024 * 1024
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from ragaudit import paths
 from ragaudit.bench.fixture.build import build_results
 from ragaudit.bench.fixture.cells import cells
-from ragaudit.results.io import write_text_atomic
+from ragaudit.fileio import write_text_atomic
 
 FLIP_EVERY = 5
 """B flips the gold_in_context of every FLIP_EVERY-th record that has one."""

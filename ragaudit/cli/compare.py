@@ -9,7 +9,8 @@ from pathlib import Path
 from ragaudit.compare.document import compare_blocks, render_html, render_markdown
 from ragaudit.compare.pairing import default_pairs, parse_pair
 from ragaudit.errors import RagauditError
-from ragaudit.results.io import check_writable, load_results, write_text_atomic
+from ragaudit.fileio import check_writable, write_text_atomic
+from ragaudit.results.io import load_results
 
 _SUFFIXES = {"md": ("md",), "html": ("html",), "both": ("md", "html")}
 _RENDERERS = {"md": render_markdown, "html": render_html}

@@ -19,8 +19,8 @@ from ragaudit.drift.output import code_document, default_drift_path, junit_cases
 from ragaudit.drift.read import by_constant, read_constants
 from ragaudit.drift.report import render_rows
 from ragaudit.errors import RagauditError
+from ragaudit.fileio import check_writable, write_json_atomic
 from ragaudit.report.junit import write_junit
-from ragaudit.results.io import check_writable, write_json_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

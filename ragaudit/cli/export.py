@@ -9,7 +9,8 @@ from pathlib import Path
 from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.errors import RagauditError
 from ragaudit.export.table import FORMATS, export_bytes, records_frame
-from ragaudit.results.io import check_writable, load_results, write_bytes_atomic
+from ragaudit.fileio import check_writable, write_bytes_atomic
+from ragaudit.results.io import load_results
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragaudit.fileio import check_writable, write_json_atomic
 from ragaudit.harness.output import check_document, default_check_path, junit_cases, render_lines
 from ragaudit.harness.scan import run_check
 from ragaudit.harness.waivers import load_waivers
 from ragaudit.report.junit import write_junit
-from ragaudit.results.io import check_writable, write_json_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

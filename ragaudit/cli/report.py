@@ -8,8 +8,9 @@ from pathlib import Path
 
 from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.errors import RagauditError
+from ragaudit.fileio import check_writable, write_text_atomic
 from ragaudit.report.document import render_html, render_markdown, render_tables
-from ragaudit.results.io import check_writable, load_results, write_text_atomic
+from ragaudit.results.io import load_results
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

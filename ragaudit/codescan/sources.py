@@ -15,7 +15,7 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 
 from ragaudit.errors import RagauditError
-from ragaudit.results.io import MAX_INPUT_BYTES, read_text
+from ragaudit.fileio import MAX_INPUT_BYTES, read_text
 
 SourceKind = Literal["python", "javascript", "typescript", "tsx", "yaml", "json", "env"]
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from ragaudit import paths
 from ragaudit.corpus.build import Corpus
 from ragaudit.errors import RagauditError
+from ragaudit.fileio import parse_json, read_text
 from ragaudit.probes.base import Document, Instance, Span
-from ragaudit.results.io import parse_json, read_text
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1

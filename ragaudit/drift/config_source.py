@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ragaudit.audit.yamlio import Loc, line_of, load_with_lines
 from ragaudit.codescan.sources import Location
 from ragaudit.drift.found import Found, Unresolved, number
+from ragaudit.fileio.lines import Loc, line_of, load_with_lines
 
 ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$")
 

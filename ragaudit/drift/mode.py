@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragaudit.audit.settings import AuditSettings
-from ragaudit.audit.yamlio import load_with_lines
 from ragaudit.codescan.sources import source_kind
+from ragaudit.fileio.lines import load_with_lines
 
 
 def is_settings_file(path: Path) -> bool:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragaudit.audit.yamlio import load_with_lines
 from ragaudit.drift.patterns import CANONICAL, canonical
 from ragaudit.errors import RagauditError
+from ragaudit.fileio.lines import load_with_lines
 from ragaudit.registry import unknown_name_message
 
 

@@ -10,13 +10,13 @@ from pathlib import Path
 from ragaudit import paths
 from ragaudit.audit.drift import compare, constants
 from ragaudit.audit.settings import load_settings
-from ragaudit.audit.yamlio import load_with_lines
 from ragaudit.drift.compare import SIDES, Row
 from ragaudit.drift.directions import verdict
 from ragaudit.drift.found import Found
 from ragaudit.drift.report import shown_value, side_names
+from ragaudit.fileio import now_iso
+from ragaudit.fileio.lines import load_with_lines
 from ragaudit.report.junit import TestCase
-from ragaudit.results.io import now_iso
 
 KIND = "drift"
 SCHEMA_VERSION = 1

@@ -10,14 +10,14 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ragaudit.errors import RagauditError
-from ragaudit.results.io import MAX_INPUT_BYTES, parse_json, parse_yaml
-from ragaudit.results.io import read_text as read_file
+from ragaudit.fileio.text import MAX_INPUT_BYTES, parse_json, parse_yaml
+from ragaudit.fileio.text import read_text as read_file
 
 Loc = tuple[str | int, ...]
 
 
 def read_text(path: Path, what: str) -> str:
-    """The file as UTF-8 text, or one clear error naming it (results.io.read_text, capped
+    """The file as UTF-8 text, or one clear error naming it (fileio.read_text, capped
     at MAX_INPUT_BYTES)."""
     return read_file(path, f"{what} {path}", max_bytes=MAX_INPUT_BYTES)
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.fileio import now_iso
 from ragaudit.harness.findings import RULES, Finding
 from ragaudit.harness.scan import HarnessCheck
 from ragaudit.report.junit import TestCase
 from ragaudit.results.format import fmt_ratio
-from ragaudit.results.io import DocumentKind, now_iso
+from ragaudit.results.io import DocumentKind
 
 KIND = "harness_check"
 SCHEMA_VERSION = 1

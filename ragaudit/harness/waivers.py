@@ -18,8 +18,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ragaudit.audit.yamlio import load_with_lines, validate
 from ragaudit.errors import RagauditError
+from ragaudit.fileio.lines import load_with_lines, validate
 from ragaudit.harness.findings import RULES, Finding
 from ragaudit.registry import unknown_name_message
 

@@ -25,6 +25,7 @@ from ragaudit.backends.executors import executor_scope
 from ragaudit.backends.specs import describe_model, load_embedder, load_generator
 from ragaudit.corpus.build import Corpus
 from ragaudit.corpus.files import load_corpus, manifest_sha256
+from ragaudit.fileio import remove_orphan_temps
 from ragaudit.grading.grade import grade_records
 from ragaudit.pipeline.conditions import RunWatch
 from ragaudit.pipeline.generate import failed_calls, generate_records
@@ -34,13 +35,7 @@ from ragaudit.pipeline.progress import Progress
 from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
 from ragaudit.pipeline.sessions import SessionLedger, ledger_path
 from ragaudit.results.build import results_document
-from ragaudit.results.io import (
-    partial_path,
-    previous_path,
-    publish_results,
-    remove_orphan_temps,
-    write_results,
-)
+from ragaudit.results.io import partial_path, previous_path, publish_results, write_results
 from ragaudit.stack.index import open_client
 from ragaudit.userstack.columns import (
     add_models,

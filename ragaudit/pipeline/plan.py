@@ -20,8 +20,8 @@ from ragaudit.backends.executors import check_executor
 from ragaudit.backends.specs import check_embedder_spec, check_generator_spec
 from ragaudit.corpus.files import load_corpus
 from ragaudit.errors import RagauditError
+from ragaudit.fileio import check_writable
 from ragaudit.registry import unknown_name_message
-from ragaudit.results.io import check_writable
 from ragaudit.stack import presets
 from ragaudit.stack.configs import StackConfig, load_user_configs, merge_configs
 from ragaudit.userstack.stackfile import StackSpec, load_stacks

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TextIO
 
 from ragaudit.backends.cache import CallCache
+from ragaudit.fileio import write_json_atomic
 from ragaudit.pipeline.conditions import reason_key
-from ragaudit.results.io import write_json_atomic
 
 REPEAT_SECONDS = 10.0
 """A reason already printed is printed again at most this often (a down server fails

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.errors import RagauditError
+from ragaudit.fileio import write_json_atomic
 from ragaudit.pipeline.plan import RunPlan
-from ragaudit.results.io import DocumentKind, load_document, write_json_atomic
+from ragaudit.results.io import DocumentKind, load_document
 
 LEDGER = DocumentKind("sessions ledger", 1, ("plan", "sessions"), "ragaudit run", "sessions")
 

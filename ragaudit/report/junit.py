@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragaudit.results.io import now_iso, write_text_atomic
+from ragaudit.fileio import now_iso, write_text_atomic
 
 # Characters XML 1.0 cannot hold at all (control characters, lone surrogates): a snippet of
 # a user's source may carry one, and one such byte makes the whole file unreadable.
@@ -105,7 +105,7 @@ def _add_case(suite: ET.Element, case: TestCase) -> None:
 
 
 def write_junit(path: str | Path, suite_name: str, cases: list[TestCase]) -> None:
-    """Write `cases` as one JUnit suite to `path`, atomically (results.io.write_text_atomic)."""
+    """Write `cases` as one JUnit suite to `path`, atomically (fileio.write_text_atomic)."""
     root = junit_tree(suite_name, cases)
     ET.indent(root)
     text = ET.tostring(root, encoding="unicode", xml_declaration=False)

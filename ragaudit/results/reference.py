@@ -19,9 +19,10 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.errors import RagauditError
+from ragaudit.fileio import read_text, write_bytes_atomic
 from ragaudit.results.compressed import gzip_bytes
 from ragaudit.results.format import NOT_MEASURED, fmt_digest
-from ragaudit.results.io import load_results, read_text, write_bytes_atomic
+from ragaudit.results.io import load_results
 
 REFERENCE_FILE = Path(__file__).resolve().parent.parent / "assets" / "reference" / "seed.json.gz"
 """Where the package carries the reference run (pyproject's package-data ships it)."""

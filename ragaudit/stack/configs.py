@@ -8,8 +8,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ragaudit.errors import RagauditError
+from ragaudit.fileio import MAX_INPUT_BYTES, parse_yaml, read_text
 from ragaudit.registry import unknown_name_message
-from ragaudit.results.io import MAX_INPUT_BYTES, parse_yaml, read_text
 from ragaudit.stack.chunking import Chunking, OverlapRule, Splitter, check_overlap_rule
 
 # Reciprocal-rank fusion constant (Cormack et al. 2009); recorded in M's description.

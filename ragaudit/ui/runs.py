@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.results.io import write_json_atomic
+from ragaudit.fileio import write_json_atomic
 from ragaudit.results.reference import run_target
 from ragaudit.ui.allowed import Refused, url_path
 

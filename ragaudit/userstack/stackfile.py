@@ -21,7 +21,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ragaudit.audit.yamlio import Loc, dotted, line_of, load_with_lines, validate
 from ragaudit.backends.specs import (
     OPTION_KEYS,
     check_embedder_spec,
@@ -29,6 +28,7 @@ from ragaudit.backends.specs import (
     server_options,
 )
 from ragaudit.errors import RagauditError
+from ragaudit.fileio.lines import Loc, dotted, line_of, load_with_lines, validate
 from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX, POOL_DEPTH
 from ragaudit.userstack.components import build_component, import_component
 
