@@ -13,7 +13,7 @@ import pytest
 from ui_fixtures import build_results, open_app, texts
 
 from ragaudit.analysis import analyse
-from ragaudit.analysis.attribution import ATTRIBUTIONS, attribute
+from ragaudit.analysis.attribution import attribute
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedGenerator
 from ragaudit.grading.grade import grade_records
@@ -22,6 +22,7 @@ from ragaudit.pipeline.oracle import chunk_id_index, oracle_chunk_ids, oracle_ch
 from ragaudit.report.attribution import attribution_section
 from ragaudit.report.document import render_markdown
 from ragaudit.results.format import fmt_attribution
+from ragaudit.results.schema import ATTRIBUTIONS
 from ragaudit.stack.chunking import Chunk
 from ragaudit.ui.attribution import attribution_rows, attribution_words, oracle_lines
 

@@ -22,9 +22,7 @@ Attribution sits beside the severity classes and changes none of them.
 from __future__ import annotations
 
 from ragaudit.analysis.cells import measure
-
-ATTRIBUTIONS = ("retrieval", "generation", "ceiling", "correct", "failed_call")
-"""Every value a record's `attribution` takes, in the order the report shows them."""
+from ragaudit.results.schema import ATTRIBUTIONS
 
 
 def attribute(record: dict) -> str | None:

@@ -5,18 +5,7 @@ from __future__ import annotations
 
 from ragaudit.analysis.stats import wilson_interval
 from ragaudit.grading.citation_check import OUTCOMES as CITATION_OUTCOMES
-
-RETRIEVAL_MEASURES = ("gold_in_context", "span_preserved")
-VERDICT_MEASURES = (
-    "abstained",
-    "trap_taken",
-    "empty",
-    "failed_call",
-    "labels_only",
-    "partial_list",
-    "denied_record",
-    "wrong",
-)
+from ragaudit.results.schema import RETRIEVAL_MEASURES, VERDICT_MEASURES
 
 
 def measure(count: int, n: int) -> dict:

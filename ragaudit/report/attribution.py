@@ -5,10 +5,10 @@ beside the severity classes and changes none of them."""
 
 from __future__ import annotations
 
-from ragaudit.analysis.attribution import ATTRIBUTIONS
 from ragaudit.report.render import Block
 from ragaudit.results import view
 from ragaudit.results.format import NOT_MEASURED, fmt_measure
+from ragaudit.results.schema import ATTRIBUTIONS
 
 EXPLANATION = (
     "Each generated instance with a gold span was asked once more, with only the chunk(s) "

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from ragaudit.analysis.attribution import ATTRIBUTIONS
 from ragaudit.results import view
 from ragaudit.results.format import NOT_RUN, fmt_cell, fmt_measure
 from ragaudit.results.palette import ATTRIBUTION_FILLS, NOT_RUN_FILL, SEVERITY_FILLS, rate_fill
+from ragaudit.results.schema import ATTRIBUTIONS
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif"
 CHAR = 0.62

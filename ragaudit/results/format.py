@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from ragaudit.analysis.attribution import ATTRIBUTIONS
-from ragaudit.analysis.cells import RETRIEVAL_MEASURES
+from ragaudit.results.schema import ATTRIBUTIONS, RETRIEVAL_MEASURES
 from ragaudit.results.view import cell_attribution, cell_measure, measure_ran
 
 ABSENT = "n/a"

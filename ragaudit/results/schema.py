@@ -26,3 +26,25 @@ TOP_LEVEL_FIELDS = (
     "cells",
     "comparisons",
 )
+
+
+# The words the results file is written in, read by analysis, the report and the inspector
+# alike: kept here, below all of them, so none imports another for a name.
+
+RETRIEVAL_MEASURES = ("gold_in_context", "span_preserved")
+"""The per-record retrieval measures a cell counts (docs/results-schema.md, cells)."""
+
+VERDICT_MEASURES = (
+    "abstained",
+    "trap_taken",
+    "empty",
+    "failed_call",
+    "labels_only",
+    "partial_list",
+    "denied_record",
+    "wrong",
+)
+"""The grader outcomes a cell counts, beside `correct`."""
+
+ATTRIBUTIONS = ("retrieval", "generation", "ceiling", "correct", "failed_call")
+"""Every value a record's `attribution` takes, in the order the report shows them."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragaudit.analysis.cells import VERDICT_MEASURES
+from ragaudit.results.schema import VERDICT_MEASURES
 from ragaudit.stack.chunking import chunking_name
 
 GENERATION_MEASURES = ("correct", *VERDICT_MEASURES)

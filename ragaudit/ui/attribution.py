@@ -5,8 +5,8 @@ functions only draw it."""
 
 from __future__ import annotations
 
-from ragaudit.analysis.attribution import ATTRIBUTIONS
 from ragaudit.results.format import NOT_MEASURED, fmt_attribution, fmt_measure
+from ragaudit.results.schema import ATTRIBUTIONS
 from ragaudit.results.view import (
     cell_attribution,
     cell_index,

@@ -12,9 +12,9 @@ from __future__ import annotations
 import textwrap
 from contextlib import contextmanager
 
-from ragaudit.analysis.attribution import ATTRIBUTIONS
 from ragaudit.results.format import NOT_MEASURED, NOT_RUN, fmt_count, fmt_measure
 from ragaudit.results.palette import ATTRIBUTION_FILLS, NOT_RUN_FILL
+from ragaudit.results.schema import ATTRIBUTIONS
 from ragaudit.results.view import Column, cell_attribution, column_cells
 from ragaudit.ui.charts import clicked_cell
 from ragaudit.ui.common import PAGES, link_params
