@@ -13,7 +13,7 @@ from ragaudit.corpus.files import load_corpus
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.progress import Progress
 from ragaudit.stack.index import open_client
-from ragaudit.userstack.stackfile import load_stack
+from ragaudit.stack.stackfile import load_stack
 from ragaudit.userstack.stage import StackStage, merge_fragment
 
 FRAGMENT_KEYS = {"instances", "chunks", "chunk_counts", "chunk_offsets", "indexes", "failed_calls"}

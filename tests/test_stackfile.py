@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragaudit.errors import RagauditError
-from ragaudit.userstack.stackfile import check_stack, load_stack
+from ragaudit.stack.stackfile import check_stack, load_stack
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "stack"
 PROBES = ["boundary", "control", "table_split"]

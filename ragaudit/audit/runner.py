@@ -26,11 +26,11 @@ from ragaudit.audit.policy import Candidate, PolicyOutcome, apply_policy
 from ragaudit.audit.report import SCHEMA_VERSION
 from ragaudit.audit.settings import AuditSettings, check_floor_source_type, load_settings
 from ragaudit.audit.subsections import SplitDecision, summarise
+from ragaudit.audit.userstack import load_audit_stack, rank_with_stack, stack_settings
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.backends.specs import describe_model, load_embedder
 from ragaudit.stack.windows import survey_window
-from ragaudit.userstack.audit import load_audit_stack, rank_with_stack, stack_settings
 
 DEFAULT_RANK_DEPTH = 100
 

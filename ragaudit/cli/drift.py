@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ragaudit.audit.drift import compare, render
 from ragaudit.drift.compare import compare_constants
 from ragaudit.drift.mode import is_settings_file
 from ragaudit.drift.namemap import load_name_map
 from ragaudit.drift.output import code_document, default_drift_path, junit_cases, settings_document
 from ragaudit.drift.read import by_constant, read_constants
 from ragaudit.drift.report import render_rows
+from ragaudit.drift.settings import compare, render
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_json_atomic
 from ragaudit.report.junit import write_junit

@@ -1,5 +1,5 @@
 """Which way each retrieval constant is looser, and the words that say so. Shared by the
-settings-file comparison (`ragaudit.audit.drift`) and the comparison of constants read
+settings-file comparison (`ragaudit.drift.settings`) and the comparison of constants read
 from code (`ragaudit.drift.compare`), so both name the looser side the same way."""
 
 from __future__ import annotations

@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.audit.drift import compare, constants
 from ragaudit.audit.settings import load_settings
 from ragaudit.drift.compare import SIDES, Row
 from ragaudit.drift.directions import verdict
 from ragaudit.drift.found import Found
 from ragaudit.drift.report import shown_value, side_names
+from ragaudit.drift.settings import compare, constants
 from ragaudit.fileio import now_iso
 from ragaudit.fileio.lines import load_with_lines
 from ragaudit.report.junit import TestCase

@@ -27,6 +27,7 @@ from ragaudit.corpus.build import Corpus
 from ragaudit.corpus.files import load_corpus, manifest_sha256
 from ragaudit.fileio import remove_orphan_temps
 from ragaudit.grading.grade import grade_records
+from ragaudit.pipeline.assemble import results_document
 from ragaudit.pipeline.conditions import RunWatch
 from ragaudit.pipeline.generate import failed_calls, generate_records
 from ragaudit.pipeline.lock import hold_run_lock
@@ -34,7 +35,6 @@ from ragaudit.pipeline.plan import RunPlan
 from ragaudit.pipeline.progress import Progress
 from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
 from ragaudit.pipeline.sessions import SessionLedger, ledger_path
-from ragaudit.results.build import results_document
 from ragaudit.results.io import partial_path, previous_path, publish_results, write_results
 from ragaudit.stack.index import open_client
 from ragaudit.userstack.columns import (

@@ -24,7 +24,7 @@ from ragaudit.fileio import check_writable
 from ragaudit.registry import unknown_name_message
 from ragaudit.stack import presets
 from ragaudit.stack.configs import StackConfig, load_user_configs, merge_configs
-from ragaudit.userstack.stackfile import StackSpec, load_stacks
+from ragaudit.stack.stackfile import StackSpec, load_stacks
 
 DEFAULT_EMBEDDERS = (presets.PRIMARY_EMBEDDER, presets.SECONDARY_EMBEDDER)
 

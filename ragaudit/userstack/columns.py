@@ -12,7 +12,7 @@ from ragaudit.backends.specs import OPTION_KEYS, describe_model, load_embedder, 
 from ragaudit.grading.grade import grade_records
 from ragaudit.pipeline.generate import failed_calls, generate_records
 from ragaudit.stack.index import open_client
-from ragaudit.userstack.stackfile import StackSpec
+from ragaudit.stack.stackfile import StackSpec
 from ragaudit.userstack.stage import StackStage, merge_fragment, stack_only_retrieval
 
 

@@ -34,9 +34,9 @@ from typing import Any
 from ragaudit.errors import RagauditError
 from ragaudit.probes.base import Document
 from ragaudit.stack.chunking import Chunk
+from ragaudit.stack.components import build_component, exception_line, import_component
 from ragaudit.stack.index import chunk_nodes
 from ragaudit.stack.retrieval import Hit
-from ragaudit.userstack.components import build_component, exception_line, import_component
 from ragaudit.userstack.locate import locate_chunks
 
 SHAPE = "a llama-index BaseRetriever or a callable question -> [(chunk text or id, score)]"

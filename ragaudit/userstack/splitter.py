@@ -25,7 +25,7 @@ from typing import Any, Literal
 from ragaudit.errors import RagauditError
 from ragaudit.probes.base import Document
 from ragaudit.stack.chunking import Chunk
-from ragaudit.userstack.components import exception_line
+from ragaudit.stack.components import exception_line
 from ragaudit.userstack.locate import locate_chunks
 
 SplitterKind = Literal["llama_index", "langchain"]

@@ -22,10 +22,10 @@ from ragaudit.pipeline.retrieve import base_record, table_split_wide
 from ragaudit.stack.chunking import chunk_offsets
 from ragaudit.stack.index import build_index, embed_texts
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
+from ragaudit.stack.stackfile import StackSpec, build_splitter
 from ragaudit.stack.windows import survey_window
 from ragaudit.userstack.retriever import UserRetriever
 from ragaudit.userstack.splitter import UserSplitter
-from ragaudit.userstack.stackfile import StackSpec, build_splitter
 
 FRAGMENT_LISTS = ("instances", "indexes", "failed_calls")
 FRAGMENT_MAPS = ("chunks", "chunk_counts", "chunk_offsets")

@@ -29,8 +29,8 @@ from ragaudit.backends.specs import (
 )
 from ragaudit.errors import RagauditError
 from ragaudit.fileio.lines import Loc, dotted, line_of, load_with_lines, validate
+from ragaudit.stack.components import build_component, import_component
 from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX, POOL_DEPTH
-from ragaudit.userstack.components import build_component, import_component
 
 WHAT = "stack file"
 BUILT_IN_NAMES = tuple(c.name for c in (*MATRIX, *OUTSIDE_MATRIX))
