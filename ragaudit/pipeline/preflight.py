@@ -5,13 +5,15 @@ build the corpus and its indexes and then count every call as failed. The server
 which models it has (GET /api/tags), so both are known before any work: one request per
 host, one line naming the host and the model when something is missing. The user's stacks
 (--stack) are checked too: an `ollama:` embedder or generator a stack file names is on the
-same server (OLLAMA_HOST). Local specs need no check (their weights are verified when they
-load); an `openai:` server is not listed here.
+same server (OLLAMA_HOST). A local generator needs the `ragaudit[local]` extra: a missing
+package of it is named first, without the network (its weights are verified when they load);
+an `openai:` server is not listed here.
 """
 
 from __future__ import annotations
 
 from ragaudit.backends.ollama_backend import list_models, ollama_host, tagged
+from ragaudit.backends.qwen import WEIGHTS, QwenWeights, missing_extra, weights_for
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.backends.specs import remote_model
 from ragaudit.errors import RagauditError
@@ -42,10 +44,25 @@ def remote_specs(plan: RunPlan) -> list[str]:
     return [spec for spec in dict.fromkeys(specs) if remote_model(spec) is not None]
 
 
-def preflight(plan: RunPlan, retry: RetryPolicy | None = None) -> None:
-    """Raise a one-line RagauditError unless every remote model of `plan` is listed by
+def check_local_extra(plan: RunPlan, weights: dict[str, QwenWeights] = WEIGHTS) -> None:
+    """Raise a one-line RagauditError naming `pip install 'ragaudit[local]'` when a local
+    generator the plan runs lacks a package of that extra. `weights` is where the packages
+    are looked up (qwen.WEIGHTS; a test names packages that are not installed)."""
+    own = [(spec, "") for spec in _run_specs(plan)]
+    for spec, origin in own + [(spec, f"{where}: ") for spec, where in _stack_models(plan)]:
+        local = weights_for(spec, weights)
+        if local is not None and (missing := missing_extra(spec, local)):
+            raise RagauditError(origin + missing)
+
+
+def preflight(
+    plan: RunPlan, retry: RetryPolicy | None = None, weights: dict[str, QwenWeights] = WEIGHTS
+) -> None:
+    """Raise a one-line RagauditError when a local generator's extra is not installed
+    (check_local_extra, looked up in `weights`) or a remote model of `plan` is not listed by
     its server (OLLAMA_HOST); one only a stack file names is refused with the file, line
     and field in front. Nothing is written."""
+    check_local_extra(plan, weights)
     specs = remote_specs(plan)
     if not specs:
         return
