@@ -12,9 +12,9 @@ from ragaudit.corpus.build import PROBES_IN_ORDER, REFERENCE_CHUNKING, Corpus
 from ragaudit.corpus.files import load_corpus
 from ragaudit.corpus.stats import NEAR_DUPLICATE, anchor_selectivity, near_duplicates
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.diagnostics import ChunkingView
 from ragaudit.stack.chunking import chunk_corpus
 from ragaudit.stack.configs import MATRIX_CHUNKINGS
+from ragaudit.stack.diagnostics import ChunkingView
 
 PER_PROBE = 25
 """Instances per probe in the committed corpus (corpus/manifest.json: n 25)."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ragaudit.pipeline.diagnostics import ChunkingView, anchor_summary, diagnose, span_in
 from ragaudit.probes.base import Instance, Span
 from ragaudit.stack.chunking import Chunk
+from ragaudit.stack.diagnostics import ChunkingView, anchor_summary, diagnose, span_in
 from ragaudit.stack.retrieval import Hit
 
 

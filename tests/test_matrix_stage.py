@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 from stage_fixtures import run_stage
 
-from ragaudit.pipeline.diagnostics import DIAGNOSTIC_FIELDS
 from ragaudit.probes.base import Document, Instance, Span
 from ragaudit.stack.configs import MATRIX
+from ragaudit.stack.diagnostics import diagnostic_fields
 
 FILLER = "The plant keeps its records in the main office and reviews them each quarter"
 
@@ -78,7 +78,7 @@ def test_one_record_per_instance_config_and_embedder_with_every_field(stage_outp
     assert len(records) == 3 * 7 + 1 * 7
     assert len({r["key"] for r in records}) == len(records)
     for record in records:
-        assert all(field in record for field in DIAGNOSTIC_FIELDS)
+        assert all(field in record for field in diagnostic_fields())
         assert record["key"] == "/".join(
             [record["probe"], record["instance_id"], record["config"], record["embedder"]]
         )

@@ -15,10 +15,10 @@ from ragaudit.cli.corpus import format_stats
 from ragaudit.cli.main import main
 from ragaudit.corpus.files import load_corpus
 from ragaudit.corpus.stats import boundary_stats, instrument_stats
-from ragaudit.pipeline.diagnostics import ChunkingView
 from ragaudit.results.view import chunking_of
 from ragaudit.stack.chunking import Chunking, chunk_corpus
 from ragaudit.stack.configs import A_PRIME, MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE, B
+from ragaudit.stack.diagnostics import ChunkingView
 
 B_NAME = "recursive-1000-200-carry_tail"
 LANGCHAIN_1000 = Chunking("recursive", 1000, 200, "langchain")

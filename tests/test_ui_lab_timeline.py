@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from ui_fixtures import chart_specs, open_app, texts
 
-from ragaudit.pipeline.diagnostics import ChunkingView
 from ragaudit.probes.base import Document, Instance, Span
 from ragaudit.stack.chunking import Chunking, chunk_corpus, chunk_document
+from ragaudit.stack.diagnostics import ChunkingView
 from ragaudit.stack.retrieval import Hit
 from ragaudit.ui import lab_page
 from ragaudit.ui.lab_engine import LabIndex, load_lab_corpus

@@ -1,20 +1,22 @@
 """Generating the planted-fault corpus: eleven probes' documents and instances, plus filler.
 
-`build_corpus` runs every registered probe builder for instances 0..n-1 (each from an RNG
-seeded by (seed, probe, index), so instance i is the same whatever n is), then adds filler
-documents until the corpus reaches its chunk target at REFERENCE_CHUNKING, recursive
-1000/0 (795 chunks at n=25 with all eleven probes). `ragaudit.corpus.files` writes the
-result as files a person can open and reads them back.
+`build_corpus` runs every registered probe of the planted family for instances 0..n-1
+(each from an RNG seeded by (seed, probe, index), so instance i is the same whatever n is),
+then adds filler documents until the corpus reaches its chunk target at
+REFERENCE_CHUNKING, recursive 1000/0 (each probe's `chunks_per_instance` share: 795 chunks
+at n=25 with all eleven probes). Probes of other families are known to the registry but
+build their own corpora elsewhere. `ragaudit.corpus.files` writes the result as files a
+person can open and reads them back.
 """
 
 from __future__ import annotations
 
-import importlib
 import random
 from dataclasses import dataclass
 
 from ragaudit.errors import RagauditError
-from ragaudit.probes.base import BuiltInstance, Document, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Document, Instance, Probe
+from ragaudit.probes.catalogue import PROBES, planted, probe_registry, shipped
 from ragaudit.probes.filler_docs import filler_document
 from ragaudit.registry import Registry, unknown_name_message
 from ragaudit.stack.chunking import Chunking, chunk_document
@@ -24,30 +26,14 @@ DEFAULT_N = 25
 MAX_N = 700
 REFERENCE_CHUNKING = Chunking("recursive", 1000, 0)
 """The chunking the corpus is sized at (and its anchor selectivity reported at)."""
-CHUNKS_PER_INSTANCE = 795 / 275
-"""Chunk target at REFERENCE_CHUNKING per instance: 795 at n=25 over the 11 probes."""
-PROBES_IN_ORDER: tuple[str, ...] = (
-    "control",
-    "boundary",
-    "distractor",
-    "multihop",
-    "superseded",
-    "summarisation",
-    "table_split",
-    "duplicate_crowding",
-    "unanswerable",
-    "paraphrase",
-    "negation",
-)
 
 
-def probe_registry() -> Registry[ProbeBuilder]:
-    """A fresh registry holding every probe, in PROBES_IN_ORDER (imported here, not at
-    `import ragaudit`)."""
-    registry: Registry[ProbeBuilder] = Registry("probe")
-    for name in PROBES_IN_ORDER:
-        importlib.import_module(f"ragaudit.probes.{name}").register(registry)
-    return registry
+def __getattr__(name: str) -> tuple[str, ...]:
+    # PROBES_IN_ORDER is derived from the probes' declarations, so it is read on first use
+    # (importing every probe module), not when this module is imported.
+    if name == "PROBES_IN_ORDER":
+        return tuple(probe.name for probe in shipped())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -76,10 +62,12 @@ class Corpus:
         return cached
 
     def instances_of(self, probe: str) -> list[Instance]:
-        """The instances of one probe, in order ([] for a probe this corpus left out); a
-        name that is no probe at all is refused, so a renamed probe cannot read as empty."""
-        if probe not in PROBES_IN_ORDER:
-            raise RagauditError(unknown_name_message("probe", probe, list(PROBES_IN_ORDER)))
+        """The instances of one probe, in order ([] for a probe this corpus left out, or
+        one of another family); a name that is no probe at all is refused, so a renamed
+        probe cannot read as empty."""
+        if probe not in PROBES and probe not in self.probes:
+            known = list(dict.fromkeys([*PROBES, *self.probes]))
+            raise RagauditError(unknown_name_message("probe", probe, known))
         return [i for i in self.instances if i.probe == probe]
 
     @property
@@ -113,37 +101,45 @@ def _check_n(n: object) -> None:
         raise RagauditError(f"n must be at most {MAX_N} (identifiers stay unique), got {n}")
 
 
-def resolve_probes(probes: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
-    """Validate probe names (an unknown one fails with the valid names and a near miss)."""
-    if not probes:
-        return PROBES_IN_ORDER
-    for name in probes:
-        if name not in PROBES_IN_ORDER:
-            raise RagauditError(unknown_name_message("probe", name, list(PROBES_IN_ORDER)))
-    return tuple(p for p in PROBES_IN_ORDER if p in probes)
+def resolve_probes(
+    probes: list[str] | tuple[str, ...] | None, registry: Registry[Probe] | None = None
+) -> tuple[str, ...]:
+    """The planted probes named, in probe order (none named: all of them). An unknown name
+    fails with the valid names and a near miss; a probe of another family is accepted and
+    left to the stage that builds it."""
+    registry = registry if registry is not None else probe_registry()
+    for name in probes or ():
+        if name not in registry:
+            raise RagauditError(unknown_name_message("probe", name, registry.names()))
+    return tuple(p.name for p in planted(registry) if not probes or p.name in probes)
 
 
 def build_corpus(
-    seed: int = DEFAULT_SEED, n: int = DEFAULT_N, probes: list[str] | tuple[str, ...] | None = None
+    seed: int = DEFAULT_SEED,
+    n: int = DEFAULT_N,
+    probes: list[str] | tuple[str, ...] | None = None,
+    registry: Registry[Probe] | None = None,
 ) -> Corpus:
-    """Generate the corpus: n instances of each chosen probe, then filler to the chunk target."""
+    """Generate the corpus: n instances of each chosen planted probe of `registry` (default:
+    the shipped probes), then filler to the chunk target."""
     _check_n(n)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise RagauditError(f"seed must be a whole number, got {seed!r}")
-    names = resolve_probes(probes)
-    registry = probe_registry()
+    registry = registry if registry is not None else probe_registry()
+    names = resolve_probes(probes, registry)
+    chosen = [registry.get(name) for name in names]
     documents: list[Document] = []
     instances: list[Instance] = []
-    for name in names:
-        builder = registry.get(name)
+    for probe in chosen:
+        name = probe.name
         for index in range(n):
-            built = builder.build(random.Random(f"{seed}/{name}/{index}"), index, seed)
+            built = probe.build(random.Random(f"{seed}/{name}/{index}"), index, seed)
             _check_built(built, name)
             documents.extend(built.documents)
             instances.append(built.instance)
     # Filler until the chunk target: so the retrieval index is realistically crowded.
     chunks = sum(len(chunk_document(d, REFERENCE_CHUNKING)) for d in documents)
-    target = round(CHUNKS_PER_INSTANCE * n * len(names))
+    target = round(n * sum(probe.chunks_per_instance for probe in chosen))
     filler_count = 0
     while chunks < target:
         doc = filler_document(seed, filler_count)

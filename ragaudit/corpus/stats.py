@@ -5,7 +5,7 @@ All model-free: boundary straddle counts, near-duplicate instance pairs (token J
 anchor selectivity, table header/row placement, chunk counts per chunking, and what each
 overlap rule changes against the same cut at overlap 0. Where a span lies
 and how far an anchor narrows the index are the run's own diagnostics
-(`ragaudit.pipeline.diagnostics`), so `ragaudit corpus --stats` and the results file cannot
+(`ragaudit.stack.diagnostics`), so `ragaudit corpus --stats` and the results file cannot
 disagree on what they mean.
 """
 
@@ -16,15 +16,15 @@ import re
 from dataclasses import replace
 
 from ragaudit.corpus.build import REFERENCE_CHUNKING, Corpus
-from ragaudit.pipeline.diagnostics import (
+from ragaudit.stack.chunking import OVERLAP_RULES, Chunking, chunk_corpus
+from ragaudit.stack.configs import MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE
+from ragaudit.stack.diagnostics import (
     ChunkingView,
     anchor_summary,
     header_in_answer_chunk,
     span_preserved,
     table_together,
 )
-from ragaudit.stack.chunking import OVERLAP_RULES, Chunking, chunk_corpus
-from ragaudit.stack.configs import MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE
 
 NEAR_DUPLICATE = 0.8
 _TOKEN = re.compile(r"[a-z0-9]+")

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ragaudit.pipeline.diagnostics import DIAGNOSTIC_FIELDS
 from ragaudit.results.view import STACK_KIND, is_stack
+from ragaudit.stack.diagnostics import diagnostic_fields
 
 TEXT, FLAG, WHOLE, REAL = "string", "boolean", "Int64", "Float64"
 """The pandas nullable dtypes a column takes (Parquet keeps them; CSV writes them as text)."""
@@ -149,7 +149,7 @@ def _diagnostics() -> list[Column]:
     """One column per model-free diagnostic, in the retrieval stage's order (`hops` as one
     column per hop); a diagnostic with no declared type is kept as JSON text."""
     columns = []
-    for name in DIAGNOSTIC_FIELDS:
+    for name in diagnostic_fields():
         if name == "hops":
             columns += [
                 Column(f"hops_{role}", FLAG, _hop(role), f"multihop: the {role} hop arrived")

@@ -13,17 +13,17 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ragaudit.analysis.comparisons import compare
-from ragaudit.pipeline.diagnostics import (
-    DIAGNOSTIC_FIELDS,
-    ChunkingView,
-    anchor_summary,
-    diagnose,
-    span_preserved,
-    table_together,
-)
 from ragaudit.pipeline.oracle import oracle_chunk_ids_of
 from ragaudit.stack.chunking import chunk_corpus, chunk_offsets
 from ragaudit.stack.configs import COMPARISONS, TABLE_SPLIT_WIDE, B, StackConfig
+from ragaudit.stack.diagnostics import (
+    ChunkingView,
+    anchor_summary,
+    diagnose,
+    diagnostic_fields,
+    span_preserved,
+    table_together,
+)
 from ragaudit.stack.index import ChunkIndex, build_index, embed_texts
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
 from ragaudit.stack.windows import survey_window
@@ -65,7 +65,7 @@ def base_record(instance: Any, config: StackConfig, embedder_spec: str) -> dict:
         "meta": instance.meta,
         "retrieved": [],
         "retrieval_error": None,
-        **dict.fromkeys(DIAGNOSTIC_FIELDS),
+        **dict.fromkeys(diagnostic_fields()),
         "generation": None,
         "grade": None,
         "citation_check": None,

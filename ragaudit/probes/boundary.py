@@ -16,13 +16,12 @@ from __future__ import annotations
 import random
 
 from ragaudit.errors import RagauditError
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Diagnostic, Instance, Probe
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata
 from ragaudit.probes.facts import allocate_fact, header
 from ragaudit.probes.filler import clauses, filler_paragraph, sentences_of_length
 from ragaudit.probes.text import DocWriter, Planted, fit_sentence
-from ragaudit.registry import Registry
 
 NAME = "boundary"
 BOUNDARY = 1000
@@ -39,7 +38,7 @@ def length_class(index: int) -> str:
 def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """One boundary instance: a document whose answer sentence straddles character 1000."""
     iid = instance_id(NAME, index)
-    code = section_code(seed, NAME, index, rng)
+    code = section_code(seed, PROBE.slot, index, rng)
     where = f"in section {code}"
     span_class = length_class(index)
     fact = allocate_fact(seed, NAME, index, rng)
@@ -98,8 +97,15 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance((doc,), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the boundary probe to `registry`."""
-    registry.add(
-        NAME, ProbeBuilder(NAME, "architectural", "answer sentence straddles character 1000", build)
-    )
+PROBE = Probe(
+    name=NAME,
+    layer="architectural",
+    description="answer sentence straddles character 1000",
+    build=build,
+    slot=1,
+    diagnostics=(
+        Diagnostic(
+            "header_in_answer_chunk", "ragaudit.stack.measures:header_in_answer_chunk", column=0
+        ),
+    ),
+)

@@ -6,6 +6,9 @@ and no instance's code depends on which other probes were built. Codes of differ
 shapes never collide as tokens either: section numbers have four digits, team numbers
 three (never a multiple of five), values two; store codes and asset ids are single
 alphanumeric tokens ("Q7XK", "HX417") that no word-bounded number search can match inside.
+
+Each probe declares its slot (`Probe.slot`); a new probe takes the next free one. The section
+code space holds 9000 codes, 800 per slot: slot 11 still has codes for 200 instances.
 """
 
 from __future__ import annotations
@@ -15,20 +18,6 @@ import random
 
 LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: they read as digits
 
-# A slot per probe that needs codes; new probes take a new slot.
-SLOTS = {
-    "control": 0,
-    "boundary": 1,
-    "distractor": 2,
-    "superseded": 3,
-    "summarisation": 4,
-    "table_split": 5,
-    "duplicate_crowding": 6,
-    "unanswerable": 7,
-    "paraphrase": 8,
-    "multihop": 9,
-    "negation": 10,
-}
 MAX_INSTANCES = 800
 
 
@@ -44,9 +33,10 @@ def _unique(seed: int, kind: str, space: int, key: int, keys: int) -> int:
     return _drawn(seed, kind, space, keys)[key]
 
 
-def section_code(seed: int, probe: str, index: int, rng: random.Random) -> str:
-    """A section code such as ``4417-B``: four unique digits and a letter."""
-    number = 1000 + _unique(seed, "section", 9000, SLOTS[probe] * MAX_INSTANCES + index, 9000)
+def section_code(seed: int, slot: int, index: int, rng: random.Random) -> str:
+    """A section code such as ``4417-B``: four unique digits and a letter, for instance
+    `index` of the probe that declares code slot `slot` (its `Probe.slot`)."""
+    number = 1000 + _unique(seed, "section", 9000, slot * MAX_INSTANCES + index, 9000)
     return f"{number}-{rng.choice(LETTERS)}"
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import random
 
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Instance, Probe
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
 from ragaudit.probes.facts import allocate_fact, header
 from ragaudit.probes.text import Planted
-from ragaudit.registry import Registry
 
 NAME = "control"
 
@@ -17,7 +16,7 @@ NAME = "control"
 def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """One control instance: a single-chunk document stating one value."""
     iid = instance_id(NAME, index)
-    code = section_code(seed, NAME, index, rng)
+    code = section_code(seed, PROBE.slot, index, rng)
     fact = allocate_fact(seed, NAME, index, rng)
     where = f"in section {code}"
     title = header(rng, code, fact)
@@ -39,6 +38,11 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance((doc,), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the control probe to `registry`."""
-    registry.add(NAME, ProbeBuilder(NAME, "control", __doc__.split(": ", 1)[1].strip(), build))
+PROBE = Probe(
+    name=NAME,
+    layer="control",
+    description=__doc__.split(": ", 1)[1].strip(),
+    build=build,
+    slot=0,
+    answer_position=0,
+)

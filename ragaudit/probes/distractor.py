@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import random
 
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Instance, Probe
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
 from ragaudit.probes.facts import SITES, Fact, allocate_fact, draw_value, header
 from ragaudit.probes.text import Planted
-from ragaudit.registry import Registry
 
 NAME = "distractor"
 
@@ -17,7 +16,7 @@ NAME = "distractor"
 def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """Two documents of one section: the asked site's value, and another site's value."""
     iid = instance_id(NAME, index)
-    code = section_code(seed, NAME, index, rng)
+    code = section_code(seed, PROBE.slot, index, rng)
     fact = allocate_fact(seed, NAME, index, rng)
     site, trap_site = rng.sample(SITES, 2)
     trap = Fact(fact.attribute, fact.subject, draw_value(rng, avoid=(fact.value,)))
@@ -58,6 +57,11 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance(tuple(docs), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the distractor probe to `registry`."""
-    registry.add(NAME, ProbeBuilder(NAME, "architectural", "near-duplicate trap sentence", build))
+PROBE = Probe(
+    name=NAME,
+    layer="architectural",
+    description="near-duplicate trap sentence",
+    build=build,
+    slot=2,
+    answer_position=1,
+)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import random
 
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Diagnostic, Instance, Probe
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
 from ragaudit.probes.facts import allocate_fact, header
 from ragaudit.probes.filler import AREAS, filler_paragraph
 from ragaudit.probes.text import DocWriter, Planted
-from ragaudit.registry import Registry
 
 NAME = "duplicate_crowding"
 COPIES = 6
@@ -24,7 +23,7 @@ COPIES = 6
 def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """One target document and six reposted copies of a same-subject notice."""
     iid = instance_id(NAME, index)
-    code = section_code(seed, NAME, index, rng)
+    code = section_code(seed, PROBE.slot, index, rng)
     fact = allocate_fact(seed, NAME, index, rng)
     where = f"in section {code}"
     title = header(rng, code, fact)
@@ -72,8 +71,13 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance(tuple(sorted(docs, key=lambda d: d.doc_id)), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the duplicate_crowding probe to `registry`."""
-    registry.add(
-        NAME, ProbeBuilder(NAME, "architectural", "target plus 6 near-identical copies", build)
-    )
+PROBE = Probe(
+    name=NAME,
+    layer="architectural",
+    description="target plus 6 near-identical copies",
+    build=build,
+    slot=6,
+    diagnostics=(
+        Diagnostic("crowding_margin", "ragaudit.stack.measures:crowding_margin", column=4),
+    ),
+)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import random
 
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Diagnostic, Instance, Probe
 from ragaudit.probes.codes import team_number
 from ragaudit.probes.common import instance_id, metadata, short_document
 from ragaudit.probes.facts import allocate_fact
 from ragaudit.probes.filler import AREAS
 from ragaudit.probes.text import Planted
-from ragaudit.registry import Registry
 
 NAME = "multihop"
 ZONES = (
@@ -119,6 +118,11 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance((roster, zone_doc), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the multihop probe to `registry`."""
-    registry.add(NAME, ProbeBuilder(NAME, "architectural", "two hops in two documents", build))
+PROBE = Probe(
+    name=NAME,
+    layer="architectural",
+    description="two hops in two documents",
+    build=build,
+    slot=9,
+    diagnostics=(Diagnostic("hops", "ragaudit.stack.measures:hops", column=2),),
+)

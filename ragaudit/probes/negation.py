@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import random
 
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Diagnostic, Instance, Probe
 from ragaudit.probes.codes import store_code
 from ragaudit.probes.common import instance_id, metadata, short_document
 from ragaudit.probes.facts import allocate
 from ragaudit.probes.pools import NEGATION_SUBJECTS
 from ragaudit.probes.text import Planted
-from ragaudit.registry import Registry
 
 NAME = "negation"
 SENTENCES = (
@@ -91,6 +90,14 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance((docs["a"], docs["b"]), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the negation probe to `registry`."""
-    registry.add(NAME, ProbeBuilder(NAME, "embedding", "opposite polarity in two stores", build))
+PROBE = Probe(
+    name=NAME,
+    layer="embedding",
+    description="opposite polarity in two stores",
+    build=build,
+    slot=10,
+    answer_position=2,
+    diagnostics=(
+        Diagnostic("affirmative_first", "ragaudit.stack.measures:affirmative_first", column=5),
+    ),
+)

@@ -9,12 +9,11 @@ from __future__ import annotations
 import random
 import re
 
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Instance, Probe
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
 from ragaudit.probes.facts import allocate, draw_value
 from ragaudit.probes.text import Planted
-from ragaudit.registry import Registry
 
 NAME = "paraphrase"
 # (question, sentence, unit, title subject): the two share only "section" and the code.
@@ -118,7 +117,7 @@ PAIRS = _parse(_PAIRS_TEXT)
 def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """A document stating a value in words the question does not use."""
     iid = instance_id(NAME, index)
-    code = section_code(seed, NAME, index, rng)
+    code = section_code(seed, PROBE.slot, index, rng)
     pair = allocate(seed, "paraphrase", index, len(PAIRS))
     question, sentence, unit, subject = PAIRS[pair]
     value = draw_value(rng)
@@ -150,8 +149,10 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance((doc,), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the paraphrase probe to `registry`."""
-    registry.add(
-        NAME, ProbeBuilder(NAME, "embedding", "question and answer share few words", build)
-    )
+PROBE = Probe(
+    name=NAME,
+    layer="embedding",
+    description="question and answer share few words",
+    build=build,
+    slot=8,
+)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import random
 
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Diagnostic, Instance, Probe
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
 from ragaudit.probes.facts import allocate
 from ragaudit.probes.pools import RULES
 from ragaudit.probes.text import Planted
-from ragaudit.registry import Registry
 
 NAME = "summarisation"
 ITEMS = (
@@ -70,7 +69,7 @@ TITLES = (
 def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """Five documents, each stating one labelled exception for the same section."""
     iid = instance_id(NAME, index)
-    code = section_code(seed, NAME, index, rng)
+    code = section_code(seed, PROBE.slot, index, rng)
     rule = RULES[allocate(seed, "rule", index, len(RULES))]
     items = rng.sample(ITEMS, 5)
     labels = [f"exception {k}" for k in range(1, 6)]
@@ -98,6 +97,14 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance(tuple(docs), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the summarisation probe to `registry`."""
-    registry.add(NAME, ProbeBuilder(NAME, "architectural", "five items in five documents", build))
+PROBE = Probe(
+    name=NAME,
+    layer="architectural",
+    description="five items in five documents",
+    build=build,
+    slot=4,
+    answer_position=4,
+    diagnostics=(
+        Diagnostic("items_in_context", "ragaudit.stack.measures:items_in_context", column=3),
+    ),
+)

@@ -10,12 +10,11 @@ from __future__ import annotations
 import datetime
 import random
 
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Instance, Probe
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
 from ragaudit.probes.facts import Fact, allocate_fact, draw_value, header
 from ragaudit.probes.text import Planted
-from ragaudit.registry import Registry
 
 NAME = "superseded"
 
@@ -28,7 +27,7 @@ def _date(rng: random.Random, year: int) -> datetime.date:
 def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """Two dated policies for the same section and subject with different values."""
     iid = instance_id(NAME, index)
-    code = section_code(seed, NAME, index, rng)
+    code = section_code(seed, PROBE.slot, index, rng)
     current = allocate_fact(seed, NAME, index, rng)
     old = Fact(current.attribute, current.subject, draw_value(rng, avoid=(current.value,)))
     old_year = rng.randint(2019, 2023)
@@ -80,6 +79,11 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance((docs["-".join([iid, "a"])], docs["-".join([iid, "b"])]), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the superseded probe to `registry`."""
-    registry.add(NAME, ProbeBuilder(NAME, "architectural", "current vs superseded policy", build))
+PROBE = Probe(
+    name=NAME,
+    layer="architectural",
+    description="current vs superseded policy",
+    build=build,
+    slot=3,
+    answer_position=3,
+)

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import random
 
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Diagnostic, Instance, Probe
 from ragaudit.probes.codes import asset_id, section_code
 from ragaudit.probes.common import instance_id, metadata
 from ragaudit.probes.facts import allocate
 from ragaudit.probes.filler import AREAS, ROLES, filler_paragraph
 from ragaudit.probes.pools import TABLE_KINDS
 from ragaudit.probes.text import DocWriter, Planted
-from ragaudit.registry import Registry
 
 NAME = "table_split"
 MIN_ROW_OFFSET = 1300
@@ -45,7 +44,7 @@ def _value(rng: random.Random, low: int, high: int, step: int) -> int:
 def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """A register document: intro, a long table, the answer row near its end."""
     iid = instance_id(NAME, index)
-    code = section_code(seed, NAME, index, rng)
+    code = section_code(seed, PROBE.slot, index, rng)
     kind = TABLE_KINDS[allocate(seed, "table_kind", index, len(TABLE_KINDS))]
     asked_key = rng.choice(sorted(ASKED))
     header_row = " | ".join(["Asset", "Location", *(c[0] for c in COLUMNS), "Responsible"])
@@ -136,8 +135,12 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance((doc,), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the table_split probe to `registry`."""
-    registry.add(
-        NAME, ProbeBuilder(NAME, "architectural", "answer row apart from its header", build)
-    )
+PROBE = Probe(
+    name=NAME,
+    layer="architectural",
+    description="answer row apart from its header",
+    build=build,
+    slot=5,
+    answer_position=5,
+    diagnostics=(Diagnostic("table_together", "ragaudit.stack.measures:table_together", column=1),),
+)

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import random
 
-from ragaudit.probes.base import BuiltInstance, Instance, ProbeBuilder
+from ragaudit.probes.base import BuiltInstance, Instance, Probe
 from ragaudit.probes.codes import section_code
 from ragaudit.probes.common import instance_id, metadata, short_document
 from ragaudit.probes.facts import allocate_fact, header
 from ragaudit.probes.text import Planted
-from ragaudit.registry import Registry
 
 NAME = "unanswerable"
 
@@ -21,7 +20,7 @@ NAME = "unanswerable"
 def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     """A related document without the value, and a question asking for the value."""
     iid = instance_id(NAME, index)
-    code = section_code(seed, NAME, index, rng)
+    code = section_code(seed, PROBE.slot, index, rng)
     fact = allocate_fact(seed, NAME, index, rng)
     where = f"in section {code}"
     title = header(rng, code, fact)
@@ -44,6 +43,11 @@ def build(rng: random.Random, index: int, seed: int) -> BuiltInstance:
     return BuiltInstance((doc,), instance)
 
 
-def register(registry: Registry[ProbeBuilder]) -> None:
-    """Add the unanswerable probe to `registry`."""
-    registry.add(NAME, ProbeBuilder(NAME, "architectural", "the corpus cannot answer", build))
+PROBE = Probe(
+    name=NAME,
+    layer="architectural",
+    description="the corpus cannot answer",
+    build=build,
+    slot=7,
+    answer_position=6,
+)

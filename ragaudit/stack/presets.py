@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragaudit.probes.catalogue import answer_probes, certifying_probes, shipped
 from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX, T4000, StackConfig
 
 
@@ -33,16 +34,9 @@ class Preset:
         return (*MATRIX, *self.extra_configs)
 
 
-ANSWER_PROBES = (
-    "control",
-    "distractor",
-    "negation",
-    "superseded",
-    "summarisation",
-    "table_split",
-    "unanswerable",
-)
-"""The probes the seed generated answers for: each has a value, a list or an abstention to grade."""
+ANSWER_PROBES = answer_probes(shipped())
+"""The probes the seed generated answers for: each has a value, a list or an abstention to
+grade (each declares its `answer_position` on its Probe)."""
 
 # Prompt evaluation dominates on 2 CPU cores (~7 s for a k=3 prompt, ~15 s for k=8 on the
 # 0.5B model), so the quick preset generates on one k=3 and one k=8 config, for the answer
@@ -93,5 +87,6 @@ def chosen(name: str | None, *, quick: bool = False) -> Preset:
 
 PRIMARY_EMBEDDER = "local:minilm"
 SECONDARY_EMBEDDER = "local:e5-small"
-SECONDARY_PROBES = ("control", "paraphrase", "negation")
-"""The secondary embedder runs at least these, so its controls certify it."""
+SECONDARY_PROBES = certifying_probes(shipped())
+"""The secondary embedder runs at least these (the control and embedding-layer probes:
+control, paraphrase, negation), so its controls certify it."""

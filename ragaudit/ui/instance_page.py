@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ragaudit.pipeline.diagnostics import DIAGNOSTIC_FIELDS
 from ragaudit.results.format import APPROXIMATE_SPAN, NOT_RUN, fmt_approximate_boxes, fmt_cell
 from ragaudit.results.view import (
     cell_index,
@@ -17,6 +16,7 @@ from ragaudit.results.view import (
     matrix_columns,
     span_exact,
 )
+from ragaudit.stack.diagnostics import diagnostic_fields
 from ragaudit.ui import links
 from ragaudit.ui.attribution import render_oracle
 from ragaudit.ui.common import results_or_stop
@@ -29,9 +29,6 @@ from ragaudit.ui.docview import (
 )
 from ragaudit.ui.downloads import render_instance_downloads
 from ragaudit.ui.windows import retrieved_window_note, retrieved_window_tags
-
-# The record's diagnostic fields, in the order the retrieval stage defines them.
-DIAGNOSTICS = DIAGNOSTIC_FIELDS
 
 
 def verdict_of(record: dict) -> str:
@@ -172,7 +169,7 @@ def _render_record(results: dict, record: dict, config: dict, table_embedder: st
                 "measure": name,
                 "value": "null" if record.get(name) is None else str(record.get(name)),
             }
-            for name in DIAGNOSTICS
+            for name in diagnostic_fields()  # in record order
             if name in record
         ],
         hide_index=True,

@@ -19,10 +19,10 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.backends.specs import load_embedder
 from ragaudit.corpus.files import load_corpus
-from ragaudit.pipeline.diagnostics import ChunkingView, diagnose
 from ragaudit.results.format import fmt_lab_refusal
 from ragaudit.results.view import matrix_columns, stack_configs, stack_embedder
 from ragaudit.stack.chunking import Chunking, chunk_corpus
+from ragaudit.stack.diagnostics import ChunkingView, diagnose
 from ragaudit.stack.index import build_index, open_client
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
 

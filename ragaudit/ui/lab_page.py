@@ -11,10 +11,10 @@ import time
 
 from ragaudit import paths
 from ragaudit.corpus.files import manifest_sha256
-from ragaudit.pipeline.diagnostics import span_in
 from ragaudit.results.format import fmt_measure, fmt_ratio
 from ragaudit.results.view import cell_index, chunking_of, embedder_specs, is_stack
 from ragaudit.stack.chunking import OVERLAP_RULES, Chunking
+from ragaudit.stack.diagnostics import span_in
 from ragaudit.ui import links
 from ragaudit.ui.common import current_results
 from ragaudit.ui.data import Loaded

@@ -5,7 +5,7 @@ spans counted); then either our one retrieval core ranks it (their embedder, den
 BM25 fusion, in a Chroma collection built like any chunking's) or their retriever factory
 does. Each instance's question is ranked once to POOL_DEPTH (or what their retriever
 returns), and each record is built and diagnosed by the same functions as the matrix's
-(pipeline.retrieve.base_record, pipeline.diagnostics.diagnose). `run()` returns the same
+(pipeline.retrieve.base_record, stack.diagnostics.diagnose). `run()` returns the same
 fragment keys as MatrixStage.run, which `merge_fragment` folds into the matrix's.
 """
 
@@ -16,10 +16,10 @@ from typing import Any
 
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.errors import ModelCallFailed
-from ragaudit.pipeline.diagnostics import ChunkingView, anchor_summary, diagnose
 from ragaudit.pipeline.oracle import oracle_chunk_ids_of
 from ragaudit.pipeline.retrieve import base_record, table_split_wide
 from ragaudit.stack.chunking import chunk_offsets
+from ragaudit.stack.diagnostics import ChunkingView, anchor_summary, diagnose
 from ragaudit.stack.index import build_index, embed_texts
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
 from ragaudit.stack.stackfile import StackSpec, build_splitter

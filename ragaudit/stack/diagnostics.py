@@ -2,20 +2,28 @@
 
 A span is *in* a chunk when they share a document and chunk.start ≤ span.start and
 span.end ≤ chunk.end. Nothing here reads a model's output; scores come from the ranking.
+Every record gets the common fields; a probe's own fields come from its declaration
+(`Probe.diagnostics`), each measured by the function it names (built-in ones in
+`ragaudit.stack.measures`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from ragaudit.probes.base import Instance, Span
+from ragaudit.probes.base import Instance, Probe, Span
+from ragaudit.probes.catalogue import shipped
+from ragaudit.registry import Registry, resolve
 
-# Fields every record carries (null where the probe has none, never omitted).
-DIAGNOSTIC_FIELDS = (
+# Fields every record carries (null where the probe has none, never omitted): these, then
+# each probe's own (declared on its Probe), then anchor_selectivity.
+COMMON_FIELDS = (
     "gold_in_context",
     "span_preserved",
     "gold_rank",
@@ -23,14 +31,28 @@ DIAGNOSTIC_FIELDS = (
     "trap_rank",
     "trap_score",
     "margin",
-    "header_in_answer_chunk",
-    "table_together",
-    "hops",
-    "items_in_context",
-    "crowding_margin",
-    "affirmative_first",
-    "anchor_selectivity",
 )
+LAST_FIELDS = ("anchor_selectivity",)
+
+
+def diagnostic_fields(probes: Sequence[Probe] | None = None) -> tuple[str, ...]:
+    """Every diagnostic field of a record, in record order: COMMON_FIELDS, the fields the
+    probes declare (by their `column`, then in probe order), LAST_FIELDS. `probes`
+    defaults to the shipped planted probes."""
+    if probes is None:
+        return _shipped_fields()
+    declared = [
+        (d.column is None, d.column or 0, position, d.field)
+        for position, probe in enumerate(probes)
+        for d in probe.diagnostics
+    ]
+    own = dict.fromkeys(field for *_, field in sorted(declared))
+    return (*COMMON_FIELDS, *own, *LAST_FIELDS)
+
+
+@functools.cache
+def _shipped_fields() -> tuple[str, ...]:
+    return diagnostic_fields(shipped())
 
 
 def span_in(span: Span, chunk: Any) -> bool:
@@ -97,22 +119,84 @@ def _all_in(spans: Sequence[Span], retrieved: Sequence[Any], chunks: dict[str, A
     return all(any(span_in(span, chunks[h.chunk_id]) for h in retrieved) for span in spans)
 
 
+@dataclass(frozen=True)
+class Measurement:
+    """What a probe's own diagnostic is measured on: one instance under one config.
+
+    Handed to every `Diagnostic.measure`; its helpers answer the questions measures ask
+    (which spans have a role, did they all arrive, which hit holds them first)."""
+
+    instance: Instance
+    view: ChunkingView
+    """The config's chunking: where spans lie, whole or cut."""
+    ranking: Sequence[Any]
+    """The config's ranking to the pool depth (hits with chunk_id, rank, score)."""
+    k: int
+    chunks: dict[str, Any]
+    """Chunk id -> chunk, for every chunk a hit may name."""
+    common: dict
+    """The common fields already measured (gold_score, trap_score, ...)."""
+
+    @property
+    def retrieved(self) -> Sequence[Any]:
+        """The first k hits: what reached the model."""
+        return self.ranking[: self.k]
+
+    def spans(self, *roles: str) -> list[Span]:
+        """The instance's spans whose role is one of `roles`."""
+        return spans_with_role(self.instance, *roles)
+
+    def all_retrieved(self, spans: Sequence[Span]) -> bool:
+        """Every one of `spans` lies whole in some retrieved chunk."""
+        return _all_in(spans, self.retrieved, self.chunks)
+
+    def best(self, spans: Iterable[Span], within: Sequence[Any] | None = None) -> Any | None:
+        """The best-ranked hit of `within` (default: the whole ranking) whose chunk holds
+        any of `spans` whole; None when none does."""
+        return _best(spans, self.ranking if within is None else within, self.chunks)
+
+
+def _declaration(name: str, probes: Registry[Probe] | None) -> Probe | None:
+    if probes is None:
+        return _shipped_by_name().get(name)
+    return probes.get(name) if name in probes else None
+
+
+@functools.cache
+def _shipped_by_name() -> dict[str, Probe]:
+    return {probe.name: probe for probe in shipped()}
+
+
+def _declared(probes: Registry[Probe]) -> list[Probe]:
+    return [probes.get(name) for name in probes]
+
+
+@functools.cache
+def _measure(target: str) -> Any:
+    # Imported once per process: measures are looked up per instance and config.
+    return resolve(target)
+
+
 def diagnose(
     instance: Instance,
     view: ChunkingView,
     ranking: Sequence[Any],
     k: int,
     chunks: dict[str, Any],
+    probes: Registry[Probe] | None = None,
 ) -> dict:
     """Every diagnostic field for one instance under one config.
 
     `ranking` is the config's ranking (dense, or fused for hybrid) to the pool depth;
     the first `k` hits are what reached the model. Ranks and scores are read from the whole
     ranking, so a gold rank above k means ranked but not retrieved; None means not ranked
-    within the pool. `chunks` maps chunk ids to chunks (any chunking).
+    within the pool. `chunks` maps chunk ids to chunks (any chunking). The instance's
+    probe adds its own fields (`Probe.diagnostics`), looked up in `probes` (default: the
+    shipped probes); an instance of a probe no registry holds gets the common fields only.
     """
     retrieved = ranking[:k]
-    out: dict[str, Any] = dict.fromkeys(DIAGNOSTIC_FIELDS)
+    fields = diagnostic_fields(None if probes is None else _declared(probes))
+    out: dict[str, Any] = dict.fromkeys(fields)
     gold = list(instance.gold_spans)
     traps = list(instance.trap_spans)
     if gold:
@@ -129,27 +213,11 @@ def diagnose(
             out["trap_rank"], out["trap_score"] = trap_hit.rank, trap_hit.score
         if out["gold_score"] is not None and out["trap_score"] is not None:
             out["margin"] = out["gold_score"] - out["trap_score"]
-    probe = instance.probe
-    if probe == "boundary":
-        out["header_in_answer_chunk"] = header_in_answer_chunk(instance, view)
-    elif probe == "table_split":
-        out["table_together"] = table_together(instance, view)
-    elif probe == "multihop":
-        out["hops"] = {
-            role: _all_in(spans, retrieved, chunks) if spans else None
-            for role in ("mapping", "answer")
-            for spans in [spans_with_role(instance, role)]
-        }
-    elif probe == "summarisation":
-        items = spans_with_role(instance, "item") or gold
-        out["items_in_context"] = sum(_all_in([span], retrieved, chunks) for span in items)
-    elif probe == "duplicate_crowding":
-        copies = spans_with_role(instance, "copy") or traps
-        copy_hit = _best(copies, ranking, chunks)
-        if out["gold_score"] is not None and copy_hit is not None:
-            out["crowding_margin"] = out["gold_score"] - copy_hit.score
-    elif probe == "negation":
-        out["affirmative_first"] = affirmative_first(gold, traps, retrieved, chunks)
+    probe = _declaration(instance.probe, probes)
+    if probe is not None and probe.diagnostics:
+        measurement = Measurement(instance, view, ranking, k, chunks, out)
+        for diagnostic in probe.diagnostics:
+            out[diagnostic.field] = _measure(diagnostic.measure)(measurement)
     if instance.anchor:
         out["anchor_selectivity"] = view.anchor_selectivity(instance.anchor)
     return out
