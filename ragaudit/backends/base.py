@@ -48,10 +48,6 @@ def effective_params(params: dict) -> dict:
     return effective
 
 
-LOCAL_EMBEDDERS = ("local:minilm", "local:e5-small")
-"""The embedders that run in this process (their packages ship the weights)."""
-
-
 def threads_from_env(name: str) -> int:
     """A thread count from the environment variable `name`, else one per core; anything
     but a positive whole number is refused in one line naming the variable."""

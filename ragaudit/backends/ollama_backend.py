@@ -215,3 +215,50 @@ class OllamaChatEngine(_OllamaEngine):
             lambda: self._client.chat(model=self.name, messages=messages, options=options),
         )
         return response.message.content or ""
+
+
+# What the `ollama:` declaration in backends/catalogue.py names.
+
+
+def embedding_engine(
+    spec: str,
+    *,
+    host: str | None = None,
+    retry: RetryPolicy | None = None,
+    n_ctx: int | None = None,
+    **_settings: object,
+) -> OllamaEmbeddingEngine:
+    """The engine of an `ollama:<model>` embedder spec (checked by the caller)."""
+    return OllamaEmbeddingEngine(spec.removeprefix("ollama:"), host=host, retry=retry, n_ctx=n_ctx)
+
+
+def chat_engine(
+    spec: str,
+    *,
+    host: str | None = None,
+    retry: RetryPolicy | None = None,
+    n_ctx: int | None = None,
+    **_settings: object,
+) -> OllamaChatEngine:
+    """The engine of an `ollama:<model>` generator spec (checked by the caller)."""
+    return OllamaChatEngine(spec.removeprefix("ollama:"), host=host, retry=retry, n_ctx=n_ctx)
+
+
+def preflight(
+    models: list[tuple[str, str]], retry: RetryPolicy | None = None, **_lookups: object
+) -> None:
+    """Every model is listed by the server (OLLAMA_HOST), asked once: else one line naming
+    the host, what it has and the `ollama pull` to run, with the model's origin in front.
+    An unreachable server is one ModelCallFailed line."""
+    if not models:
+        return
+    host = ollama_host()
+    names = [spec.removeprefix("ollama:") for spec, _ in models]
+    listed = list_models(host, names, retry)
+    for (spec, origin), model in zip(models, names, strict=True):
+        if tagged(model) not in listed:
+            have = ", ".join(sorted(listed)) or "none"
+            raise RagauditError(
+                f"{origin}{spec}: model {model!r} is not on the ollama server at {host} (it "
+                f"has: {have}); run `ollama pull {model}` there, or name another model"
+            )

@@ -279,3 +279,29 @@ class OpenAIChatEngine(_OpenAIEngine):
         if not isinstance(choices, list) or not choices:
             raise ValueError(f"{self.base_url}/chat/completions replied with no choices")
         return (choices[0].get("message") or {}).get("content") or ""
+
+
+# What the `openai:` declaration in backends/catalogue.py names.
+
+
+def embedding_engine(
+    spec: str,
+    *,
+    retry: RetryPolicy | None = None,
+    options: dict | None = None,
+    **_settings: object,
+) -> OpenAIEmbeddingEngine:
+    """The engine of an `openai:<model>` embedder spec; `options` (base_url, api_key_env)
+    come checked by backends.specs.server_options."""
+    return OpenAIEmbeddingEngine(spec.removeprefix("openai:"), retry=retry, **(options or {}))
+
+
+def chat_engine(
+    spec: str,
+    *,
+    retry: RetryPolicy | None = None,
+    options: dict | None = None,
+    **_settings: object,
+) -> OpenAIChatEngine:
+    """The engine of an `openai:<model>` generator spec (options as for embedding_engine)."""
+    return OpenAIChatEngine(spec.removeprefix("openai:"), retry=retry, **(options or {}))

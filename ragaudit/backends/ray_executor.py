@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ragaudit.backends.base import LOCAL_EMBEDDERS
+from ragaudit.backends.catalogue import in_process_embedders
 from ragaudit.backends.concurrency import Outcome
 from ragaudit.backends.qwen import LOCAL_SPECS, llm_threads, prefix_cache_enabled
 
@@ -279,7 +279,7 @@ def _embedder_env(spec: str, cpus: int, workers: int) -> dict:
     so N workers do not each start one thread per core (MiniLM's onnxruntime reads
     RAGAUDIT_EMBED_THREADS, e5's OpenMP OMP_NUM_THREADS). Measured here, both give bitwise
     the same vectors at 1 and 2 threads: the share moves no record."""
-    if spec not in LOCAL_EMBEDDERS:
+    if spec not in in_process_embedders():
         return {}
     share = str(max(1, cpus // workers))
     return {"RAGAUDIT_EMBED_THREADS": share, "OMP_NUM_THREADS": share}

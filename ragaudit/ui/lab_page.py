@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from ragaudit import paths
+from ragaudit.backends.catalogue import in_process_embedders
 from ragaudit.corpus.files import manifest_sha256
 from ragaudit.results.format import fmt_measure, fmt_ratio
 from ragaudit.results.view import cell_index, chunking_of, embedder_specs, is_stack
@@ -30,7 +31,6 @@ from ragaudit.ui.lab_timeline import render_instance_timeline, render_small_mult
 
 SIZES = [256, 512, 1000, 2000, 4000]
 OVERLAPS = [0, 64, 128, 200, 400]
-LOCAL_EMBEDDERS = ["local:minilm", "local:e5-small"]
 ALL_INSTANCES = "all instances"
 
 
@@ -83,7 +83,9 @@ def render() -> None:
     if loaded.path is None:  # the link named a file the inspector may not open
         st.error(f"Not using this link's results: {loaded.problem}")
     embedders = list(
-        dict.fromkeys(LOCAL_EMBEDDERS + (embedder_specs(loaded.results) if loaded.results else []))
+        dict.fromkeys(
+            [*in_process_embedders(), *(embedder_specs(loaded.results) if loaded.results else [])]
+        )
     )
     links.bind("lab_probe", "probe", probes)
     links.bind("lab_embedder", "embedder", embedders)
