@@ -3,17 +3,8 @@
 from __future__ import annotations
 
 from ragaudit.ui.data import Loaded, load_from_url
+from ragaudit.ui.pages import PAGES  # page links: the list app.py's navigation reads
 from ragaudit.ui.runs import start_run
-
-# Page files, as registered in app.py's st.navigation.
-PAGES = {
-    "matrix": "pages/matrix.py",
-    "instance": "pages/instance.py",
-    "lab": "pages/lab.py",
-    "severity": "pages/severity.py",
-    "runs": "pages/runs.py",
-    "audit": "pages/audit.py",
-}
 
 
 def current_results() -> Loaded:
