@@ -148,10 +148,11 @@ BUILT_IN: tuple[Backend, ...] = (LOCAL, OLLAMA, OPENAI)
 """The backends ragaudit ships, in the order help and messages list them."""
 
 
-def backend_registry(backends: tuple[Backend, ...] = BUILT_IN) -> Registry[Backend]:
-    """A fresh registry of `backends` by prefix (a prefix declared twice is refused)."""
+def backend_registry(backends: tuple[Backend, ...] | None = None) -> Registry[Backend]:
+    """A fresh registry of `backends` (default: BUILT_IN) by prefix (a prefix declared
+    twice is refused)."""
     registry: Registry[Backend] = Registry("backend")
-    for backend in backends:
+    for backend in BUILT_IN if backends is None else backends:
         registry.add(backend.prefix, backend)
     return registry
 

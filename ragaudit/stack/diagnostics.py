@@ -39,8 +39,11 @@ def diagnostic_fields(probes: Sequence[Probe] | None = None) -> tuple[str, ...]:
     """Every diagnostic field of a record, in record order: COMMON_FIELDS, the fields the
     probes declare (by their `column`, then in probe order), LAST_FIELDS. `probes`
     defaults to the shipped planted probes."""
-    if probes is None:
-        return _shipped_fields()
+    return _fields_of(tuple(shipped() if probes is None else probes))
+
+
+@functools.cache
+def _fields_of(probes: tuple[Probe, ...]) -> tuple[str, ...]:
     declared = [
         (d.column is None, d.column or 0, position, d.field)
         for position, probe in enumerate(probes)
@@ -48,11 +51,6 @@ def diagnostic_fields(probes: Sequence[Probe] | None = None) -> tuple[str, ...]:
     ]
     own = dict.fromkeys(field for *_, field in sorted(declared))
     return (*COMMON_FIELDS, *own, *LAST_FIELDS)
-
-
-@functools.cache
-def _shipped_fields() -> tuple[str, ...]:
-    return diagnostic_fields(shipped())
 
 
 def span_in(span: Span, chunk: Any) -> bool:
@@ -158,13 +156,13 @@ class Measurement:
 
 def _declaration(name: str, probes: Registry[Probe] | None) -> Probe | None:
     if probes is None:
-        return _shipped_by_name().get(name)
+        return _by_name(shipped()).get(name)
     return probes.get(name) if name in probes else None
 
 
 @functools.cache
-def _shipped_by_name() -> dict[str, Probe]:
-    return {probe.name: probe for probe in shipped()}
+def _by_name(probes: tuple[Probe, ...]) -> dict[str, Probe]:
+    return {probe.name: probe for probe in probes}
 
 
 def _declared(probes: Registry[Probe]) -> list[Probe]:
