@@ -202,7 +202,7 @@ def test_k_above_the_pool_depth_is_refused_naming_it(ragaudit_home, tmp_path, ca
     line = one_line_error(capsys, "run", "--configs", str(configs), "--no-generate")
     assert line == (
         f"ragaudit run: {configs}: config X: field 'k': 1000000 is more than 50, the "
-        "retrieval pool depth (stack.configs.POOL_DEPTH): deeper ranks are not kept"
+        "retrieval pool depth (stack.settings.POOL_DEPTH): deeper ranks are not kept"
     )
 
 

@@ -9,12 +9,12 @@ from ragaudit.stack.configs import (
     COMPARISONS,
     MATRIX,
     MATRIX_CHUNKINGS,
-    POOL_DEPTH,
     TABLE_SPLIT_WIDE,
     config_by_name,
     load_user_configs,
     merge_configs,
 )
+from ragaudit.stack.settings import POOL_DEPTH
 
 
 def test_matrix_is_the_seeds_seven_configs():
@@ -175,7 +175,7 @@ def test_k_may_reach_the_pool_depth_and_no_further(tmp_path):
         load_user_configs(path)
     assert str(caught.value) == (
         f"{path}: config E: field 'k': 51 is more than 50, the retrieval pool depth "
-        "(stack.configs.POOL_DEPTH): deeper ranks are not kept"
+        "(stack.settings.POOL_DEPTH): deeper ranks are not kept"
     )
 
 

@@ -12,9 +12,10 @@ from ragaudit.backends.specs import load_embedder
 from ragaudit.corpus.files import load_corpus
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.progress import Progress
+from ragaudit.pipeline.stage import fold_fragments
 from ragaudit.stack.index import open_client
 from ragaudit.stack.stackfile import load_stack
-from ragaudit.userstack.stage import StackStage, merge_fragment
+from ragaudit.userstack.stage import StackStage
 
 FRAGMENT_KEYS = {"instances", "chunks", "chunk_counts", "chunk_offsets", "indexes", "failed_calls"}
 
@@ -148,11 +149,13 @@ def test_a_fragment_merges_into_the_matrix_fragments():
     stack = {
         "instances": [{"key": "s"}], "chunks": {"stack-s/x#0": {}}, "chunk_counts": {"stack-s": 2},
         "chunk_offsets": {"stack-s": {}}, "indexes": [{"chunking": "stack-s"}],
-        "failed_calls": [{"kind": "embed"}],
+        "failed_calls": [{"kind": "embed"}], "comparisons": [],
     }  # fmt: skip
-    merged = merge_fragment(matrix, stack)
+    merged = fold_fragments([matrix, stack])
     assert [r["key"] for r in merged["instances"]] == ["m", "s"]
     assert merged["chunk_counts"] == {"A": 1, "stack-s": 2}
     assert set(merged["chunks"]) == {"A/x#0", "stack-s/x#0"}
     assert len(merged["indexes"]) == 2 and merged["failed_calls"] == [{"kind": "embed"}]
-    assert merged["comparisons"] == [{"name": "A->A_prime"}]
+    assert merged["comparisons"] == [{"name": "A->A_prime"}]  # the first stage's, not []
+    # with no matrix (--stack-only), the first stack gives the run-wide keys
+    assert fold_fragments([stack, matrix])["comparisons"] == []

@@ -1,21 +1,22 @@
-"""The retrieval settings file of an audit: the matrix-config fields (splitter, chunk size,
-overlap, k, hybrid) extended with the constants production retrieval really applies
-(candidate pool, per-source cap, a floor of reserved slots, the backfill range the floor
-may draw from, a score threshold) and the subsection splitter's knobs. Validated strictly:
-a misspelt key or an impossible value is an error naming the file, line and field."""
+"""The retrieval settings file of an audit: the retrieval settings every stack shares
+(stack.settings: splitter, chunk size, overlap, k, hybrid) extended with the constants
+production retrieval really applies (candidate pool, per-source cap, a floor of reserved
+slots, the backfill range the floor may draw from, a score threshold) and the subsection
+splitter's knobs. Validated strictly: a misspelt key or an impossible value is an error
+naming the file, line and field."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ragaudit.backends.specs import check_embedder_spec
 from ragaudit.errors import RagauditError
 from ragaudit.fileio.lines import load_with_lines, validate
-from ragaudit.stack.chunking import check_overlap_rule, chunking_name
+from ragaudit.stack.chunking import chunking_name
+from ragaudit.stack.settings import retrieval_settings_model
 
 # "(1) ", "1. ", "1) " at the start of a line; group 1 is the subsection number.
 DEFAULT_SUBSECTION_MARKER = r"^[ \t]*\(?(\d{1,3})[.)][ \t]+"
@@ -34,8 +35,11 @@ class Floor(BaseModel):
     """A backfilled document must reach this dense similarity (null: no gate)."""
 
 
-class AuditSettings(BaseModel):
-    """One retrieval stack's constants, as production (or a test script) applies them."""
+class AuditSettings(retrieval_settings_model()):
+    """One retrieval stack's constants, as production (or a test script) applies them: the
+    retrieval settings every stack shares (stack.settings: splitter, chunk_size, overlap,
+    overlap_rule, k, hybrid, with their defaults), then what production retrieval applies
+    on top."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -44,17 +48,6 @@ class AuditSettings(BaseModel):
     description: str = ""
     embedder: str = "local:minilm"
     """Embedder spec (`local:minilm`, `local:e5-small`, `ollama:nomic-embed-text`, ...)."""
-    splitter: Literal["fixed", "recursive", "document"] = "recursive"
-    """`document` keeps each document whole as one chunk (article-per-chunk corpora)."""
-    chunk_size: int = Field(default=1000, ge=1)
-    overlap: int = Field(default=0, ge=0)
-    overlap_rule: Literal["carry_tail", "langchain"] = "carry_tail"
-    """How a recursive overlap is carried (`ragaudit.stack.chunking`): the previous chunk's
-    tail prefixed (`carry_tail`) or LangChain's merge (`langchain`)."""
-    k: int = Field(default=6, ge=1)
-    """Slots in the context the model sees."""
-    hybrid: bool = False
-    """Fuse BM25 (rank-bm25) with the dense ranking by reciprocal rank."""
     candidate_pool: int = Field(default=48, ge=1)
     """How many nearest chunks retrieval fetches before the slot policy runs."""
     per_source_cap: int | None = Field(default=None, ge=1)
@@ -94,15 +87,6 @@ class AuditSettings(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> AuditSettings:
-        if self.splitter != "document" and self.overlap >= self.chunk_size:
-            raise ValueError(
-                f"overlap: {self.overlap} must be smaller than chunk_size {self.chunk_size}"
-            )
-        if self.splitter != "document":
-            try:
-                check_overlap_rule(self.splitter, self.overlap_rule)
-            except RagauditError as error:
-                raise ValueError(f"overlap_rule: {error}") from None
         if self.candidate_pool < self.k:
             raise ValueError(f"candidate_pool: {self.candidate_pool} is smaller than k {self.k}")
         if self.backfill_range is not None and self.backfill_range > self.candidate_pool:

@@ -24,7 +24,7 @@ from ragaudit.backends.specs import describe_model, load_embedder
 from ragaudit.errors import ModelCallFailed, RagauditError
 from ragaudit.stack.stackfile import StackSpec, check_stack, load_stack
 from ragaudit.stack.windows import survey_window
-from ragaudit.userstack.columns import load_model
+from ragaudit.userstack.column import load_model
 from ragaudit.userstack.retriever import UserRetriever
 from ragaudit.userstack.stage import split_corpus
 

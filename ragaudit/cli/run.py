@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ragaudit.cli.executor import add_executor_arguments
+from ragaudit.cli.stages import stages_for
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.pipeline.orchestrate import run_matrix
 from ragaudit.pipeline.plan import DEFAULT_EMBEDDERS, RunPlan, plan_from_args
@@ -36,9 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     size.add_argument("--n", type=int, default=None, help="instances per probe (full: 25)")
     size.add_argument(
         "--preset",
+        type=presets.preset_name,  # maps the deprecated `seed` to `reference`, saying so
         choices=list(presets.PRESETS),
-        help="a named run size (seed: n=25, the 1.5B on A B C M T4000 for the seven answer "
-        "probes: the reference run's scope; default full)",
+        help="a named run size (reference: n=25, the 1.5B on A B C M T4000 for the seven "
+        "answer probes: the shipped reference run's scope; default full)",
     )
     parser.add_argument(
         "--embedders",
@@ -120,7 +122,7 @@ def _add_generation_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         default=None,
         metavar="PROBE",
-        help="probes to generate answers for (quick: the seed's answer probes; full: every probe)",
+        help="probes to generate answers for (quick: the seven answer probes; full: every probe)",
     )
     parser.add_argument(
         "--max-tokens",
@@ -142,7 +144,7 @@ def run_plan(plan: RunPlan, *, allow_failed_calls: bool = False) -> int:
     """Check the plan's remote models, run it, then print the summary on stderr; returns
     the exit status: 1 when an instance lost a model call (0 if `allow_failed_calls`)."""
     preflight(plan)
-    results = run_matrix(plan)
+    results = run_matrix(plan, stages_for(plan))
     for line in summary_lines(results, plan.out):
         print(line, file=sys.stderr)
     failed = failure_lines(results)

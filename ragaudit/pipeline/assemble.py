@@ -1,15 +1,14 @@
-"""The results document of one matrix run, assembled from its parts: the run plan, the
-corpus it ran on and the retrieval stage's fragments. Later stages fill it in place
+"""The results document of one run, assembled from its parts: the run plan, the corpus it
+ran on and its stages' folded fragments. Later stages fill it in place
 (conditions, generation, grades, cells). The contract is docs/results-schema.md."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ragaudit.backends.specs import describe_model
 from ragaudit.corpus.build import Corpus
 from ragaudit.pipeline.plan import RunPlan
-from ragaudit.pipeline.retrieve import EmbedderPlan
+from ragaudit.pipeline.stage import Stage
 from ragaudit.stack.retrieval import POOL_DEPTH
 
 
@@ -58,11 +57,13 @@ def results_document(
     plan: RunPlan,
     corpus: Corpus,
     manifest_sha: str,
-    embedders: Sequence[EmbedderPlan],
+    stages: Sequence[Stage],
     retrieval: dict,
 ) -> dict:
-    """The whole document after the retrieval stage, incomplete (`complete: false`) and
-    without cells or conditions yet; `retrieval` is MatrixStage.run()'s output."""
+    """The whole document after retrieval, incomplete (`complete: false`) and without
+    cells, conditions or models yet (the orchestrator adds each stage's); `retrieval` is
+    the stages' folded fragments (pipeline.stage.fold_fragments)."""
+    described = [stage.describe(corpus) for stage in stages]
     corpus_part = corpus_section(corpus, manifest_sha)
     corpus_part["anchor_selectivity"] = retrieval["anchor_selectivity"]
     return {
@@ -71,20 +72,10 @@ def results_document(
         "complete": False,
         "run": run_section(plan, corpus, retrieval),
         "corpus": corpus_part,
-        "configs": [
-            *(c.to_json() for c in plan.configs),
-            *(s.to_config_json() for s in plan.stacks),  # the user's stacks (kind "stack")
-        ],
-        "embedders": [
-            {
-                "spec": e.embedder.spec,
-                "role": e.role,
-                "probes": list(e.probes or corpus.probes),
-            }
-            for e in embedders
-        ],
+        "configs": [config for entry in described for config in entry["configs"]],
+        "embedders": [embedder for entry in described for embedder in entry["embedders"]],
         "generator": {"spec": plan.generator} if plan.generate else None,
-        "models": [describe_model(e.embedder) for e in embedders],
+        "models": [],
         "conditions": {},
         "chunks": retrieval["chunks"],
         "chunk_offsets": retrieval["chunk_offsets"],

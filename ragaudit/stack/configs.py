@@ -5,20 +5,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import MAX_INPUT_BYTES, parse_yaml, read_text
 from ragaudit.registry import unknown_name_message
-from ragaudit.stack.chunking import Chunking, OverlapRule, Splitter, check_overlap_rule
+from ragaudit.stack.chunking import Chunking, OverlapRule, Splitter
+from ragaudit.stack.settings import (
+    MIN_CONFIG_CHUNK_SIZE,
+    USER_CONFIG_REQUIRED,
+    k_too_deep,
+    retrieval_settings_model,
+)
 
 # Reciprocal-rank fusion constant (Cormack et al. 2009); recorded in M's description.
 RRF_K = 60
-
-POOL_DEPTH = 50
-"""How deep each ranking is kept: top-k for any k ≤ this is a slice of it, and ranks of
-gold/trap chunks beyond k are still known (a rank > k means ranked but not retrieved).
-So it is also the largest k a config may have: deeper ranks are not kept."""
 
 
 @dataclass(frozen=True)
@@ -148,20 +150,34 @@ def config_by_name(configs: tuple[StackConfig, ...] | list[StackConfig], name: s
     raise RagauditError(unknown_name_message("config", name, [c.name for c in configs]))
 
 
+@cache
 def _user_config_model():
-    # pydantic is imported here so `import ragaudit.stack.configs` stays cheap.
-    from pydantic import BaseModel, ConfigDict, Field
+    """A user config: the one retrieval settings model (stack.settings) with a name and a
+    description, strict types, and what a matrix column needs besides."""
+    from pydantic import ConfigDict, Field, model_validator
 
-    class UserConfig(BaseModel):
-        model_config = ConfigDict(extra="forbid", strict=True)
+    class UserConfig(retrieval_settings_model()):
+        model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
         name: str = Field(min_length=1, max_length=40)
-        splitter: Splitter
-        chunk_size: int = Field(ge=16)
-        overlap: int = Field(ge=0)
-        k: int = Field(ge=1)
-        hybrid: bool = False
         description: str = ""
-        overlap_rule: OverlapRule = "carry_tail"
+
+        @model_validator(mode="before")
+        @classmethod
+        def _named_in_full(cls, data: object) -> object:
+            missing = [f for f in USER_CONFIG_REQUIRED if isinstance(data, dict) and f not in data]
+            if missing:
+                raise ValueError(f"{missing[0]}: Field required")
+            return data
+
+        @model_validator(mode="after")
+        def _a_matrix_column(self) -> UserConfig:
+            if self.splitter == "document":
+                raise ValueError("splitter: 'document' is for audits; use fixed or recursive")
+            if self.chunk_size < MIN_CONFIG_CHUNK_SIZE:
+                raise ValueError(
+                    f"chunk_size: Input should be greater than or equal to {MIN_CONFIG_CHUNK_SIZE}"
+                )
+            return self
 
     return UserConfig
 
@@ -193,24 +209,15 @@ def load_user_configs(path: str | Path) -> list[StackConfig]:
         except ValidationError as error:
             first = error.errors()[0]
             field = ".".join(str(p) for p in first["loc"]) or "(config)"
-            message = first["msg"]
+            message = first["msg"].removeprefix("Value error, ")
             if first["type"] == "extra_forbidden":
                 message = f"unknown key (valid: {', '.join(model.model_fields)})"
+            elif not first["loc"] and ": " in message:  # a cross-field check names its field
+                field, message = message.split(": ", 1)
             raise RagauditError(f"{path}: config {label}: field {field!r}: {message}") from None
-        if parsed.k > POOL_DEPTH:
-            raise RagauditError(
-                f"{path}: config {label}: field 'k': {parsed.k} is more than {POOL_DEPTH}, the "
-                "retrieval pool depth (stack.configs.POOL_DEPTH): deeper ranks are not kept"
-            )
-        if parsed.overlap >= parsed.chunk_size:
-            raise RagauditError(
-                f"{path}: config {label}: field 'overlap': {parsed.overlap} must be smaller "
-                f"than chunk_size {parsed.chunk_size}"
-            )
-        try:
-            check_overlap_rule(parsed.splitter, parsed.overlap_rule)
-        except RagauditError as error:
-            raise RagauditError(f"{path}: config {label}: field 'overlap_rule': {error}") from None
+        too_deep = k_too_deep(parsed.k, named="stack.settings.POOL_DEPTH")
+        if too_deep:
+            raise RagauditError(f"{path}: config {label}: field 'k': {too_deep}")
         if not _NAME.match(parsed.name):
             raise RagauditError(
                 f"{path}: config {label}: field 'name': use letters, digits and '_' only"

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ragaudit.stack.configs import POOL_DEPTH, RRF_K
+from ragaudit.stack.configs import RRF_K
 from ragaudit.stack.exact import StoredVectors
 from ragaudit.stack.index import ChunkIndex, chunk_text
+from ragaudit.stack.settings import POOL_DEPTH
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
 

@@ -30,7 +30,8 @@ from ragaudit.backends.specs import (
 from ragaudit.errors import RagauditError
 from ragaudit.fileio.lines import Loc, dotted, line_of, load_with_lines, validate
 from ragaudit.stack.components import build_component, import_component
-from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX, POOL_DEPTH
+from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX
+from ragaudit.stack.settings import k_too_deep
 
 WHAT = "stack file"
 BUILT_IN_NAMES = tuple(c.name for c in (*MATRIX, *OUTSIDE_MATRIX))
@@ -92,11 +93,9 @@ class _StackFile(BaseModel):
     @field_validator("k")
     @classmethod
     def _k_within_pool(cls, value: int) -> int:
-        if value > POOL_DEPTH:
-            raise ValueError(
-                f"{value} is more than {POOL_DEPTH}, the retrieval pool depth: deeper ranks "
-                "are not kept"
-            )
+        too_deep = k_too_deep(value)
+        if too_deep:
+            raise ValueError(too_deep)
         return value
 
     @model_validator(mode="after")

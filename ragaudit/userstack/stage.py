@@ -6,7 +6,8 @@ BM25 fusion, in a Chroma collection built like any chunking's) or their retrieve
 does. Each instance's question is ranked once to POOL_DEPTH (or what their retriever
 returns), and each record is built and diagnosed by the same functions as the matrix's
 (pipeline.retrieve.base_record, stack.diagnostics.diagnose). `run()` returns the same
-fragment keys as MatrixStage.run, which `merge_fragment` folds into the matrix's.
+fragment keys as MatrixStage.run, which pipeline.stage.fold_fragments folds with the
+matrix's (userstack.column makes it a stage of the run).
 """
 
 from __future__ import annotations
@@ -17,18 +18,15 @@ from typing import Any
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.errors import ModelCallFailed
 from ragaudit.pipeline.oracle import oracle_chunk_ids_of
-from ragaudit.pipeline.retrieve import base_record, table_split_wide
+from ragaudit.pipeline.retrieve import base_record
 from ragaudit.stack.chunking import chunk_offsets
-from ragaudit.stack.diagnostics import ChunkingView, anchor_summary, diagnose
+from ragaudit.stack.diagnostics import ChunkingView, diagnose
 from ragaudit.stack.index import build_index, embed_texts
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
 from ragaudit.stack.stackfile import StackSpec, build_splitter
 from ragaudit.stack.windows import survey_window
 from ragaudit.userstack.retriever import UserRetriever
 from ragaudit.userstack.splitter import UserSplitter
-
-FRAGMENT_LISTS = ("instances", "indexes", "failed_calls")
-FRAGMENT_MAPS = ("chunks", "chunk_counts", "chunk_offsets")
 
 
 def split_corpus(stack: StackSpec, documents: Sequence[Any]) -> tuple[list[Any], int]:
@@ -66,8 +64,6 @@ class StackStage:
         self.chunk_by_id = {c.chunk_id: c for c in self.chunks}
         self.failed_calls: list[dict] = []
         self.index_stats: dict = {}
-        self.fragment: dict | None = None
-        """run()'s output, once the stage has run (userstack.columns keeps it here)."""
         # their retriever is built now, before any model loads (a factory that raises is
         # one line at once); our core's index needs the embedder, so it waits for run()
         self.user_retriever = (
@@ -210,24 +206,3 @@ class StackStage:
         self.failed_calls.append(
             {"model": model, "kind": kind, "error": error, "instance_keys": keys}
         )
-
-
-def merge_fragment(retrieval: dict, fragment: dict) -> dict:
-    """Fold one stack's fragment into the matrix's retrieval fragments (in place)."""
-    for key in FRAGMENT_LISTS:
-        retrieval[key] = [*retrieval.get(key, []), *fragment[key]]
-    for key in FRAGMENT_MAPS:
-        retrieval[key] = {**retrieval.get(key, {}), **fragment[key]}
-    return retrieval
-
-
-def stack_only_retrieval(corpus: Any, stages: Sequence[StackStage]) -> dict:
-    """The matrix-wide fragments when no built-in config runs (--stack-only): no
-    comparisons (they are between built-in configs), table_split at 4000 characters
-    (model-free, cut here), anchor selectivity over the first stack's chunks."""
-    return {
-        "instances": [], "chunks": {}, "chunk_counts": {}, "chunk_offsets": {},
-        "indexes": [], "failed_calls": [], "comparisons": [],
-        "extra_measurements": {"table_split_4000": table_split_wide(corpus)},
-        "anchor_selectivity": anchor_summary(corpus.instances, stages[0].view),
-    }  # fmt: skip

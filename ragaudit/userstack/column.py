@@ -1,0 +1,98 @@
+"""One user stack as a stage of a run (pipeline.stage.Stage): its own column beside the
+matrix. Its splitter and retriever factory are built and its embedder loaded in `prepare`,
+before any stage retrieves, so a bad stack costs nothing; its records are generated with
+the stack's own generator (default: the run's)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ragaudit.backends.specs import OPTION_KEYS, describe_model, load_embedder, load_generator
+from ragaudit.grading.grade import grade_records
+from ragaudit.pipeline.generate import failed_calls, generate_records
+from ragaudit.pipeline.plan import RunPlan
+from ragaudit.pipeline.retrieve import table_split_wide
+from ragaudit.pipeline.stage import add_models
+from ragaudit.stack.diagnostics import anchor_summary
+from ragaudit.stack.index import open_client
+from ragaudit.stack.stackfile import StackSpec
+from ragaudit.userstack.stage import StackStage
+
+
+def load_model(loader: Callable, model: dict, cache: Any, **extra: Any) -> Any:
+    """A stack's embedder or generator (`{"spec", "base_url", "api_key_env"}`) through the
+    backends' loader, with its endpoint options (the key's variable name, never the key)."""
+    options = {key: model.get(key) for key in OPTION_KEYS}
+    return loader(model["spec"], cache, options=options, **extra)
+
+
+class UserStackColumn:
+    """The planted-fault corpus through one user stack (a `--stack FILE`)."""
+
+    def __init__(self, plan: RunPlan, stack: StackSpec) -> None:
+        self.plan, self.stack = plan, stack
+        self.name = f"stack {stack.name}"
+        self.order = 1  # after the matrix in the results file, though it retrieves first
+        self.stage: StackStage | None = None
+
+    def prepare(self, corpus: Any, progress: Any) -> None:
+        """Cut the corpus with their splitter and build their retriever factory: a bad one
+        fails here, in one line, before any model loads."""
+        self.stage = StackStage(corpus, self.stack, None, open_client(), progress)
+
+    def models(self) -> list[dict]:
+        embedder = self.stage.embedder if self.stage is not None else None
+        return [describe_model(embedder)] if embedder is not None else []
+
+    def describe(self, corpus: Any) -> dict:
+        return {"configs": [self.stack.to_config_json()], "embedders": []}
+
+    def retrieve(self, corpus: Any, cache: Any, progress: Any) -> dict:
+        """Their embedder loaded (unless their retriever embeds), then the stack's
+        fragment; with the run-wide keys a --stack-only run takes from its
+        first stack: no comparisons (they are between built-in configs), table_split at
+        4000 characters (model-free, cut here), anchor selectivity over its chunks."""
+        if self.stage.user_retriever is None:
+            self.stage.embedder = load_model(
+                load_embedder, self.stack.embedder, cache, workers=self.plan.workers
+            )
+        fragment = self.stage.run()
+        fragment["comparisons"] = []
+        fragment["extra_measurements"] = {"table_split_4000": table_split_wide(corpus)}
+        fragment["anchor_selectivity"] = anchor_summary(corpus.instances, self.stage.view)
+        return fragment
+
+    def generate(
+        self, results: dict, cache: Any, progress: Any, on_generated: Callable[[], None]
+    ) -> list[dict]:
+        """Generate and grade the stack's records whose probe the run generates for, with
+        the stack's generator (default the run's); its counts go to
+        run.stack_generation_counts."""
+        stack = self.stack
+        counts = results["run"].setdefault("stack_generation_counts", {})
+        model = stack.generator or {"spec": self.plan.generator}
+        records = [r for r in results["instances"] if r["config"] == stack.name]
+        if not records:
+            return []
+        generator = load_model(load_generator, model, cache)
+        add_models(results, [describe_model(generator)])
+        progress.stage(f"generate {model['spec']} (stack {stack.name})", 0)
+
+        def report(done: int, total: int, replayed: int) -> None:
+            progress.update(done, total, replayed)
+            on_generated()
+
+        counts[stack.name] = generate_records(
+            records,
+            results["chunks"],
+            generator,
+            gen_configs=[stack.name],
+            gen_probes=results["run"]["gen_probes"],
+            progress=report,
+            params=self.plan.generation_params,
+            chunk_offsets=results["chunk_offsets"],
+            workers=self.plan.workers,
+        )
+        grade_records(records, results["chunks"])
+        return failed_calls(records, model["spec"])
