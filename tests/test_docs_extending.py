@@ -1,7 +1,8 @@
 """docs/extending.md's recipes are true: their code blocks, written into a temporary copy of
-the registries, add a probe, a backend and an inspector page that work end to end (the toy
-probe's corpus is written and run through the toy backend, and the toy page shows the
-results), and each recipe stays short: at most five steps, touching at most two files.
+the registries, add a probe, a backend, an inspector page and a stage that work end to end
+(the toy probe's corpus is written and run through the toy backend beside the toy stage,
+and the toy page shows the results), and each recipe stays short: at most five steps,
+touching at most two files.
 
 Nothing in the checkout is written: a `# file:` block goes to a temporary folder that its
 package's import path is extended with, and an `# edit:` block is applied to the module's
@@ -19,19 +20,22 @@ from pathlib import Path
 import pytest
 
 import ragaudit.backends
+import ragaudit.pipeline
 import ragaudit.probes
 import ragaudit.ui
 from ragaudit import paths
 from ragaudit.backends import catalogue as backend_catalogue
+from ragaudit.cli import run as run_command
+from ragaudit.cli import stages as stage_composition
 from ragaudit.cli.main import main
 from ragaudit.probes import catalogue as probe_catalogue
 from ragaudit.ui import pages
 
 DOC = paths.REPO_ROOT / "docs" / "extending.md"
-RECIPES = ("Add a probe", "Add a backend", "Add an inspector page")
+RECIPES = ("Add a probe", "Add a backend", "Add an inspector page", "Add a stage")
 MAX_STEPS, MAX_FILES = 5, 2
 PACKAGES = {"ragaudit/probes": ragaudit.probes, "ragaudit/backends": ragaudit.backends}
-PACKAGES["ragaudit/ui"] = ragaudit.ui
+PACKAGES |= {"ragaudit/ui": ragaudit.ui, "ragaudit/pipeline": ragaudit.pipeline}
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,17 @@ def extended(tmp_path, monkeypatch):
     page_line = found["Add an inspector page"].block("edit").code
     added_pages = eval("(" + page_line + ")", dict(vars(pages)))  # noqa: S307
     monkeypatch.setattr(pages, "PAGES_IN_ORDER", (*pages.PAGES_IN_ORDER, *added_pages))
+    stage_lines, shipped_stages = (
+        found["Add a stage"].block("edit").code,
+        stage_composition.stages_for,
+    )
+
+    def stages_for(plan):
+        stages = shipped_stages(plan)
+        exec(stage_lines, {"stages": stages, "plan": plan})  # noqa: S102
+        return stages
+
+    monkeypatch.setattr(run_command, "stages_for", stages_for)  # as `ragaudit run` calls it
     probe_catalogue.shipped.cache_clear()  # the shipped probes, read again with the toy
     yield tmp_path
     probe_catalogue.shipped.cache_clear()
@@ -128,7 +143,7 @@ def extended(tmp_path, monkeypatch):
         vars(PACKAGES[str(path.parent)]).pop(path.stem, None)
 
 
-def test_the_toy_probe_runs_through_the_toy_backend_and_shows_on_the_toy_page(
+def test_the_toy_probe_runs_through_the_toy_backend_beside_the_toy_stage_onto_the_toy_page(
     extended, ragaudit_home, monkeypatch, capsys
 ):
     corpus, out = extended / "corpus", ragaudit_home / "results" / "toy.json"
@@ -144,7 +159,17 @@ def test_the_toy_probe_runs_through_the_toy_backend_and_shows_on_the_toy_page(
     assert all(isinstance(r["gold_first"], bool) and r["gold_in_context"] for r in toy)
     control = [r for r in results["instances"] if r["probe"] == "control"]
     assert control and all(r["gold_first"] is None for r in control)  # another probe's field
-    (model,) = results["models"]
+    lexical = [r for r in results["instances"] if r["config"] == "LEX"]
+    assert [r["instance_id"] for r in lexical] == [
+        "control-000",
+        "control-001",
+        "toy-000",
+        "toy-001",
+    ]
+    assert all(r["retrieved"] and r["gold_in_context"] is not None for r in lexical)
+    assert all(h["chunk_id"] in results["chunks"] for r in lexical for h in r["retrieved"])
+    assert results["configs"][-1]["name"] == "LEX"
+    (model,) = results["models"]  # the toy embedder: the lexical stage loads none
     assert (model["spec"], model["backend"], model["digest"]) == (
         "toy:words", "toy", "wordhash-256",
     )  # fmt: skip
