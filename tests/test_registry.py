@@ -13,10 +13,12 @@ import pytest
 from ragaudit.backends.catalogue import (
     BUILT_IN,
     GENERATOR,
+    LOCAL,
     OLLAMA,
     backend_registry,
     in_process_embedders,
 )
+from ragaudit.backends.qwen import LOCAL_SPECS
 from ragaudit.backends.specs import (
     backend_of,
     check_embedder_spec,
@@ -166,3 +168,7 @@ def test_checking_a_spec_imports_no_model_runtime_and_no_http_client():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_local_backend_declares_the_generators_the_qwen_weights_ship():
+    assert tuple(LOCAL.generators.named) == LOCAL_SPECS
