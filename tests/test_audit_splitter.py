@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from ragaudit.audit.chunks import build_chunks
-from ragaudit.audit.corpus_io import Document
 from ragaudit.audit.dilution import dilution_report
 from ragaudit.audit.settings import DEFAULT_SUBSECTION_MARKER, AuditSettings
 from ragaudit.audit.subsections import (
@@ -19,6 +18,7 @@ from ragaudit.audit.subsections import (
     decide,
     summarise,
 )
+from ragaudit.documents import Document
 
 MARKER = re.compile(DEFAULT_SUBSECTION_MARKER, re.MULTILINE)
 LEAD = "Estate Act, Article 16. The following shall not be included in the estate:"
@@ -74,7 +74,10 @@ def test_a_qualifying_article_splits_into_lead_in_plus_one_subsection_each():
 
 
 def test_split_chunks_keep_the_parents_full_text_and_one_source():
-    docs = [Document("statutes/estate", SPLITTABLE, "statutes"), Document("other", "Plain.")]
+    docs = [
+        Document("statutes/estate", SPLITTABLE, source_type="statutes"),
+        Document("other", "Plain."),
+    ]
     settings = AuditSettings(splitter="document", split_subsections=True)
     chunks, decisions = build_chunks(docs, settings)
     estate = [c for c in chunks if c.doc_id == "statutes/estate"]

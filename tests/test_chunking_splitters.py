@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
+from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
-from ragaudit.probes.base import Document
 from ragaudit.stack.chunking import (
     Chunking,
     chunk_corpus,

@@ -19,7 +19,7 @@ PACKAGE = Path(ragaudit.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),  # the one exception type, and nothing else
     ("fileio",),  # bounded reads, atomic writes, JSON/YAML with lines
-    ("paths", "registry"),
+    ("paths", "registry", "documents"),
     ("codescan", "probes", "grading"),
     ("backends",),  # embedders, generators, the call cache, executors
     ("stack",),  # chunking, configs, settings, index, retrieval, diagnostics, stack files

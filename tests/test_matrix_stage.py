@@ -8,7 +8,8 @@ from types import SimpleNamespace
 import pytest
 from stage_fixtures import run_stage
 
-from ragaudit.probes.base import Document, Instance, Span
+from ragaudit.documents import Document
+from ragaudit.probes.base import Instance, Span
 from ragaudit.stack.configs import MATRIX
 from ragaudit.stack.diagnostics import diagnostic_fields
 

@@ -9,12 +9,12 @@ from dataclasses import replace
 import pytest
 
 from ragaudit.audit.chunks import base_chunks
-from ragaudit.audit.corpus_io import Document as AuditDocument
 from ragaudit.audit.settings import AuditSettings
 from ragaudit.cli.corpus import format_stats
 from ragaudit.cli.main import main
 from ragaudit.corpus.files import load_corpus
 from ragaudit.corpus.stats import boundary_stats, instrument_stats
+from ragaudit.documents import Document as AuditDocument
 from ragaudit.results.view import chunking_of
 from ragaudit.stack.chunking import Chunking, chunk_corpus
 from ragaudit.stack.configs import A_PRIME, MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE, B

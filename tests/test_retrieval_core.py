@@ -15,8 +15,8 @@ from ragaudit.audit.settings import AuditSettings
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.backends.specs import load_embedder
+from ragaudit.documents import Document
 from ragaudit.errors import ModelCallFailed
-from ragaudit.probes.base import Document
 from ragaudit.stack.chunking import Chunking, chunk_corpus
 from ragaudit.stack.configs import M
 from ragaudit.stack.index import EMBED_BATCH, build_index, embed_texts, open_client

@@ -10,7 +10,7 @@ import pytest
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.backends.specs import load_embedder
-from ragaudit.probes.base import Document
+from ragaudit.documents import Document
 from ragaudit.stack.chunking import Chunking, chunk_corpus
 from ragaudit.stack.index import build_index, collection_name, open_client
 from ragaudit.stack.retrieval import Retriever

@@ -15,9 +15,10 @@ from stage_fixtures import run_stage
 from ui_fixtures import build_results, chart_specs, open_app, texts
 
 from ragaudit.cli import run as run_cli
+from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.plan import build_plan, plan_from_args
-from ragaudit.probes.base import Document, Instance, Span
+from ragaudit.probes.base import Instance, Span
 from ragaudit.report.document import render_markdown
 from ragaudit.stack import presets
 from ragaudit.stack.configs import A_PRIME, COMPARISONS, MATRIX, T4000

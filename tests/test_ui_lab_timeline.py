@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 from ui_fixtures import chart_specs, open_app, texts
 
-from ragaudit.probes.base import Document, Instance, Span
+from ragaudit.documents import Document
+from ragaudit.probes.base import Instance, Span
 from ragaudit.stack.chunking import Chunking, chunk_corpus, chunk_document
 from ragaudit.stack.diagnostics import ChunkingView
 from ragaudit.stack.retrieval import Hit

@@ -16,8 +16,8 @@ import pytest
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.backends.specs import load_embedder
+from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
-from ragaudit.probes.base import Document
 from ragaudit.stack.chunking import Chunk
 from ragaudit.userstack.retriever import UserRetriever
 

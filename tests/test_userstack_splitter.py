@@ -16,8 +16,8 @@ from llama_index.core.node_parser import (
 from llama_index.core.schema import TextNode
 
 from ragaudit.corpus.files import load_corpus
+from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
-from ragaudit.probes.base import Document
 from ragaudit.userstack.splitter import UserSplitter
 
 REPEATED_PARAGRAPHS = "\n\n".join(["Repeat me now."] * 4)

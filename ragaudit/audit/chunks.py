@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragaudit.audit.corpus_io import Document
 from ragaudit.audit.settings import AuditSettings
 from ragaudit.audit.subsections import SplitDecision, SplitRules, decide
+from ragaudit.documents import Document
 from ragaudit.stack.chunking import Chunking, chunk_spans
 
 

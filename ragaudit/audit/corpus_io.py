@@ -8,26 +8,16 @@ never silently dropped; a corpus with no readable document is an error."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import parse_json, read_text
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 HTML_SUFFIXES = {".html", ".htm"}
-
-
-@dataclass(frozen=True)
-class Document:
-    """One source the audit can retrieve and a case can name."""
-
-    doc_id: str
-    text: str
-    source_type: str | None = None
-    path: str | None = None
-    metadata: dict = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -146,7 +136,9 @@ def _load_jsonl(file: Path) -> Corpus:
         if doc_id in first_line:
             raise RagauditError(f"{where}: id {doc_id!r} already used on line {first_line[doc_id]}")
         first_line[doc_id] = number
-        documents.append(Document(doc_id, text, source_type, f"{file.name}:{number}", metadata))
+        documents.append(
+            Document(doc_id, text, metadata, source_type=source_type, path=f"{file.name}:{number}")
+        )
     return Corpus(str(file), documents, [])
 
 

@@ -5,9 +5,9 @@ and what the subsection splitter would do to each document."""
 from __future__ import annotations
 
 from ragaudit.audit.chunks import base_chunks, split_decisions
-from ragaudit.audit.corpus_io import Document
 from ragaudit.audit.settings import AuditSettings
 from ragaudit.audit.subsections import count_markers, summarise
+from ragaudit.documents import Document
 
 LONGEST = 20
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
-from ragaudit.probes.base import BuiltInstance, Document, Instance, Probe
+from ragaudit.probes.base import BuiltInstance, Instance, Probe
 from ragaudit.probes.catalogue import PROBES, planted, probe_registry, shipped
 from ragaudit.probes.filler_docs import filler_document
 from ragaudit.registry import Registry, unknown_name_message

@@ -20,9 +20,10 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.corpus.build import Corpus
+from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import parse_json, read_text
-from ragaudit.probes.base import Document, Instance, Span
+from ragaudit.probes.base import Instance, Span
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1

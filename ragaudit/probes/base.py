@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ragaudit.documents import Document
+
 Layer = Literal["control", "architectural", "embedding"]
 
 
@@ -22,16 +24,6 @@ class Span:
     """What the span is to the probe: gold, trap, header, table_header, table_row,
     mapping, answer, item, copy, related (diagnostics look spans up by role; the table
     per probe is in docs/grading-spec.md)."""
-
-
-@dataclass(frozen=True)
-class Document:
-    """One corpus document: its id, exact text and metadata."""
-
-    doc_id: str
-    text: str
-    metadata: dict = field(default_factory=dict)
-    """Free-form: title, date, supersedes, probe, instance_id, source_type."""
 
 
 @dataclass(frozen=True)

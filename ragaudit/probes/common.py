@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ragaudit.probes.base import Document, Span
+from ragaudit.documents import Document
+from ragaudit.probes.base import Span
 from ragaudit.probes.filler import filler_sentences
 from ragaudit.probes.text import DocWriter, Planted
 

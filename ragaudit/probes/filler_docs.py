@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from ragaudit.probes.base import Document
+from ragaudit.documents import Document
 from ragaudit.probes.filler import AREAS, RECORDS, filler_paragraph
 from ragaudit.probes.text import DocWriter
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
-from ragaudit.probes.base import Document, Span
+from ragaudit.probes.base import Span
 
 
 class Planted:

@@ -55,7 +55,7 @@ from ragaudit.errors import RagauditError
 from ragaudit.stack.carry_tail import carry_tail_spans
 
 if TYPE_CHECKING:
-    from ragaudit.probes.base import Document
+    from ragaudit.documents import Document
 
 Splitter = Literal["fixed", "recursive"]
 SPLITTERS: tuple[str, ...] = ("fixed", "recursive")

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
+from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
-from ragaudit.probes.base import Document
 from ragaudit.stack.chunking import Chunk
 from ragaudit.stack.components import build_component, exception_line, import_component
 from ragaudit.stack.index import chunk_nodes

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
-from ragaudit.probes.base import Document
 from ragaudit.stack.chunking import Chunk
 from ragaudit.stack.components import exception_line
 from ragaudit.userstack.locate import locate_chunks
