@@ -1,7 +1,8 @@
-"""The seed preset and the shipped reference run's plumbing: the seed plan's scope, the
-sessions ledger that keeps a resumed run's wall time honest, the gzip reference file read by
-the one loader, `ragaudit demo` opening it when no local run exists (and the local run when
-one does), its recorded-run label, and `ragaudit report --out-md`.
+"""The reference preset and the shipped reference run's plumbing: the reference plan's scope
+(and `seed`, its deprecated name), the sessions ledger that keeps a resumed run's wall time
+honest, the gzip reference file read by the one loader, `ragaudit demo` opening it when no
+local run exists (and the local run when one does), its recorded-run label, and `ragaudit
+report --out-md`.
 
 The plumbing is tested on a hand-built stand-in (tests/analysis_fixtures.py) written to the
 test's temp dir; the shipped reference itself is checked against the issue's scope."""
@@ -40,9 +41,9 @@ def _parsed(*argv: str) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
-def test_the_seed_preset_plans_the_seeds_generation_scope(ragaudit_home):
-    plan = plan_from_args(_parsed("--preset", "seed"))
-    assert (plan.preset, plan.n, plan.generator) == ("seed", 25, "local:qwen2.5-1.5b")
+def test_the_reference_preset_plans_the_originating_studys_generation_scope(ragaudit_home):
+    plan = plan_from_args(_parsed("--preset", "reference"))
+    assert (plan.preset, plan.n, plan.generator) == ("reference", 25, "local:qwen2.5-1.5b")
     assert plan.gen_configs == ("A", "B", "C", "M", "T4000")
     assert plan.gen_probes == ANSWER_PROBES and len(plan.gen_probes) == 7
     generated = [
@@ -57,11 +58,20 @@ def test_the_seed_preset_plans_the_seeds_generation_scope(ragaudit_home):
     assert [p for c, p in generated if c == "T4000"] == ["table_split"]
 
 
+def test_seed_is_a_deprecated_name_of_the_reference_preset_that_says_so(ragaudit_home, capsys):
+    plan = plan_from_args(_parsed("--preset", "seed"))
+    assert plan == plan_from_args(_parsed("--preset", "reference"))
+    assert capsys.readouterr().err == (
+        "ragaudit: --preset seed is deprecated; running --preset reference\n"
+    )
+    assert "seed" not in run_cli.presets.PRESETS  # nor offered in --help's choices
+
+
 def test_quick_and_a_plain_run_keep_their_presets(ragaudit_home):
     assert plan_from_args(_parsed("--quick")).preset == "quick"
     assert plan_from_args(_parsed()).preset == "full"
     with pytest.raises(SystemExit):  # one size at a time
-        _parsed("--quick", "--preset", "seed")
+        _parsed("--quick", "--preset", "reference")
 
 
 # -- a resumed run's wall time -----------------------------------------------------------
@@ -158,16 +168,16 @@ def test_a_hand_edited_ledger_is_started_afresh_not_trusted(tmp_path, clock):
 @pytest.fixture
 def stand_in(tmp_path, monkeypatch):
     """A hand-built complete results file, shipped (gzip) as the reference run in tmp."""
-    source = tmp_path / "seed.json"
+    source = tmp_path / "reference.json"
     write_results(source, analysed_results())
-    target = tmp_path / "assets" / "reference" / "seed.json.gz"
+    target = tmp_path / "assets" / "reference" / "reference.json.gz"
     monkeypatch.setattr(reference, "REFERENCE_FILE", target)
     reference.ship(source, target)
     return target
 
 
 def test_a_gzip_results_file_loads_like_the_plain_one(stand_in, tmp_path):
-    plain = json.loads((tmp_path / "seed.json").read_text())
+    plain = json.loads((tmp_path / "reference.json").read_text())
     assert gzip.decompress(stand_in.read_bytes())[:1] == b"{"
     assert load_results(stand_in) == plain
     broken = tmp_path / "broken.json.gz"
@@ -185,13 +195,13 @@ def test_docs_reference_run_is_the_shipped_run_as_the_report_renders_it():
         assert doc.read_text(encoding="utf-8") == render_markdown(load_results(shipped))
 
 
-def test_the_shipped_reference_is_the_seed_scope_run_to_completion():
+def test_the_shipped_reference_is_the_reference_scope_run_to_completion():
     # Expected values from issue 15's scope, not from the code: n=25, the 1.5B model,
     # A B C M on the seven answer probes (7 x 4 x 25 = 700 records) plus table_split at
     # 4000 (25 more), every prompt answered (none failed) and its wall time recorded.
     results = load_results(reference.shipped_reference())
     run, conditions = results["run"], results["conditions"]
-    assert results["complete"] is True and run["preset"] == "seed"
+    assert results["complete"] is True and run["preset"] == "reference"
     assert results["corpus"]["n"] == 25
     assert results["generator"]["spec"] == "local:qwen2.5-1.5b"
     assert run["gen_configs"] == ["A", "B", "C", "M", "T4000"]
@@ -316,5 +326,5 @@ def test_report_out_md_renders_the_reference_run_to_one_file(stand_in, tmp_path)
     status = main(["report", "--results", str(stand_in), "--out-md", str(target)])
     assert status == 0
     assert target.read_text() == render_markdown(load_results(stand_in))
-    assert sorted(p.name for p in stand_in.parent.iterdir()) == ["seed.json.gz"]
+    assert sorted(p.name for p in stand_in.parent.iterdir()) == ["reference.json.gz"]
     assert main(["report", "--results", str(stand_in), "--out-md", str(tmp_path / "x")]) == 2

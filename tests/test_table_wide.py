@@ -44,7 +44,7 @@ def test_both_presets_run_and_generate_t4000_beside_the_seven_matrix_columns():
     assert T4000.probes == ("table_split",) and T4000.chunking_name == "recursive-4000-0"
     assert T4000.description == (
         "recursive 4000/0, k=3: table_split at 4000 characters, outside the matrix "
-        "(the seed's check)"
+        "(the originating study's check)"
     )
     assert [c.name for c in MATRIX] == MATRIX_NAMES  # the matrix keeps its seven columns
     named = {name for c in COMPARISONS for name in (c.from_config, c.to_config)}
@@ -196,7 +196,7 @@ def _with_t4000(results: dict, replies: dict) -> dict:
             "k": 3,
             "hybrid": False,
             "description": "recursive 4000/0, k=3: table_split at 4000 characters, outside "
-            "the matrix (the seed's check)",
+            "the matrix (the originating study's check)",
             "probes": ["table_split"],
         }
     )

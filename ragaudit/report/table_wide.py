@@ -18,8 +18,9 @@ def table_wide_section(results: dict) -> list[Block]:
         ("h", 2, wide.TITLE),
         (
             "p",
-            "The seed widened the chunk to 4000 characters outside its matrix, so that each "
-            "table's header and answer row share one chunk, and then asked for the answer. "
+            "The originating study widened the chunk to 4000 characters outside its matrix, "
+            "so that each table's header and answer row share one chunk, and then asked for "
+            "the answer. "
             "Reuniting them is a retrieval fix; whether the answer follows is what this "
             "section measures.",
         ),

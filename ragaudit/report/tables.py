@@ -31,8 +31,9 @@ OUTCOME_VERDICTS = ("correct", *QUOTED_VERDICTS)
 
 
 def probe_table(results: dict, embedder: str, measure: str, probes: list[str]) -> Block:
-    """Probe x config table of one measure in the seed's form; `not run` where not run. The
-    user's stack is a column beside the configs, under its own embedder (view.matrix_columns)."""
+    """Probe x config table of one measure in the originating study's form; `not run` where
+    not run. The user's stack is a column beside the configs, under its own embedder
+    (view.matrix_columns)."""
     columns = view.matrix_columns(results, embedder)
     cells = view.column_cells(results, probes, columns)
     layers = view.probe_layers(results)

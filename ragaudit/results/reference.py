@@ -1,6 +1,7 @@
-"""The shipped reference run: a seed-preset results file recorded on the project's machine
-and shipped inside the package, gzip-compressed (ragaudit/assets/reference/seed.json.gz),
-so `ragaudit demo` shows a seed-scale run at once instead of after hours of generation.
+"""The shipped reference run: a results file of the reference preset (`ragaudit run --preset
+reference`) recorded on the project's machine and shipped inside the package,
+gzip-compressed (ragaudit/assets/reference/reference.json.gz), so `ragaudit demo` shows a
+run at the originating study's scale at once instead of after hours of generation.
 
 It is read by the one loader (results.io, which gunzips `*.gz`) like any results file.
 Until the recorded run exists the file is absent and nothing here changes what the demo
@@ -8,8 +9,12 @@ does. The inspector says, on every page showing it, that it is a recorded run, w
 date, models and digests; a run started from the inspector while it is shown writes the
 local results file, never the package.
 
-Shipping a run (the lead, once the seed run is complete):
-``python -m ragaudit.results.reference data/results/seed.json``.
+The shipped file was recorded when the preset was called `seed`; it was relabelled once
+when the preset was renamed (`run.preset` and T4000's description, now the code's words),
+every measured value and the recorded argv as they were.
+
+Shipping a run (the lead, once a reference run is complete):
+``python -m ragaudit.results.reference data/results/reference.json``.
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from ragaudit.results.compressed import gzip_bytes
 from ragaudit.results.format import NOT_MEASURED, fmt_digest
 from ragaudit.results.io import load_results
 
-REFERENCE_FILE = Path(__file__).resolve().parent.parent / "assets" / "reference" / "seed.json.gz"
+REFERENCE_FILE = (
+    Path(__file__).resolve().parent.parent / "assets" / "reference" / "reference.json.gz"
+)
 """Where the package carries the reference run (pyproject's package-data ships it)."""
 
 

@@ -2,9 +2,9 @@
 records it: the figures and the quoted replies that the report's section and the Matrix
 page both show, phrased once here.
 
-The seed ran this check outside its matrix: with the table whole in one chunk, retrieval
-reached the row every time and the answer was still wrong, some replies denying the asked
-asset's record while giving another row's number. Everything here is read from the file:
+The originating study ran this check outside its matrix: with the table whole in one chunk,
+retrieval reached the row every time and the answer was still wrong, some replies denying the
+asked asset's record while giving another row's number. Everything here is read from the file:
 the T4000 cell (retrieval and verdict counts, as analysis recorded them), the model-free
 `extra_measurements.table_split_4000` (header and answer row in one chunk) and the instance
 records (each reply, its verdict, its own header-and-row flag).

@@ -44,8 +44,8 @@ class StackConfig:
     description: str = ""
     """One line a person reads in the report and the inspector."""
     overlap_rule: OverlapRule = "carry_tail"
-    """How the overlap is carried: ``carry_tail`` (the seed's, the previous chunk's tail
-    prefixed) or ``langchain`` (LangChain's merge); see ``ragaudit.stack.chunking``."""
+    """How the overlap is carried: ``carry_tail`` (the originating study's, the previous
+    chunk's tail prefixed) or ``langchain`` (LangChain's merge); see ``ragaudit.stack.chunking``."""
     probes: tuple[str, ...] | None = None
     """The probes this config runs; None means every probe. A config outside the matrix
     runs only the probes it was added for (T4000: table_split)."""
@@ -74,7 +74,7 @@ _FUSION = f"BM25 fused with dense by reciprocal-rank fusion (1/({RRF_K}+rank), s
 
 A = StackConfig("A", "fixed", 1000, 0, 3, description="fixed 1000/0, k=3: the tutorial default")
 A_PRIME = StackConfig("A_prime", "recursive", 1000, 0, 3, description="recursive 1000/0, k=3")
-# B, C, D and M carry the previous chunk's tail forward, as the seed's overlap does.
+# B, C, D and M carry the previous chunk's tail forward, as the originating study's does.
 B = StackConfig("B", "recursive", 1000, 200, 3, description="recursive 1000/200 carry-tail, k=3")
 C = StackConfig("C", "recursive", 1000, 200, 8, description="recursive 1000/200 carry-tail, k=8")
 C_PRIME = StackConfig("C_prime", "recursive", 1000, 0, 8, description="recursive 1000/0, k=8")
@@ -90,14 +90,15 @@ M = StackConfig(
 )
 
 MATRIX: tuple[StackConfig, ...] = (A, A_PRIME, B, C, C_PRIME, D, M)
-"""The seven configurations of the seed, in its column order."""
+"""The seven configurations of the originating study (docs/configs.md), in its column order."""
 
 MATRIX_CHUNKINGS: tuple[Chunking, ...] = tuple(dict.fromkeys(c.chunking for c in MATRIX))
 """The distinct chunkings the matrix uses, in the order its configs first use them."""
 
 TABLE_SPLIT_WIDE = Chunking("recursive", 4000, 0)
 """The chunking table_split is also measured at, outside the matrix: wide enough that each
-table's header row and answer row can share one chunk (the seed's 4000-character check)."""
+table's header row and answer row can share one chunk (the originating
+study's 4000-character check)."""
 
 # table_split at 4000 through generation, outside the matrix: retrieval over the whole
 # corpus cut at TABLE_SPLIT_WIDE (never a sub-corpus, which would inflate retrieval), then
@@ -109,7 +110,7 @@ T4000 = StackConfig(
     TABLE_SPLIT_WIDE.overlap,
     3,
     description="recursive 4000/0, k=3: table_split at 4000 characters, outside the matrix "
-    "(the seed's check)",
+    "(the originating study's check)",
     probes=("table_split",),
 )
 
@@ -139,7 +140,7 @@ COMPARISONS: tuple[Comparison, ...] = (
     Comparison("C->M", "C", "M", "hybrid"),
     Comparison("C->D", "C", "D", "size+overlap"),
 )
-"""The single-variable comparisons the seed makes, as data."""
+"""The single-variable comparisons the originating study makes, as data."""
 
 
 def config_by_name(configs: tuple[StackConfig, ...] | list[StackConfig], name: str) -> StackConfig:

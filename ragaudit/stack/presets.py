@@ -1,7 +1,10 @@
-"""Run presets: how many instances per probe, and the defaults a plain `ragaudit run` uses."""
+"""Run presets: how many instances per probe, and the defaults a plain `ragaudit run` uses.
+
+"The originating study" below is the write-up this project reproduces (docs/configs.md)."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from ragaudit.probes.catalogue import answer_probes, certifying_probes, shipped
@@ -13,7 +16,7 @@ class Preset:
     """A named run size."""
 
     name: str
-    """``quick``, ``seed`` or ``full``."""
+    """``quick``, ``reference`` or ``full``."""
     n: int
     """Instances per probe (the corpus is subset to this many)."""
     description: str
@@ -35,13 +38,14 @@ class Preset:
 
 
 ANSWER_PROBES = answer_probes(shipped())
-"""The probes the seed generated answers for: each has a value, a list or an abstention to
-grade (each declares its `answer_position` on its Probe)."""
+"""The probes the originating study generated answers for: each has a value, a list or an
+abstention to grade (each declares its `answer_position` on its Probe)."""
 
 # Prompt evaluation dominates on 2 CPU cores (~7 s for a k=3 prompt, ~15 s for k=8 on the
 # 0.5B model), so the quick preset generates on one k=3 and one k=8 config, for the answer
 # probes, on the small model: 70 prompts, within 15 minutes here. T4000 adds 5 prompts of
-# three whole documents each (~30 s apiece): table_split at 4000 characters, the seed's check.
+# three whole documents each (~30 s apiece): table_split at 4000 characters, the originating
+# study's check.
 QUICK = Preset(
     "quick",
     5,
@@ -54,28 +58,43 @@ QUICK = Preset(
 FULL = Preset(
     "full",
     25,
-    "n=25 per probe: the seed's run size",
+    "n=25 per probe: the originating study's run size",
     generator="local:qwen2.5-1.5b",
     gen_configs=("A", "B", "C", "M", T4000.name),
     gen_probes=None,
     max_tokens=160,
 )
 
-# The seed's own generation scope (A, B, C, M x the seven answer probes x 25 = 700 records,
-# plus T4000's 25 table_split records, each with its oracle prompt) on the 1.5B model: the
-# 0.5B abstains on every negation prompt and answers most unanswerable ones, so at seed
-# scale its failures would be the generator's rather than the stack's. The reference run.
-SEED = Preset(
-    "seed",
+# The originating study's generation scope (A, B, C, M x the seven answer probes x 25 = 700
+# records, plus T4000's 25 table_split records, each with its oracle prompt) on the 1.5B
+# model: the 0.5B abstains on every negation prompt and answers most unanswerable ones, so at
+# this scale its failures would be the generator's rather than the stack's. The shipped
+# reference run is this preset's.
+REFERENCE = Preset(
+    "reference",
     25,
-    "n=25 per probe, generation on the seed's scope: the shipped reference run",
+    "n=25 per probe, generation on the originating study's scope: the shipped reference run",
     generator="local:qwen2.5-1.5b",
     gen_configs=("A", "B", "C", "M", T4000.name),
     gen_probes=ANSWER_PROBES,
     max_tokens=FULL.max_tokens,
 )
-PRESETS = {preset.name: preset for preset in (QUICK, SEED, FULL)}
+PRESETS = {preset.name: preset for preset in (QUICK, REFERENCE, FULL)}
 """Every preset by name, as `ragaudit run --preset NAME` chooses it."""
+
+DEPRECATED_NAMES = {"seed": REFERENCE.name}
+"""Old preset names still accepted: `seed` was the reference preset's name until the word
+was kept for random seeds."""
+
+
+def preset_name(name: str) -> str:
+    """`name` as --preset reads it: a deprecated name becomes its preset's, saying so in
+    one line on stderr (argparse then checks the result against PRESETS)."""
+    if name in DEPRECATED_NAMES:
+        new = DEPRECATED_NAMES[name]
+        print(f"ragaudit: --preset {name} is deprecated; running --preset {new}", file=sys.stderr)
+        return new
+    return name
 
 
 def chosen(name: str | None, *, quick: bool = False) -> Preset:
