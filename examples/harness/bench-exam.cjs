@@ -1,5 +1,5 @@
 // Exam benchmark: answers every question with the retrieved statutes and scores it.
-// Modelled on seed 003's scripts/bench-moex.cjs before its fix.
+// Modelled on scripts/bench-moex.cjs of the originating study's audit, before its fix.
 const fs = require("fs");
 
 const EMBED_URL = process.env.EMBED_URL || "http://127.0.0.1:8080/v1/embeddings";
