@@ -1,6 +1,6 @@
 """The case file (intents, each asked in several phrasings, each phrasing naming the sources
 it must retrieve) and the structural check that runs before anything is embedded: two
-cases with the same normalised question are fake coverage (seed 003's copy-pasted
+cases with the same normalised question are fake coverage (the originating study's copy-pasted
 "rephrasing sentinel"), and an intent asked only one way is tested from one angle."""
 
 from __future__ import annotations

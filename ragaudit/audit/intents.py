@@ -1,5 +1,6 @@
 """Per intent: how the phrasings of one intent fared, and the red flag when one phrasing pushes
-an expected source out of the top-k while another keeps it in (seed 003's phrasing audit)."""
+an expected source out of the top-k while another keeps it in (the originating study's
+phrasing audit)."""
 
 from __future__ import annotations
 

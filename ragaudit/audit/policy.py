@@ -2,7 +2,7 @@
 candidate pool, a score threshold, a per-source cap, and a floor of reserved slots for one
 source type that may only be backfilled from the first `backfill_range` candidates.
 
-That last limit is the one seed 003's test script got wrong: production would rather
+That last limit is the one the originating study's test script got wrong: production would rather
 leave the floor unmet than drag a far-away document in, and a test that backfills from the
 whole pool passes on a case production fails."""
 

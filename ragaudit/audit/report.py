@@ -164,8 +164,9 @@ def _summary_lines(results: dict) -> list[str]:
 
 
 def _floor_note(case: dict, settings: dict) -> str | None:
-    """The floor's story for one phrasing, when it had to act (seed 003: "no statutes at
-    all in the top twelve, so the floor had nothing to draw on")."""
+    """The floor's story for one phrasing, when it had to act (the
+    originating study's audit: "no statutes at all in the top twelve, so the floor had
+    nothing to draw on")."""
     policy, floor = case.get("policy"), settings.get("floor")
     if not policy or not floor or not (policy["floor_unfilled"] or policy["floor_backfilled"]):
         return None

@@ -1,4 +1,5 @@
-"""The subsection splitter (seed 003, "stop long articles from diluting themselves").
+"""The subsection splitter (the originating study's audit: "stop long articles from diluting
+themselves").
 
 A qualifying document becomes one parent and one child per subsection. Each child is the
 lead-in plus a single subsection, embedded on its own. The parent keeps the full text for
@@ -30,7 +31,7 @@ HEADING_CHARS = 80
 
 @dataclass(frozen=True)
 class SplitRules:
-    """The thresholds of rules 3 and 4 (the seed's values by default)."""
+    """The thresholds of rules 3 and 4 (the originating study's values by default)."""
 
     max_lead_in: int = 300
     min_subsections: int = 3

@@ -1,5 +1,5 @@
-"""Instrument statistics: does the corpus measure what it claims? (the seed's "tests are
-not decoration").
+"""Instrument statistics: does the corpus measure what it claims? (the originating
+study's "tests are not decoration").
 
 All model-free: boundary straddle counts, near-duplicate instance pairs (token Jaccard),
 anchor selectivity, table header/row placement, chunk counts per chunking, and what each

@@ -1,7 +1,8 @@
 """Test-vs-production drift: every retrieval constant of two settings files compared one
-by one, with the looser side named where "looser" has a meaning (seed 003: a test script
-whose backfill reached the whole pool while production stopped at twelve was permanently
-optimistic). Defaults are resolved first, so a constant one file leaves out still counts."""
+by one, with the looser side named where "looser" has a meaning (the originating study's
+audit: a test script whose backfill reached the whole pool while production stopped at
+twelve was permanently optimistic). Defaults are resolved first, so a constant one file
+leaves out still counts."""
 
 from __future__ import annotations
 

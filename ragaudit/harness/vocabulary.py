@@ -27,8 +27,9 @@ PROMISE = re.compile(
     r"(?i)\b(mark|marks|marked|marking|count|counts|counted|counting|"
     r"record|records|recorded|flag|flags|flagged|tally|track|tracked)\b"
 )
-"""A comment's verb promising that a failure is kept (seed 003: "degrade to baseline and
-mark it in the result"; the marking half was never implemented)."""
+"""A comment's verb promising that a failure is kept (the originating study's
+audit: "degrade to baseline and mark it in the result"; the marking half was never
+implemented)."""
 
 PROMISE_SUBJECT = re.compile(r"(?i)fail|error|degrad|miss|exception|hiccup|timeout")
 """What the promise must be about: a comment "count the chunks" promises nothing here."""

@@ -127,7 +127,8 @@ class MatrixStage:
             for chunk_id in sorted(used)
             for chunk in [self.chunk_by_id[chunk_id]]
         }
-        # the seed reports anchor selectivity at B's chunking (any chunking when B is absent)
+        # the originating study reports anchor selectivity at B's chunking (any chunking
+        # when B is absent)
         summary_view = self.views.get(B.chunking_name) or next(iter(self.views.values()))
         return {
             "instances": records,

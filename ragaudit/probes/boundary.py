@@ -1,6 +1,6 @@
 """boundary: the answer sentence straddles character 1000, the chunk size under test.
 
-The construction follows the seed. The document opens with a header line of 35 to 41
+The construction follows the originating study. The document opens with a header line of 35 to 41
 characters naming the section and its subject, then a blank line. The next paragraph is
 filler that ends on a full stop, then the answer sentence as that paragraph's last
 sentence; the answer is centred on character 1000, so a fixed 1000-character splitter

@@ -1,8 +1,9 @@
 """duplicate_crowding: the target document plus 6 near-identical copies of a competing notice.
 
-As in the seed, the copies are near-identical to each other (a reposted notice, differing
-only in where it was posted) and restate a different sentence about the same subject and
-section, one that carries no value: they crowd the ranking without answering.
+As in the originating study, the copies are near-identical to each other (a reposted
+notice, differing only in where it was posted) and restate a different sentence about the
+same subject and section, one that carries no value: they crowd the ranking without
+answering.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Word pools that give every instance its own vocabulary.
 
-The seed's first full run was invalidated by sibling instances: questions that differed
+The originating study's first full run was invalidated by sibling instances: questions that differed
 only in an identifier, so retrieval measured whether the embedder could tell one code
 from another. So each pool here is large enough for every instance of the default corpus
 (n=25) to draw a different entry (`allocate` in `ragaudit.probes.facts`), and no subject

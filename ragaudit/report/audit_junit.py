@@ -1,7 +1,7 @@
 """`ragaudit audit --junit FILE`: one JUnit test case per phrasing, read from the audit's
 results document. A failing phrasing carries each expected source's rank against the top-k
-and the red flag when another phrasing of the same intent keeps that source in (seed 003:
-"one phrasing pushes a key source out of range")."""
+and the red flag when another phrasing of the same intent keeps that source in (the
+originating study's audit: "one phrasing pushes a key source out of range")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The ``carry_tail`` overlap rule: the seed's overlap, which carries the previous chunk's
-tail forward into the next chunk.
+"""The ``carry_tail`` overlap rule: the originating study's overlap, which carries the
+previous chunk's tail forward into the next chunk.
 
 The document is first cut with no overlap at all (the recursive cut at overlap 0, each
 chunk stripped), so the chunk count is the overlap-0 count. Then every chunk after the
@@ -13,7 +13,7 @@ non-space character. The chunk's span becomes (carry start, its own end): contig
 document, so ``text[start:end] == chunk`` still holds and the chunk includes the whitespace
 between the carried tail and its own text.
 
-Why this rule and not LangChain's: the seed's overlap makes a chunk longer rather than
+Why this rule and not LangChain's: the study's overlap makes a chunk longer rather than
 re-merging pieces ("there is one chunk either way and overlap makes it longer"; "an overlap
 carries that chunk's tail forward and nothing else"), and its header finding depends on it:
 "the head paragraph fits in a chunk of its own, 35 to 41 characters, narrower than the

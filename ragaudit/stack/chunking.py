@@ -15,11 +15,12 @@ Two splitters, both measured in characters:
 
 Overlap on the recursive splitter follows one of two named rules (``Chunking.overlap_rule``):
 
-* ``carry_tail`` (the default, the seed's): cut with no overlap, then prefix each chunk after
-  the first with the previous chunk's trailing text of at most ``overlap`` characters, taken
-  just after a separator where one falls in it; a previous chunk no longer than ``overlap``
-  (a 35-41-character header paragraph) travels whole. Chunks get longer, their count is the
-  overlap-0 count. Semantics and the seed's reasons: ``ragaudit.stack.carry_tail``.
+* ``carry_tail`` (the default, the originating study's): cut with no overlap, then prefix
+  each chunk after the first with the previous chunk's trailing text of at most ``overlap``
+  characters, taken just after a separator where one falls in it; a previous chunk no
+  longer than ``overlap`` (a 35-41-character header paragraph) travels whole. Chunks get
+  longer, their count is the overlap-0 count. Semantics and the study's reasons:
+  ``ragaudit.stack.carry_tail``.
 * ``langchain`` (LangChain's, kept to compare): after a chunk is emitted, its trailing pieces
   (at most ``overlap`` characters of them, and only as many as still leave room for the next
   piece) start the next chunk. It works within one recursion level's merge only, so across a
@@ -91,8 +92,9 @@ class Chunking:
     overlap: int = 0
     """Characters of the previous chunk repeated at the start of the next, at most."""
     overlap_rule: OverlapRule = "carry_tail"
-    """"carry_tail" (the seed's: the previous chunk's tail prefixed to the overlap-0 chunk)
-    or "langchain" (LangChain's merge re-using trailing pieces); see the module docstring."""
+    """"carry_tail" (the originating study's: the previous chunk's tail prefixed to the
+    overlap-0 chunk) or "langchain" (LangChain's merge re-using trailing pieces); see the
+    module docstring."""
 
     def __post_init__(self) -> None:
         if self.splitter not in SPLITTERS:

@@ -203,8 +203,8 @@ def render_attribution_bars(results: dict, probes: list[str], columns: list[Colu
         )
 
 
-# Beyond this many bar panels, side by side would squeeze the heatmap's columns (the seed
-# preset's 8 configs and 5 generated panels left ~35 px a cell), so the bars go below it.
+# Beyond this many bar panels, side by side would squeeze the heatmap's columns (the
+# reference preset's 8 configs and 5 generated panels left ~35 px a cell), so the bars go below it.
 MAX_PANELS_BESIDE = 3
 
 
