@@ -12,7 +12,7 @@ from ragaudit.analysis import analyse
 from ragaudit.analysis.severity import RULES, SeverityFacts, classify, severity_rules
 from ragaudit.grading.grade import grade_records
 
-SEED_ORDER = [
+STUDY_ORDER = [
     ("none", "no_failures"),
     ("undetermined", "generation_not_run"),
     ("undetermined", "controls_not_certified"),
@@ -37,8 +37,8 @@ def _cell(results, probe, config, embedder="local:minilm"):
     )
 
 
-def test_rules_keep_the_seed_order_and_are_emitted_as_text(results):
-    assert [(r["class"], r["branch"]) for r in results["severity_rules"]] == SEED_ORDER
+def test_rules_keep_the_studys_order_and_are_emitted_as_text(results):
+    assert [(r["class"], r["branch"]) for r in results["severity_rules"]] == STUDY_ORDER
     assert results["severity_rules"] == severity_rules()
     assert all(len(r["text"]) > 40 for r in results["severity_rules"])
 
@@ -72,7 +72,7 @@ def _facts(**overrides):
 )
 def test_each_branch_is_reached_by_the_first_rule_that_applies(overrides, branch):
     assert classify(_facts(**overrides))["branch"] == branch
-    assert len(RULES) == len(SEED_ORDER)
+    assert len(RULES) == len(STUDY_ORDER)
 
 
 def test_measures_carry_count_n_rate_and_wilson(results):

@@ -20,7 +20,7 @@ backfill_range: 12
 min_score: 0.3
 """
 
-# The seed's test script: backfills from the whole pool; plus every other kind of drift.
+# The audit study's test script: backfills from the whole pool; plus every other kind of drift.
 EVAL = """\
 embedder: local:e5-small
 splitter: recursive
@@ -77,7 +77,7 @@ def test_a_constant_left_to_its_default_still_counts(tmp_path, capsys):
     test = write(tmp_path, "eval.yaml", "k: 6\ncandidate_pool: 48\n")
     assert main(["drift", str(prod), str(test)]) == 1
     out = capsys.readouterr().out
-    # null backfill_range means the whole pool: the seed's exact trap
+    # null backfill_range means the whole pool: the study's exact trap
     assert "backfill_range: prod.yaml 12, eval.yaml 48 (default) -> eval.yaml is looser" in out
 
 

@@ -27,8 +27,8 @@ def settings(**values) -> AuditSettings:
     return AuditSettings(**(base | values))
 
 
-def test_the_seeds_trap_production_backfill_range_misses_what_the_test_reaches():
-    # The key statute sits at rank 21, no statute in the first 12 (seed 003's second phrasing).
+def test_the_studys_trap_production_backfill_range_misses_what_the_test_reaches():
+    # The key statute sits at rank 21, no statute in the first 12 (the audit's 2nd phrasing).
     ranked = ranking({21: "statute", 35: "statute"})
     production = apply_policy(ranked, settings(backfill_range=12))
     assert [c.rank for c in production.selected] == [1, 2, 3, 4, 5, 6]

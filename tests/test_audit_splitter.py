@@ -108,7 +108,7 @@ def test_rule_non_consecutive_numbering():
 def test_rule_lead_in_over_300_characters():
     decision = decide("collection", LONG_LEAD, MARKER, RULES)
     assert decision.rules_tripped == (LEAD_IN_TOO_LONG,)
-    # the threshold is the seed's 300, and it is a setting
+    # the threshold is the study's 300, and it is a setting
     assert decide("collection", LONG_LEAD, MARKER, SplitRules(max_lead_in=2000)).split
 
 

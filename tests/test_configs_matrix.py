@@ -17,7 +17,7 @@ from ragaudit.stack.configs import (
 from ragaudit.stack.settings import POOL_DEPTH
 
 
-def test_matrix_is_the_seeds_seven_configs():
+def test_matrix_is_the_studys_seven_configs():
     got = {c.name: (c.splitter, c.chunk_size, c.overlap, c.k, c.hybrid) for c in MATRIX}
     assert got == {
         "A": ("fixed", 1000, 0, 3, False),
@@ -30,7 +30,7 @@ def test_matrix_is_the_seeds_seven_configs():
     }
     assert [c.name for c in MATRIX] == ["A", "A_prime", "B", "C", "C_prime", "D", "M"]
     assert "reciprocal-rank fusion" in config_by_name(MATRIX, "M").description
-    # The seed's overlap carries the previous chunk's tail; the descriptions say so.
+    # The study's overlap carries the previous chunk's tail; the descriptions say so.
     rules = {c.name: c.overlap_rule for c in MATRIX if c.overlap}
     assert rules == dict.fromkeys(("B", "C", "D", "M"), "carry_tail")
     assert config_by_name(MATRIX, "B").description == "recursive 1000/200 carry-tail, k=3"
@@ -49,7 +49,7 @@ def test_configs_sharing_a_chunking_share_its_name_and_chunking():
 
 
 def test_the_matrix_cuts_four_chunkings_and_table_split_is_also_measured_at_4000():
-    # From the seed's table: A fixed 1000/0; A', C' recursive 1000/0; B, C, M 1000/200; D 512/128.
+    # From the study's table: A fixed 1000/0; A', C' recursive 1000/0; B, C, M 1000/200; D 512/128.
     assert [c.name for c in MATRIX_CHUNKINGS] == [
         "fixed-1000-0",
         "recursive-1000-0",

@@ -1,4 +1,4 @@
-"""The instrument measures what it claims (the seed's "tests are not decoration"), checked
+"""The instrument measures what it claims (the study's "tests are not decoration"), checked
 model-free on the committed corpus (which test_corpus_files proves equals a fresh build)."""
 
 from __future__ import annotations
@@ -244,7 +244,7 @@ def test_filler_carries_no_digits_and_no_planted_fact(corpus):
 
 
 def test_no_two_questions_differ_only_in_their_identifiers(corpus):
-    # The seed's sibling confound: questions equal once codes and numbers are masked make
+    # The study's sibling confound: questions equal once codes and numbers are masked make
     # retrieval measure whether the embedder can tell one identifier from another.
     def masked(question):
         return re.sub(r"\S*\d\S*", "#", question.lower())

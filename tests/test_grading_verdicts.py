@@ -1,4 +1,4 @@
-"""Graders: every verdict with its branch, and regressions for the seed's grading errors."""
+"""Graders: every verdict with its branch, and regressions for the study's grading errors."""
 
 from __future__ import annotations
 

@@ -123,7 +123,7 @@ def test_a_retry_helper_that_catches_only_http_errors(tmp_path):
     """,
     )
     assert found(http_only) == [("retry-http-only", 5)]
-    # the seed's fix: the retry covers network-level exceptions too
+    # the study's fix: the retry covers network-level exceptions too
     covered = write(
         tmp_path,
         "embed_fixed.py",

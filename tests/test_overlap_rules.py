@@ -78,7 +78,7 @@ def test_b_carries_the_header_into_the_answer_chunk_exactly_for_the_shortest_spa
         name: {k: (v["count"], v["n"]) for k, v in row["header_by_length_class"].items()}
         for name, row in stats.items()
     }
-    # The seed: 0/25 without overlap, 7/25 with 200, exactly the 71-80-character spans
+    # The study: 0/25 without overlap, 7/25 with 200, exactly the 71-80-character spans
     # (7/6/6/6 instances per class in 25).
     assert stats[B_NAME]["header_in_answer_chunk"] == 7
     assert by_class[B_NAME] == {"71-80": (7, 7), "141": (0, 6), "261": (0, 6), "421": (0, 6)}

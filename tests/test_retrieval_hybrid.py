@@ -22,7 +22,7 @@ TOPICS = [
     "Fire drills happen twice a year; everyone gathers at the assembly point by the gate.",
 ]
 # Near-identical documents told apart only by an opaque code: dense similarity barely
-# separates them, BM25 does (the seed's "identifier leverage").
+# separates them, BM25 does (the study's "identifier leverage").
 CODES = ["QX-7731", "LM-2048", "TR-5590", "BK-3317", "ZP-8802", "WN-6624"]
 
 
