@@ -7,6 +7,7 @@ A missing package is simulated honestly: the weight lookup is pointed, through p
 
 from __future__ import annotations
 
+import argparse
 import tomllib
 from dataclasses import replace
 
@@ -14,6 +15,7 @@ import pytest
 
 from ragaudit import paths
 from ragaudit.backends.qwen import LOCAL_EXTRA, WEIGHTS, missing_extra
+from ragaudit.cli import demo
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.plan import build_plan
 from ragaudit.pipeline.preflight import check_local_extra, preflight
@@ -77,6 +79,15 @@ def test_a_stack_files_local_generator_is_refused_with_its_line(ragaudit_home, t
     with pytest.raises(RagauditError) as refused:
         check_local_extra(plan, absent())
     assert str(refused.value) == f"stack file {stack}: line 7: field generator: {LINE_05B}"
+
+
+def test_demo_on_a_core_install_opens_the_reference_without_starting_a_doomed_run(
+    ragaudit_home, tmp_path
+):
+    args = argparse.Namespace(workers=1)
+    outcome = demo._start_quick_run(args, tmp_path / "latest.json", weights=absent())
+    assert outcome == f"the quick run was not started: {LINE_05B}"
+    assert written(ragaudit_home) == []  # no run state, no log: nothing was started
 
 
 def test_with_the_extra_installed_nothing_is_missing():

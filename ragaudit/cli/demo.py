@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.backends.qwen import missing_extra, weights_for
+from ragaudit.backends.qwen import WEIGHTS, QwenWeights, missing_extra, weights_for
 from ragaudit.cli.app import check_port, launch
 from ragaudit.cli.run import run_plan
 from ragaudit.cli.workers import add_workers_argument
@@ -71,11 +71,14 @@ def _reference_instead(args: argparse.Namespace, results: Path) -> Path | None:
     return reference
 
 
-def _start_quick_run(args: argparse.Namespace, results: Path) -> str:
-    """Start the quick run in the background; returns what became of it, for one line."""
+def _start_quick_run(
+    args: argparse.Namespace, results: Path, weights: dict[str, QwenWeights] = WEIGHTS
+) -> str:
+    """Start the quick run in the background; returns what became of it, for one line.
+    `weights`: where the generator's packages are looked up (a test names absent ones)."""
     generator = presets.QUICK.generator
     # a core install lacks the generator: say so here, not in a background log
-    if missing := missing_extra(generator, weights_for(generator)):
+    if missing := missing_extra(generator, weights_for(generator, weights)):
         return f"the quick run was not started: {missing}"
     try:
         pid = start_run(["--quick", "--workers", str(args.workers)], results)
