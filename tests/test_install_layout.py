@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -126,7 +125,9 @@ def test_the_wheel_ships_the_corpus_and_the_app(wheel):
     corpus_files = ["manifest.json", *manifest["files"]]
     missing = [f for f in corpus_files if f"ragaudit/_shipped/corpus/{f}" not in names]
     assert not missing, f"corpus files missing from the wheel: {missing[:5]}"
-    pages = re.findall(r'st\.Page\("(pages/\w+\.py)"', (CHECKOUT / "app.py").read_text())
+    from ragaudit.ui.pages import PAGES_IN_ORDER  # the page list app.py navigates by
+
+    pages = [page.file for page in PAGES_IN_ORDER]
     # Matrix, Instance, Lab, Severity & detectability, Runs, Audit, Compare
     assert len(pages) == len(list((CHECKOUT / "pages").glob("*.py"))) == 7
     # the inspector's frame (no Deploy button) is read from beside the shipped app.py
