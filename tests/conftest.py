@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-pytest_plugins = ["openai_server"]  # real llama.cpp servers: openai_chat/embedding_server
+# real llama.cpp servers; the guard that keeps them in slow tests; the guard's own test
+pytest_plugins = ["helpers.openai_server", "helpers.slow_guard", "pytester"]
 
 
 @pytest.fixture
@@ -18,9 +19,9 @@ def ragaudit_home(tmp_path, monkeypatch):
 
 @pytest.fixture
 def fake_ollama():
-    """Start local processes speaking Ollama's HTTP API (tests/ollama_fake.py):
+    """Start local processes speaking Ollama's HTTP API (tests/helpers/ollama_fake.py):
     `fake_ollama(mode="normal", failures=0)`; every one started is stopped at teardown."""
-    from ollama_fake import start_fake_ollama
+    from helpers.ollama_fake import start_fake_ollama
 
     started = []
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from analysis_fixtures import SECOND_EMBEDDER, analysed_results, make_results
+from helpers.analysis_fixtures import SECOND_EMBEDDER, analysed_results, make_results
 
 from ragaudit.analysis import analyse
 from ragaudit.analysis.severity import RULES, SeverityFacts, classify, severity_rules
@@ -135,7 +135,7 @@ def test_severity_branches_on_real_cells(results):
 
 
 def test_failed_controls_uncertify_an_embedder():
-    from analysis_fixtures import make_results
+    from helpers.analysis_fixtures import make_results
 
     from ragaudit.analysis import analyse
     from ragaudit.grading.grade import grade_records

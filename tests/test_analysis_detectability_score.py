@@ -5,7 +5,7 @@ hybrid cell its BM25 score apart, which severity never reads."""
 from __future__ import annotations
 
 import pytest
-from detectability_fixtures import (
+from helpers.detectability_fixtures import (
     FAIL_BM25,
     FAIL_COSINES,
     FAILED,

@@ -7,7 +7,7 @@ import json
 import os
 
 import pytest
-from ui_fixtures import chart_specs, open_app, texts
+from helpers.ui_fixtures import chart_specs, open_app, texts
 
 from ragaudit.cli.main import main
 from ragaudit.paths import REPO_ROOT

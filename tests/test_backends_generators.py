@@ -20,6 +20,7 @@ def cache(ragaudit_home):
     return CallCache()
 
 
+@pytest.mark.slow
 def test_small_qwen_answers_and_replays_identically(cache):
     generator = load_generator("local:qwen2.5-0.5b", cache=cache)
     first = generator.generate_detailed(QUESTION, SHORT)
@@ -33,6 +34,7 @@ def test_small_qwen_answers_and_replays_identically(cache):
     assert recomputed == first.text
 
 
+@pytest.mark.slow
 def test_parameters_are_part_of_the_key(cache):
     generator = load_generator("local:qwen2.5-0.5b", cache=cache)
     generator.generate(QUESTION, {"max_tokens": 4})
@@ -43,6 +45,7 @@ def test_parameters_are_part_of_the_key(cache):
     )
 
 
+@pytest.mark.slow
 def test_llama_cpp_threads_and_prefix_reuse_key_the_replies_and_are_recorded(cache, monkeypatch):
     # They move logits in their last bits: a reply computed one way must not replay the other.
     keys, described = [], []
@@ -57,6 +60,7 @@ def test_llama_cpp_threads_and_prefix_reuse_key_the_replies_and_are_recorded(cac
     assert described == [(1, True), (2, True), (2, False)]
 
 
+@pytest.mark.slow
 def test_prompt_beyond_the_context_is_a_counted_failure_not_an_empty_reply(ragaudit_home):
     cache = CallCache()
     generator = load_generator("local:qwen2.5-0.5b", cache=cache, n_ctx=256)
@@ -70,6 +74,7 @@ def test_prompt_beyond_the_context_is_a_counted_failure_not_an_empty_reply(ragau
     assert cache.stored_calls() == 0
 
 
+@pytest.mark.slow
 def test_unknown_parameter_and_bad_messages_are_refused(cache):
     generator = load_generator("local:qwen2.5-0.5b", cache=cache)
     with pytest.raises(RagauditError, match="'temprature'.*valid: max_tokens"):
@@ -83,6 +88,7 @@ def test_unknown_generator_spec_suggests_the_near_miss(cache):
         load_generator("local:qwen2.5-1.5", cache=cache)
 
 
+@pytest.mark.slow
 def test_the_default_1_5b_model_loads_and_answers(cache):
     generator = load_generator("local:qwen2.5-1.5b", cache=cache)
     assert describe_model(generator)["digest"] == (

@@ -45,6 +45,7 @@ def test_a_vector_index_retrieves_through_the_adapter(cache):
     assert cache.stats()["computed"] == 4
 
 
+@pytest.mark.slow
 def test_llm_chat_sends_messages_and_reports_replay(cache):
     from llama_index.core.llms import LLM, ChatMessage
 
@@ -69,6 +70,7 @@ def test_llm_chat_sends_messages_and_reports_replay(cache):
     assert llm.complete("What is the capital of France?").text.strip() != ""
 
 
+@pytest.mark.slow
 def test_llm_failure_surfaces_as_model_call_failed(ragaudit_home):
     cache = CallCache()
     llm = as_llamaindex_llm(load_generator("local:qwen2.5-0.5b", cache=cache, n_ctx=256))

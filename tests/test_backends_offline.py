@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 # Runs in a fresh process so that no model was loaded before the network was cut, and the
 # refusal is installed before ragaudit (or anything it imports) runs.
 ROUND_TRIP = textwrap.dedent(
@@ -50,6 +52,7 @@ ROUND_TRIP = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_embed_and_generate_round_trip_with_the_network_cut(ragaudit_home):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     env.pop("OLLAMA_HOST", None)

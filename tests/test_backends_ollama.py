@@ -1,10 +1,11 @@
-"""The Ollama backend against a local process speaking Ollama's HTTP API (tests/ollama_fake.py)."""
+"""The Ollama backend against a local process speaking Ollama's HTTP API
+(tests/helpers/ollama_fake.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from ollama_fake import MODELS, unused_port
+from helpers.ollama_fake import MODELS, unused_port
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.ollama_backend import list_models, ollama_host

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from ui_fixtures import build_results, open_app, texts
+from helpers.ui_fixtures import build_results, open_app, texts
 
 from ragaudit.cli.main import main
 

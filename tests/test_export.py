@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from analysis_fixtures import EMBEDDER, make_results
-from stack_results import STACK_EMBEDDER
+from helpers.analysis_fixtures import EMBEDDER, make_results
+from helpers.stack_results import STACK_EMBEDDER
 
 from ragaudit.analysis import analyse
 from ragaudit.cli.main import main
@@ -219,7 +219,7 @@ def test_the_docs_list_every_column_in_order(exported):
 
 
 def test_an_older_file_exports_with_the_oracle_not_measured(ragaudit_home, capsys):
-    from ui_fixtures import write_results as write_version_2
+    from helpers.ui_fixtures import write_results as write_version_2
 
     path = write_version_2(ragaudit_home / "results" / "v2.json", n=2)
     target = ragaudit_home / "v2.parquet"
@@ -245,7 +245,7 @@ def test_a_missing_results_file_or_unwritable_out_is_one_line_and_exit_2(ragaudi
 
 
 def test_the_pages_offer_the_cells_and_the_instances_records(ragaudit_home, monkeypatch):
-    from ui_apptest import open_app, texts
+    from helpers.ui_apptest import open_app, texts
 
     monkeypatch.delenv("RAGAUDIT_RESULTS", raising=False)
     path = ragaudit_home / "results" / "latest.json"

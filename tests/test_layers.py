@@ -89,9 +89,7 @@ def upward_imports(modules: dict[Path, str]) -> list[str]:
             if target is None or target == source or name == "ragaudit":
                 continue
             if source not in RANK or target not in RANK:
-                bad.append(
-                    f"{path}:{line}: {name} (unit not in LAYERS)"
-                )
+                bad.append(f"{path}:{line}: {name} (unit not in LAYERS)")
             elif RANK[target] >= RANK[source]:
                 bad.append(f"{path}:{line}: {source} imports {name}")
     return bad

@@ -4,7 +4,13 @@ the BM25 sweep has its own table; an older file's single score is worded as what
 
 from __future__ import annotations
 
-from detectability_fixtures import FAIL_BM25, FAIL_COSINES, PASS_BM25, PASS_COSINES, hybrid_results
+from helpers.detectability_fixtures import (
+    FAIL_BM25,
+    FAIL_COSINES,
+    PASS_BM25,
+    PASS_COSINES,
+    hybrid_results,
+)
 
 from ragaudit.analysis import analyse
 from ragaudit.report.findings import detectability_section

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from analysis_fixtures import analysed_results
+from helpers.analysis_fixtures import analysed_results
 
 import ragaudit.report
 from ragaudit.cli.main import main as cli_main

@@ -9,7 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from analysis_fixtures import analysed_results
+from helpers.analysis_fixtures import analysed_results
 
 from ragaudit.report import svg
 from ragaudit.report.document import render_html, render_markdown

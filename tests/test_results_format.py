@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from analysis_fixtures import analysed_results
-from ui_fixtures import build_results, chart_specs, open_app, texts
+from helpers.analysis_fixtures import analysed_results
+from helpers.ui_fixtures import build_results, chart_specs, open_app, texts
 
 from ragaudit.cli.main import main as cli_main
 from ragaudit.results.format import (

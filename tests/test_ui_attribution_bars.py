@@ -2,16 +2,16 @@
 records an attribution, each segment its count/n; a click opens the cell like the heatmap's.
 
 The results file is the synthetic one with attributions written by hand
-(tests/grid_fixtures.py), so every expected figure below is counted by hand from that file.
+(tests/helpers/grid_fixtures.py), so every expected figure below is counted by hand from that file.
 """
 
 from __future__ import annotations
 
 import pytest
-from grid_fixtures import hand_results, measure, write_latest
-from stack_results import PRIMARY as STACK_PRIMARY
-from stack_results import STACK_EMBEDDER, stack_results
-from ui_fixtures import chart_specs, click_chart, open_app, texts
+from helpers.grid_fixtures import hand_results, measure, write_latest
+from helpers.stack_results import PRIMARY as STACK_PRIMARY
+from helpers.stack_results import STACK_EMBEDDER, stack_results
+from helpers.ui_fixtures import chart_specs, click_chart, open_app, texts
 
 
 @pytest.fixture
@@ -150,7 +150,7 @@ ATTRIBUTION_ORDER = ("retrieval", "generation", "ceiling", "correct", "failed_ca
 
 
 def _stack_file(home) -> object:
-    """tests/stack_results.py with attributions written by hand on its two generated
+    """tests/helpers/stack_results.py with attributions written by hand on its two generated
     cells: boundary under B and under the user's stack (its own embedder)."""
     results = stack_results()
     cells = {(c["probe"], c["config"]): c for c in results["cells"]}

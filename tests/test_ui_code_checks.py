@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ui_fixtures import open_app, texts
+from helpers.ui_fixtures import open_app, texts
 
 from ragaudit.cli.main import main
 from ragaudit.paths import REPO_ROOT

@@ -1,6 +1,6 @@
 """The inspector's frame: the browser tab's title names the page and the results file it
 reads; the toolbar is minimal (no Deploy button, no developer menu) from the config file
-beside app.py (a wheel ships it: tests/test_install_layout.py). tests/e2e/test_frame.py
+beside app.py (a wheel ships it: tests/test_paths_install_layout.py). tests/e2e/test_frame.py
 checks both in a browser."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import streamlit
+from helpers.ui_fixtures import APP, open_app, write_results
 from streamlit import file_util
-from ui_fixtures import APP, open_app, write_results
 
 CONFIG = APP.parent / ".streamlit" / "config.toml"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from ui_fixtures import build_results, chart_specs, open_app, texts, write_results
+from helpers.ui_fixtures import build_results, chart_specs, open_app, texts, write_results
 
 from ragaudit.ui.docview import ChunkBox, highlighted_html
 

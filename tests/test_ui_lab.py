@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from ui_fixtures import chart_specs, open_app, texts
+from helpers.ui_fixtures import chart_specs, open_app, texts
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ real one over the committed corpus."""
 from __future__ import annotations
 
 import pytest
-from ui_fixtures import chart_specs, open_app, texts
+from helpers.ui_fixtures import chart_specs, open_app, texts
 
 from ragaudit.documents import Document
 from ragaudit.probes.base import Instance, Span

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from ui_fixtures import build_results, chart_specs, click_chart, open_app, texts, write_results
+from helpers.ui_fixtures import (
+    build_results,
+    chart_specs,
+    click_chart,
+    open_app,
+    texts,
+    write_results,
+)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import json
 import time
 
 import pytest
-from ui_fixtures import build_results, open_app, stand_in_run, texts, write_results
+from helpers.ui_fixtures import build_results, open_app, stand_in_run, texts, write_results
 
 from ragaudit.ui import runs
 from ragaudit.ui.runs_page import run_args

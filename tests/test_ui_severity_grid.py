@@ -1,15 +1,15 @@
 """The Severity page's grid: each cell's class as a colour in the classes' order, the branch
 on hover, the rules beside it; a click selects the cell's detectability and instances.
 
-The results file is the synthetic one with classes written by hand (tests/grid_fixtures.py),
+The results file is the synthetic one with classes written by hand (tests/helpers/grid_fixtures.py),
 so every expected value below is that file's (the fixture's eight rules, counted by hand).
 """
 
 from __future__ import annotations
 
 import pytest
-from grid_fixtures import CLASSES, ORDER, hand_results, write_latest
-from ui_fixtures import chart_specs, click_chart, open_app, texts
+from helpers.grid_fixtures import CLASSES, ORDER, hand_results, write_latest
+from helpers.ui_fixtures import chart_specs, click_chart, open_app, texts
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from ui_fixtures import build_results, chart_specs, open_app, texts
+from helpers.ui_fixtures import build_results, chart_specs, open_app, texts
 
 from ragaudit.ui.charts import sweep_figure
 

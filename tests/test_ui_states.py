@@ -6,7 +6,7 @@ import json
 import time
 
 import pytest
-from ui_fixtures import build_results, chart_specs, open_app, texts, write_results
+from helpers.ui_fixtures import build_results, chart_specs, open_app, texts, write_results
 
 from ragaudit.cli.main import main as cli_main
 from ragaudit.ui import runs

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from ui_fixtures import chart_specs, open_app, texts, write_results
+from helpers.ui_fixtures import chart_specs, open_app, texts, write_results
 
 from ragaudit.corpus.build import build_corpus
 from ragaudit.corpus.files import write_corpus

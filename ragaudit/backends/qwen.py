@@ -146,6 +146,20 @@ def server_params(model_path: Path, n_ctx: int, threads: int | None = None):
     return params
 
 
+ENGINE_LOG_ENV = "RAGAUDIT_ENGINE_LOG"
+"""When set, a file that gets one line per llama.cpp engine started: the test suite's
+guard reads it to fail a test that loads the generator without the `slow` mark (it sees
+engines started in subprocesses too, which a counter in memory would not)."""
+
+
+def note_engine_started(model_path: Path) -> None:
+    """Append a line to the engine log (ENGINE_LOG_ENV), if one is set."""
+    log = os.environ.get(ENGINE_LOG_ENV)
+    if log:
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(f"{os.getpid()} {model_path.name}\n")
+
+
 class QwenEngine:
     """One loaded Qwen model; `chat` calls are serialised by a lock (one slot)."""
 
@@ -165,6 +179,7 @@ class QwenEngine:
         self.n_ctx = n_ctx
         self.model_path = gguf_path(size)
         self.threads = threads or llm_threads()
+        note_engine_started(self.model_path)
         self._server = xllamacpp.Server(server_params(self.model_path, n_ctx, self.threads))
         self._lock = threading.Lock()
         self.last_timings: dict | None = None

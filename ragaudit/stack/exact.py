@@ -7,7 +7,7 @@ VectorIndexRetriever runs, is approximate and not reproducible here: over the sa
 persisted collection two processes return different top-50s for about one question in
 five (MiniLM, n=25, M's chunking: 58 of 275), so a rerun's records could not equal the
 run they repeat. On a collection small enough for HNSW to be exact both give the same
-chunks in the same order (tests/test_warm_rerun.py), the scores equal to float32 rounding.
+chunks in the same order (tests/test_pipeline_warm_rerun.py), the scores equal to float32 rounding.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ import json
 
 import pandas as pd
 import pytest
+from helpers.ui_fixtures import build_results
 from ui_browser_helpers import choose, serve_app, shot, wait_for_rerun
-from ui_fixtures import build_results
 
 from ragaudit.analysis import analyse
 from ragaudit.results.io import write_results

@@ -6,8 +6,8 @@ file, and a page that computes shows a spinner rather than a blank area."""
 from __future__ import annotations
 
 import pytest
+from helpers.ui_fixtures import write_results
 from ui_browser_helpers import serve_app, shot, wait_for_rerun
-from ui_fixtures import write_results
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -4,8 +4,8 @@ figure the page drew (plotly's graph div) and from the boundary table, not from 
 from __future__ import annotations
 
 import pytest
+from helpers.ui_fixtures import write_results
 from ui_browser_helpers import choose, serve_app, shot, wait_for_rerun
-from ui_fixtures import write_results
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from grid_fixtures import hand_results
+from helpers.grid_fixtures import hand_results
 from ui_browser_helpers import serve_app, shot, wait_for_rerun
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

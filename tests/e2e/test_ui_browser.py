@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers.ui_fixtures import write_results
 from ui_browser_helpers import choose, serve_app, shot, wait_for_rerun
-from ui_fixtures import write_results
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -15,8 +15,8 @@ import time
 import urllib.parse
 
 import pytest
+from helpers.ui_fixtures import write_results
 from ui_browser_helpers import serve_app, shot, wait_for_rerun
-from ui_fixtures import write_results
 
 pytestmark = [pytest.mark.e2e]
 

@@ -1,6 +1,6 @@
 """A small process that speaks Ollama's HTTP API on 127.0.0.1, for tests of the Ollama path.
 
-Run as a script: `python tests/ollama_fake.py --mode normal|drop|error500 [--failures N]`.
+Run as a script: `python tests/helpers/ollama_fake.py --mode normal|drop|error500 [--failures N]`.
 It binds a random port and prints `PORT <n>` on its first stdout line. Modes:
 - normal: serve every request;
 - drop: close the connection without a reply for the first N requests, then serve;

@@ -1,13 +1,13 @@
 """The report on a run with the user's stack: a "Your stack" section naming its components
 and its approximate spans, and its column beside the built-in configs in the tables, even
 though its embedder is not the primary. Expected values are counted by hand from
-tests/stack_results.py."""
+tests/helpers/stack_results.py."""
 
 from __future__ import annotations
 
 import copy
 
-from stack_results import PRIMARY, STACK_EMBEDDER, stack_results
+from helpers.stack_results import PRIMARY, STACK_EMBEDDER, stack_results
 
 from ragaudit.report.document import render_html, render_markdown, report_blocks
 

@@ -10,7 +10,7 @@ import copy
 import json
 
 import pytest
-from ui_fixtures import build_results, open_app, texts
+from helpers.ui_fixtures import build_results, open_app, texts
 
 from ragaudit.analysis import analyse
 from ragaudit.analysis.attribution import attribute

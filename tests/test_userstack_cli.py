@@ -182,7 +182,7 @@ def test_a_retriever_naming_no_chunk_fails_before_the_matrix_embeds_anything(
     path.write_text(
         "name: phantom\nsplitter: {class: "
         "langchain_text_splitters.RecursiveCharacterTextSplitter}\n"
-        "retriever: {factory: 'test_stack_stage:phantom_retriever'}\nk: 3\n",
+        "retriever: {factory: 'test_userstack_stage:phantom_retriever'}\nk: 3\n",
         encoding="utf-8",
     )
     flags = ["--n", "1", "--no-generate", "--embedders", "local:minilm"]

@@ -1,5 +1,5 @@
 """The openai: embedder and generator against a real OpenAI-compatible server: llama.cpp's
-own HTTP server (tests/openai_server.py), which refuses any request without its API key."""
+own HTTP server (tests/helpers/openai_server.py), which refuses any request without its API key."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 import httpx
 import numpy as np
 import pytest
-from openai_server import API_KEY, CHAT_MODEL, EMBED_MODEL, N_CTX, unused_port
+from helpers.openai_server import API_KEY, CHAT_MODEL, EMBED_MODEL, N_CTX, unused_port
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.retry import RetryPolicy
@@ -62,6 +62,7 @@ def generator_at(server, cache, **options):
     )
 
 
+@pytest.mark.slow
 def test_embeddings_are_unit_vectors_that_rank_a_paraphrase_first(openai_embedding_server, cache):
     embedder = embedder_at(openai_embedding_server, cache)
     vectors = np.array(embedder.embed(TEXTS))
@@ -73,6 +74,7 @@ def test_embeddings_are_unit_vectors_that_rank_a_paraphrase_first(openai_embeddi
     assert embedder.engine.remote is True
 
 
+@pytest.mark.slow
 def test_a_batch_gives_each_text_its_own_vector(openai_embedding_server, cache, tmp_path):
     batched = np.array(embedder_at(openai_embedding_server, cache).embed(TEXTS))
     alone = CallCache(tmp_path / "alone.sqlite")
@@ -80,6 +82,7 @@ def test_a_batch_gives_each_text_its_own_vector(openai_embedding_server, cache, 
     assert np.allclose(batched, singly, atol=1e-4)  # each vector is its own text's
 
 
+@pytest.mark.slow
 def test_chat_reply_is_deterministic_and_honours_max_tokens(openai_chat_server, cache, tmp_path):
     generator = generator_at(openai_chat_server, cache)
     reply = generator.generate(QUESTION, {"max_tokens": 8})
@@ -94,12 +97,14 @@ def test_chat_reply_is_deterministic_and_honours_max_tokens(openai_chat_server, 
     assert generator.engine.remote is True
 
 
+@pytest.mark.slow
 def test_an_unknown_generation_parameter_is_refused(openai_chat_server, cache):
     generator = generator_at(openai_chat_server, cache)
     with pytest.raises(RagauditError, match="'top_k' is not supported; valid: max_tokens"):
         generator.generate(QUESTION, {"top_k": 1})
 
 
+@pytest.mark.slow
 def test_the_model_entry_names_the_server_and_the_key_variable_never_the_key(
     openai_chat_server, cache, ragaudit_home
 ):
@@ -114,6 +119,7 @@ def test_the_model_entry_names_the_server_and_the_key_variable_never_the_key(
     assert API_KEY.encode() not in (ragaudit_home / "cache.sqlite").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_key_in_a_named_variable_is_sent(openai_chat_server, cache, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY")
     monkeypatch.setenv("MY_LLAMA_KEY", API_KEY)
@@ -122,6 +128,7 @@ def test_a_key_in_a_named_variable_is_sent(openai_chat_server, cache, monkeypatc
     assert describe_model(generator)["api_key_env"] == "MY_LLAMA_KEY"
 
 
+@pytest.mark.slow
 def test_a_wrong_key_is_refused_at_once_and_never_repeated(openai_chat_server, cache, monkeypatch):
     wrong = "sk-wrong-key-0000-never-print-me"
     monkeypatch.setenv("OPENAI_API_KEY", wrong)
@@ -138,6 +145,7 @@ def test_a_wrong_key_is_refused_at_once_and_never_repeated(openai_chat_server, c
     assert generator.digest == "unavailable" and wrong not in generator.digest_reason
 
 
+@pytest.mark.slow
 def test_no_key_sends_no_header_and_says_which_variable_is_unset(
     openai_chat_server, cache, monkeypatch
 ):
@@ -147,6 +155,7 @@ def test_no_key_sends_no_header_and_says_which_variable_is_unset(
         generator.generate(QUESTION)
 
 
+@pytest.mark.slow
 def test_a_server_error_is_retried_then_counted_failed(openai_embedding_server, cache):
     embedder = embedder_at(openai_embedding_server, cache)
     too_long = " ".join(f"w{i}" for i in range(1500))  # past the server's batch: HTTP 500
@@ -158,6 +167,7 @@ def test_a_server_error_is_retried_then_counted_failed(openai_embedding_server, 
     assert cache.stats() == {"replayed": 0, "computed": 0, "failed": 1}
 
 
+@pytest.mark.slow
 def test_a_client_error_is_not_retried(openai_chat_server, cache):
     generator = generator_at(openai_chat_server, cache)
     too_long = [{"role": "user", "content": " ".join(f"w{i}" for i in range(1500))}]
@@ -180,6 +190,7 @@ def test_an_unreachable_server_is_retried_and_named(cache):
     assert cache.stats()["failed"] == 1
 
 
+@pytest.mark.slow
 def test_the_digest_is_the_listed_model_meta_without_server_settings(
     openai_embedding_server, cache
 ):
@@ -199,6 +210,7 @@ def test_the_digest_is_the_listed_model_meta_without_server_settings(
     assert window.tokens == N_CTX and window.basis == "unknown"
 
 
+@pytest.mark.slow
 def test_a_model_the_server_does_not_list_has_no_digest(openai_chat_server, cache):
     generator = load_generator(
         "openai:not-served", cache, retry=FAST, options={"base_url": openai_chat_server.base_url}
@@ -209,6 +221,7 @@ def test_a_model_the_server_does_not_list_has_no_digest(openai_chat_server, cach
     )
 
 
+@pytest.mark.slow
 def test_openai_base_url_comes_from_the_environment(openai_chat_server, cache, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", openai_chat_server.base_url + "/")
     generator = load_generator(f"openai:{CHAT_MODEL}", cache, retry=FAST)

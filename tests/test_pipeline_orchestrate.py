@@ -11,7 +11,7 @@ import json
 import re
 
 import pytest
-from ollama_fake import start_fake_ollama
+from helpers.ollama_fake import start_fake_ollama
 
 from ragaudit.cli.main import main
 from ragaudit.pipeline import orchestrate

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ui_fixtures import write_results
+from helpers.ui_fixtures import write_results
 
 from ragaudit import paths
 from ragaudit.cli import demo

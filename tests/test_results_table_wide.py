@@ -10,9 +10,9 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from analysis_fixtures import analysed_results
-from stage_fixtures import run_stage
-from ui_fixtures import build_results, chart_specs, open_app, texts
+from helpers.analysis_fixtures import analysed_results
+from helpers.stage_fixtures import run_stage
+from helpers.ui_fixtures import build_results, chart_specs, open_app, texts
 
 from ragaudit.cli import run as run_cli
 from ragaudit.documents import Document

@@ -43,7 +43,7 @@ def own(factory: str, splitter: str = RECURSIVE, args: str = RECURSIVE_ARGS) -> 
     )
 
 
-# --- user code the stack files below name (this module is importable as test_stack_stage)
+# --- user code the stack files below name (this module is importable as test_userstack_stage)
 
 
 def anchor_retriever(chunks):
@@ -116,9 +116,9 @@ def test_our_core_over_their_splitter_gives_the_matrix_fragments(tmp_path, corpu
 
 
 def test_their_retriever_ranks_and_names_the_records(tmp_path, corpus):
-    fragment = stage_of(tmp_path, own("test_stack_stage:anchor_retriever"), corpus).run()
+    fragment = stage_of(tmp_path, own("test_userstack_stage:anchor_retriever"), corpus).run()
     (record,) = fragment["instances"]
-    assert record["embedder"] == "retriever:test_stack_stage:anchor_retriever"
+    assert record["embedder"] == "retriever:test_userstack_stage:anchor_retriever"
     assert len(record["retrieved"]) <= 2
     assert record["gold_in_context"] == contains_gold(record, fragment["chunks"])
     assert fragment["indexes"][0]["collection"] is None
@@ -127,9 +127,14 @@ def test_their_retriever_ranks_and_names_the_records(tmp_path, corpus):
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        (own("test_stack_stage:phantom_retriever"), "names no chunk"),
-        (own("test_stack_stage:raising_retriever"), "ConnectionError"),
-        (own("test_stack_stage:anchor_retriever", "test_stack_stage.EmptySplitter", "{}"), "empty"),
+        (own("test_userstack_stage:phantom_retriever"), "names no chunk"),
+        (own("test_userstack_stage:raising_retriever"), "ConnectionError"),
+        (
+            own(
+                "test_userstack_stage:anchor_retriever", "test_userstack_stage.EmptySplitter", "{}"
+            ),
+            "empty",
+        ),
     ],
 )
 def test_a_bad_component_is_one_line_naming_it(tmp_path, corpus, text, says):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from stage_fixtures import run_stage
+from helpers.stage_fixtures import run_stage
 
 from ragaudit.documents import Document
 from ragaudit.probes.base import Instance, Span

@@ -5,7 +5,7 @@ read "n/a: no gold to retrieve" on the Matrix heatmap and in the report, never "
 from __future__ import annotations
 
 import pytest
-from ui_fixtures import build_results, chart_specs, open_app, write_results
+from helpers.ui_fixtures import build_results, chart_specs, open_app, write_results
 
 from ragaudit.report.document import render_markdown
 

@@ -4,7 +4,7 @@ a run whose every embedding call fails prints the failures as they happen, ends 
 "N of M calls failed" and exits 1 (0 with --allow-failed-calls), the file still written.
 
 Every run here is a real `ragaudit run` process against a real local process speaking
-Ollama's API (tests/ollama_fake.py)."""
+Ollama's API (tests/helpers/ollama_fake.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from ollama_fake import start_fake_ollama, unused_port
+from helpers.ollama_fake import start_fake_ollama, unused_port
 
 from ragaudit.pipeline.plan import build_plan
 from ragaudit.pipeline.preflight import remote_specs

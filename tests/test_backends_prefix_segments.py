@@ -41,6 +41,7 @@ def engines():
     return QwenEngine("0.5b", threads=1), QwenEngine("0.5b", threads=1)
 
 
+@pytest.mark.slow
 def test_a_reply_is_the_same_however_the_segment_was_reached(engines):
     whole_run, resumed = engines
     params = whole_run.effective_params({"max_tokens": 12})
@@ -61,6 +62,7 @@ def test_a_reply_is_the_same_however_the_segment_was_reached(engines):
     assert text == uninterrupted[2][0]
 
 
+@pytest.mark.slow
 def test_no_segment_means_the_prompt_is_evaluated_whole(engines):
     engine = engines[0]
     params = engine.effective_params({"max_tokens": 4})

@@ -1,5 +1,5 @@
 """A failed or killed run never costs the previous results. Real `ragaudit run` processes
-against a local server speaking Ollama's API (tests/ollama_fake.py's handler, here with
+against a local server speaking Ollama's API (tests/helpers/ollama_fake.py's handler, here with
 chat replies held back until the test lets them go, so the run can be killed by SIGKILL
 while it generates: after its partial write, before its final one).
 
@@ -22,9 +22,9 @@ import time
 from http.server import ThreadingHTTPServer
 
 import pytest
-from ollama_fake import FakeOllama
-from test_matrix_orchestrate import FLAGS  # the fast fake-Ollama slice, generating one answer
-from ui_apptest import open_app, texts
+from helpers.ollama_fake import FakeOllama
+from helpers.ui_apptest import open_app, texts
+from test_pipeline_orchestrate import FLAGS  # the fast fake-Ollama slice, generating one answer
 
 from ragaudit.ui.data import in_progress_file
 

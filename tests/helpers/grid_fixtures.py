@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ui_fixtures import build_results
+from helpers.ui_fixtures import build_results
 
 PRIMARY = "local:minilm"
 

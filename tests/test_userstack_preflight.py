@@ -1,7 +1,7 @@
 """The user's stack's own Ollama models are checked before any work, as the run's are: a
 stack file naming an `ollama:` embedder or generator the server lacks is refused in one
 line (exit 2) naming the stack file's line, having asked the server once and embedded
-nothing. Against a real local process speaking Ollama's API (tests/ollama_fake.py)."""
+nothing. Against a real local process speaking Ollama's API (tests/helpers/ollama_fake.py)."""
 
 from __future__ import annotations
 

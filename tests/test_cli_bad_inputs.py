@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from analysis_fixtures import analysed_results
+from helpers.analysis_fixtures import analysed_results
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.cli.main import main

@@ -4,7 +4,7 @@ honest, the gzip reference file read by the one loader, `ragaudit demo` opening 
 local run exists (and the local run when one does), its recorded-run label, and `ragaudit
 report --out-md`.
 
-The plumbing is tested on a hand-built stand-in (tests/analysis_fixtures.py) written to the
+The plumbing is tested on a hand-built stand-in (tests/helpers/analysis_fixtures.py) written to the
 test's temp dir; the shipped reference itself is checked against the issue's scope."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import socket
 import time
 
 import pytest
-from analysis_fixtures import analysed_results
-from ui_apptest import open_app, texts
-from ui_fixtures import stand_in_run
+from helpers.analysis_fixtures import analysed_results
+from helpers.ui_apptest import open_app, texts
+from helpers.ui_fixtures import stand_in_run
 
 from ragaudit import paths
 from ragaudit.backends.cache import CallCache

@@ -13,8 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from ui_apptest import APP, chart_specs, click_chart, open_app, texts  # noqa: F401 - re-exported
-
+from helpers.ui_apptest import APP, chart_specs, click_chart, open_app, texts  # noqa: F401 - re-exported
 from ragaudit.bench.fixture.build import build_results, write_results  # noqa: F401 - re-exported
 
 

@@ -1,15 +1,15 @@
 """The remaining readers of `configs[]` with the user's stack in the file: the Severity page
 and the attribution table put the stack's column beside the configs with its own cells
 (under its own embedder), and the matrix benchmark skips the stack entry. Results built by
-hand (tests/stack_results.py); every expected value is counted from that file."""
+hand (tests/helpers/stack_results.py); every expected value is counted from that file."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from stack_results import PRIMARY, STACK_EMBEDDER, stack_results
-from ui_fixtures import open_app, texts
+from helpers.stack_results import PRIMARY, STACK_EMBEDDER, stack_results
+from helpers.ui_fixtures import open_app, texts
 
 from ragaudit.bench.matrix import naive_pairs
 from ragaudit.ui.attribution import attribution_rows

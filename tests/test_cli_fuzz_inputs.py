@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from analysis_fixtures import analysed_results
+from helpers.analysis_fixtures import analysed_results
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.cli.main import main

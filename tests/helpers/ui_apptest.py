@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
+APP = Path(__file__).resolve().parents[2] / "app.py"
 
 
 def open_app(results_path: Path | None = None, page: str | None = None, **query: str):

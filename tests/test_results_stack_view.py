@@ -1,13 +1,13 @@
 """The user's stack on the inspector's read side: its column beside the built-in configs
 under its own embedder, its approximate spans drawn and labelled, the Lab refusing it.
-Results built by hand in the contract's shape (tests/stack_results.py)."""
+Results built by hand in the contract's shape (tests/helpers/stack_results.py)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from stack_results import (
+from helpers.stack_results import (
     DOC,
     PRIMARY,
     STACK_CHUNKING,
@@ -15,7 +15,7 @@ from stack_results import (
     STACK_EMBEDDER,
     stack_results,
 )
-from ui_fixtures import chart_specs, open_app, texts
+from helpers.ui_fixtures import chart_specs, open_app, texts
 
 from ragaudit.results import view
 from ragaudit.ui.docview import chunk_boxes

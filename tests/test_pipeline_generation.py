@@ -4,7 +4,7 @@ cache, and failed calls kept (a local process speaking Ollama's API stands in fo
 from __future__ import annotations
 
 import pytest
-from ollama_fake import start_fake_ollama
+from helpers.ollama_fake import start_fake_ollama
 
 from ragaudit.analysis import analyse
 from ragaudit.backends.cache import CallCache
@@ -118,7 +118,7 @@ def test_identical_prompts_are_generated_once_and_replayed_on_rerun(ragaudit_hom
         "oracle_prompts": 0,
     }
     # llama.cpp measured both prompts; their first chunks differ, so each starts its own
-    # reuse segment and is evaluated whole (tests/test_prefix_segments.py: reuse within one)
+    # reuse segment and is evaluated whole (test_backends_prefix_segments.py: reuse within one)
     assert tokens["prompts_measured"] == 2 and tokens["generated_tokens"] >= 2
     assert 0 < tokens["prompt_tokens_evaluated"] == tokens["prompt_tokens"]
     assert tokens["warm_up_tokens_evaluated"] == 0

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 
 import pytest
-from analysis_fixtures import analysed_results
+from helpers.analysis_fixtures import analysed_results
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.retry import RetryPolicy

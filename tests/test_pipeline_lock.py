@@ -1,7 +1,7 @@
 """Two `ragaudit run`s on one data folder: the second waits for the first (one line naming
 its PID), then replays what the first computed. Never a Chroma or SQLite `database is
 locked` traceback, never advice to move a healthy cache aside. Real processes against the
-fake Ollama (tests/ollama_fake.py) on a fresh RAGAUDIT_HOME each time."""
+fake Ollama (tests/helpers/ollama_fake.py) on a fresh RAGAUDIT_HOME each time."""
 
 from __future__ import annotations
 
