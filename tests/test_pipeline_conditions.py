@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +72,11 @@ def test_a_stage_replayed_whole_ends_with_eta_zero():
 def test_contention_seen_before_withholds_elapsed_and_says_why(tmp_path, monkeypatch):
     marker = "ragaudit-contention-marker-7781"
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", marker])
+    cmdline = Path(f"/proc/{sleeper.pid}/cmdline")
+    for _ in range(100):  # until it has exec'd: a loaded machine starts it late
+        if marker.encode() in cmdline.read_bytes():
+            break
+        time.sleep(0.05)
     try:
         monkeypatch.setenv("RAGAUDIT_CONTENTION_PATTERN", marker)
         pattern = contention_pattern()
