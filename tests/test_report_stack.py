@@ -49,7 +49,7 @@ def test_your_stack_names_its_components_and_approximate_spans():
 
 def test_the_stack_column_stands_beside_the_configs_in_the_tables():
     blocks = report_blocks(stack_results())
-    headers, rows = _table_after(blocks, PRIMARY)  # the retrieval table, under the primary
+    headers, rows = _table_after(blocks, f"Gold in context, {PRIMARY}")  # under the primary
     assert headers == ["Probe", "Layer", "B", "C", STACK_LABEL]
     assert rows == [["boundary", "architectural", "40% 2/5", "60% 3/5", "80% 4/5"]]
     headers, rows = _table_after(blocks, f"Correct answers, {PRIMARY}")
@@ -58,7 +58,7 @@ def test_the_stack_column_stands_beside_the_configs_in_the_tables():
     assert boundary[2:] == ["20% 1/5", "not run", "60% 3/5"]  # C did not generate
     # the stack's own embedder gets no table of its own: its column is already there
     retrieval = _section(blocks, "Retrieval: did the evidence reach the model")
-    assert [b[2] for b in retrieval if b[:2] == ("h", 3)] == [PRIMARY]
+    assert [b[2] for b in retrieval if b[:2] == ("h", 3)] == [f"Gold in context, {PRIMARY}"]
     severity = _section(blocks, "Severity")
     (table,) = [b for b in severity if b[0] == "table"]
     assert table[1][-1] == STACK_LABEL
@@ -110,7 +110,7 @@ def test_a_stack_with_its_own_retriever_and_no_embedder():
         "their retriever embeds the chunks itself" in markdown
     )
     assert "- generator: the run's (local:qwen2.5-0.5b)" in markdown
-    headers, rows = _table_after(report_blocks(results), PRIMARY)
+    headers, rows = _table_after(report_blocks(results), f"Gold in context, {PRIMARY}")
     assert headers[-1] == f"mine (retriever:{factory})"
     assert rows[0][-1] == "80% 4/5"
     assert "<th>mine (retriever:mypkg.rank:bm25_then_dense)</th>" in render_html(results)

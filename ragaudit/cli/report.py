@@ -4,12 +4,15 @@ all rendered from one results file."""
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
+from ragaudit import paths
 from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_text_atomic
 from ragaudit.report.document import render_html, render_markdown, render_tables
+from ragaudit.report.failures_first import failures_first_text
 from ragaudit.results.io import load_results
 
 
@@ -21,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out",
         type=Path,
         default=None,
-        help="folder for report.md / report.html (default: beside the results)",
+        help="folder for report.md / report.html (default: beside the results; for a "
+        "shipped or read-only results file, the data folder's results/)",
     )
     parser.add_argument(
         "--out-md",
@@ -39,14 +43,17 @@ def run(args: argparse.Namespace) -> int:
     path = results_file(args)
     results = load_results(path)
     _require_analysis(results, path)
-    out = args.out or Path(path).parent
-    targets = [out / f"report.{suffix}" for suffix in _SUFFIXES[args.format]]
+    out, why = (args.out, None) if args.out else _default_out(Path(path))
+    stem = "report" if why is None else f"report-{_stem(Path(path))}"
+    targets = [out / f"{stem}.{suffix}" for suffix in _SUFFIXES[args.format]]
     if getattr(args, "out_md", None) is not None:  # one named Markdown file, nothing else
         targets = [_markdown_target(args.out_md)]
     for target in targets:
         check_writable(target, "--out")
     tables, documents = _render(results, path, targets)
     print(tables, end="")
+    if why and not getattr(args, "out_md", None):
+        print(f"{path} {why}: the report goes to the data folder's results/")
     for target, text in zip(targets, documents, strict=True):
         try:
             write_text_atomic(target, text)
@@ -54,6 +61,24 @@ def run(args: argparse.Namespace) -> int:
             raise RagauditError(f"{target}: cannot write the report ({error.strerror})") from None
         print(f"wrote {target}")
     return 0
+
+
+def _default_out(path: Path) -> tuple[Path, str | None]:
+    """Beside the results file, unless that is inside the installed package (the shipped
+    reference: site-packages on a wheel) or its folder is read-only; then the data folder's
+    results/, with the reason."""
+    folder = path.resolve().parent
+    if folder.is_relative_to(paths.PACKAGE_DIR):
+        return paths.results_dir(), "ships with ragaudit"
+    if not os.access(folder, os.W_OK):
+        return paths.results_dir(), "is in a read-only folder"
+    return path.parent, None
+
+
+def _stem(path: Path) -> str:
+    # reference.json.gz -> reference: names the report after the file it renders, so it
+    # never replaces the report of the data folder's own latest.json
+    return path.name.split(".")[0]
 
 
 _SUFFIXES = {"md": ("md",), "html": ("html",), "both": ("md", "html")}
@@ -66,7 +91,7 @@ def _render(results: dict, path: Path, targets: list[Path]) -> tuple[str, list[s
     cell that is a list) would surface here as a Python error: it becomes one line naming
     the file and what the renderer met."""
     try:
-        tables = render_tables(results)
+        tables = failures_first_text(results) + "\n" + render_tables(results)  # failed first
         return tables, [_RENDERERS[t.suffix[1:]](results) for t in targets]
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as error:
         detail = " ".join(f"{type(error).__name__}: {error}".split())[:200]

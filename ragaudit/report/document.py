@@ -8,6 +8,7 @@ disagree. Every figure and every quoted reply is read from the results file.
 from __future__ import annotations
 
 from ragaudit.report.attribution import attribution_section
+from ragaudit.report.failures_first import failures_first_section
 from ragaudit.report.findings import (
     citation_section,
     comparisons_section,
@@ -31,10 +32,13 @@ from ragaudit.report.tables import (
     patterns_section,
     quotes_section,
     retrieval_section,
+    title_section,
 )
 from ragaudit.report.windows import windows_section
 
 SECTIONS = (
+    title_section,
+    failures_first_section,
     header_section,
     conditions_section,
     stack_section,
@@ -55,8 +59,9 @@ SECTIONS = (
     attribution_section,
     attribution_pictures,
 )
-"""Reading order: how the run went and its controls first, then what it measured; each
-picture (HTML only) after the tables it draws."""
+"""Reading order: what failed first (each entry linked to its table), then how the run went
+and its controls, then what it measured; each picture (HTML only) after the tables it
+draws."""
 
 
 def report_blocks(results: dict) -> list[Block]:

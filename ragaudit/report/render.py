@@ -27,6 +27,14 @@ blockquote { border-left: 4px solid #999; margin: 0.5rem 0 1rem; padding: 0.25re
 """
 
 
+def heading_anchor(text: str) -> str:
+    """The anchor a heading gets, as GitHub makes it for Markdown and as the HTML page sets
+    it: lower case, punctuation dropped, spaces as hyphens (`Correct answers, local:minilm`
+    -> `correct-answers-localminilm`). A report links only headings it holds once."""
+    kept = re.sub(r"[^\w\- ]", "", re.sub(r"[`*]", "", str(text)).lower())
+    return kept.replace(" ", "-")
+
+
 def _md_cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -61,7 +69,9 @@ def _inline(text: str) -> str:
         if index % 2:
             out.append(f"<code>{html.escape(part)}</code>")
         else:
-            out.append(re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html.escape(part)))
+            escaped = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html.escape(part))
+            # [words](#anchor): a link to a heading of the same page, the only kind drawn
+            out.append(re.sub(r"\[([^\]]+)\]\((#[\w-]+)\)", r'<a href="\2">\1</a>', escaped))
     return "".join(out)
 
 
@@ -71,7 +81,8 @@ def blocks_to_html(blocks: list[Block], *, title: str) -> str:
     for block in blocks:
         kind = block[0]
         if kind == "h":
-            body.append(f"<h{block[1]}>{_inline(block[2])}</h{block[1]}>")
+            anchor = heading_anchor(block[2])
+            body.append(f'<h{block[1]} id="{anchor}">{_inline(block[2])}</h{block[1]}>')
         elif kind == "p":
             body.append(f"<p>{_inline(block[1])}</p>")
         elif kind == "table":

@@ -44,8 +44,13 @@ def probe_table(results: dict, embedder: str, measure: str, probes: list[str]) -
     return ("table", ["Probe", "Layer", *(c.label for c in columns)], rows)
 
 
+def title_section(results: dict) -> list[Block]:
+    """The report's title."""
+    return [("h", 1, "ragaudit report")]
+
+
 def header_section(results: dict) -> list[Block]:
-    """The title and what the report was rendered from: run, corpus, models."""
+    """What the report was rendered from: run, corpus, models."""
     corpus = results.get("corpus") or {}
     run = results.get("run") or {}
     generator = (results.get("generator") or {}).get("spec") or "none (generation not run)"
@@ -53,7 +58,7 @@ def header_section(results: dict) -> list[Block]:
         f"{e['spec']} ({e.get('role', 'embedder')})" for e in results.get("embedders") or []
     )
     return [
-        ("h", 1, "ragaudit report"),
+        ("h", 2, "The run"),
         (
             "p",
             f"Rendered from the results file written {results.get('created_at')} "
@@ -155,7 +160,7 @@ def retrieval_section(results: dict) -> list[Block]:
         probes = view.column_probes(results, columns, skip="control")
         if probes:
             mark = " (uncertified)" if view.uncertified(results, embedder) else ""
-            blocks.append(("h", 3, f"{embedder}{mark}"))
+            blocks.append(("h", 3, f"Gold in context, {embedder}{mark}"))
             blocks.append(probe_table(results, embedder, "gold_in_context", probes))
     return blocks
 
