@@ -24,6 +24,7 @@ from ragaudit.ui.attribution_bars import beside_attribution_bars
 from ragaudit.ui.charts import clicked_cell, heatmap_figure
 from ragaudit.ui.common import PAGES, link_params, results_or_stop
 from ragaudit.ui.downloads import render_cell_download
+from ragaudit.ui.failures_first import render_failures_first
 from ragaudit.ui.table_wide import render_table_wide
 from ragaudit.ui.windows import render_matrix_windows
 
@@ -60,6 +61,8 @@ def render() -> None:
     st.title("Matrix")
     results = results_or_stop("matrix")
     _header(results)
+    if results.get("cells"):
+        render_failures_first(results)  # what failed, before any chart
 
     embedders = embedder_specs(results)
     measures = list(MEASURE_LABELS)
