@@ -101,7 +101,10 @@ def test_a_stored_value_that_is_not_a_blob_is_a_miss(tmp_path):
     cache.put("local:x", "embed", "good", b"v")
     cache.close()
     conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO calls VALUES ('edited', 'local:x', 'embed', 'text, not bytes', 0)")
+    conn.execute(
+        "INSERT INTO calls (key, model, kind, value, created_at) "
+        "VALUES ('edited', 'local:x', 'embed', 'text, not bytes', 0)"
+    )
     conn.commit()
     conn.close()
     cache = CallCache(path)

@@ -2,10 +2,15 @@
 
 Why SQLite WAL: a run writes while the Streamlit inspector reads, and a `kill -9` must lose
 at most the call in flight. Each stored call is keyed by the sha256 of (backend, model,
-digest, kind, params, input), so a changed model digest or parameter is a fresh call.
+digest, kind, params, input), and by the server for a backend whose model names are the
+server's own (`server`), so a changed model digest, parameter or server is a fresh call.
+Each row also records what computed it and how long that took (cache_schema.py, which also
+migrates an older file once).
 
 Counts (replayed / computed / failed) belong to this object, i.e. to one run; the stored
-calls persist across runs.
+calls persist across runs. A call given by key is counted once by its final outcome: a
+text whose batch failed and that failed again alone is one failed call (under the reason
+it first failed for), and one that failed and was then computed is computed.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.backends import cache_schema
+from ragaudit.backends.cache_schema import SCHEMA_VERSION
 from ragaudit.errors import RagauditError
 
-SCHEMA_VERSION = 1
-_EXPECTED_COLUMNS = {"key", "model", "kind", "value", "created_at"}
+__all__ = ["SCHEMA_VERSION", "CallCache", "cache_error", "call_key", "identity_key"]
 _LOOKUP_CHUNK = 500  # stays under SQLite's bound-parameter limit
 # A stored value that is not a BLOB (a row edited by hand) is a miss: recomputed and
 # replaced, never handed to a backend to decode.
@@ -32,22 +38,39 @@ _A_BLOB = "AND typeof(value) = 'blob'"
 
 
 def call_key(
-    backend: str, model: str, digest: str, kind: str, params: dict, payload: object
+    backend: str,
+    model: str,
+    digest: str,
+    kind: str,
+    params: dict,
+    payload: object,
+    server: str | None = None,
 ) -> str:
-    """The sha256 that identifies one model call; equal inputs give equal keys."""
+    """The sha256 that identifies one model call; equal inputs give equal keys. `server`
+    (None: not keyed, as before version 2) keys the calls of a backend whose model names
+    and digests are a server's own."""
+    call = {
+        "backend": backend,
+        "model": model,
+        "digest": digest,
+        "kind": kind,
+        "params": params,
+        "input": payload,
+    }
+    if server is not None:
+        call["server"] = server
+    return _sha256(call)
+
+
+def identity_key(description: dict) -> str:
+    """The sha256 of what computes calls (a model's backend, name, digest, server; a
+    pipeline's source or template and version): the `identity` its rows record."""
+    return _sha256(description)
+
+
+def _sha256(value: object) -> str:
     blob = json.dumps(
-        {
-            "backend": backend,
-            "model": model,
-            "digest": digest,
-            "kind": kind,
-            "params": params,
-            "input": payload,
-        },
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
-        allow_nan=False,
+        value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
     )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -70,6 +93,7 @@ class CallCache:
         self._lock = threading.RLock()
         self._counts: dict[str, dict[str, int]] = defaultdict(_zero_counts)
         self._failures: list[dict] = []
+        self._failed: dict[tuple[str, str], dict] = {}  # (model, key) -> its failure
         self._conn = self._open()
 
     # -- opening -------------------------------------------------------------------------
@@ -120,34 +144,28 @@ class CallCache:
         tables = {
             row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
         if "calls" in tables:
             columns = {row[1] for row in conn.execute("PRAGMA table_info(calls)")}
-            if not _EXPECTED_COLUMNS <= columns:
+            if not cache_schema.BASE_COLUMNS <= columns:
                 raise sqlite3.DatabaseError(f"table 'calls' has columns {sorted(columns)}")
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version != SCHEMA_VERSION:
+            if version not in (1, SCHEMA_VERSION):
                 raise sqlite3.DatabaseError(
                     f"cache schema version {version}, expected {SCHEMA_VERSION}"
                 )
-        elif tables - {"digests"}:
+            cache_schema.check_dimensions(conn, self.path)
+        elif tables - {"digests", "identities"}:
             raise sqlite3.DatabaseError(f"unexpected tables {sorted(tables)}")
         if self.readonly:
-            return
+            return  # a reader of a version-1 file reads it as it is
         conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode: a committed call survives a process kill (not a power cut).
         conn.execute("PRAGMA synchronous=NORMAL")
-        if "calls" not in tables:
-            conn.execute(
-                "CREATE TABLE calls (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
-                "kind TEXT NOT NULL, value BLOB NOT NULL, created_at REAL NOT NULL)"
-            )
-            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        # The last digest seen per remote model: lets a run replay after the model (or
-        # server) is gone, while the results still say the digest was unavailable.
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS digests (backend TEXT NOT NULL, model TEXT NOT NULL, "
-            "digest TEXT NOT NULL, seen_at REAL NOT NULL, PRIMARY KEY (backend, model))"
-        )
+        if "calls" in tables and version != SCHEMA_VERSION:
+            cache_schema.migrate(conn, self.path, version)
+        # The last digest seen per remote model and server: lets a run replay after the
+        # model (or server) is gone, while the results still say it was unavailable.
+        cache_schema.create(conn, tables)
         conn.commit()
 
     def close(self) -> None:
@@ -178,22 +196,65 @@ class CallCache:
                 found.update((key, bytes(value)) for key, value in rows)
         return found
 
-    def put_many(self, model: str, kind: str, items: list[tuple[str, bytes]]) -> None:
-        """Store computed calls and commit at once (a kill loses only what is in flight)."""
+    def put_many(
+        self,
+        model: str,
+        kind: str,
+        items: list[tuple[str, bytes]],
+        *,
+        identity: str | None = None,
+        seconds: float | None = None,
+    ) -> None:
+        """Store computed calls and commit at once (a kill loses only what is in flight).
+        `identity`: what computed them (remember_identity); `seconds`: each one's time."""
         if self.readonly:
             raise RagauditError(f"{self.path}: opened read-only, cannot store calls")
         now = time.time()
         with self._sqlite():
             self._conn.executemany(
-                "INSERT OR REPLACE INTO calls (key, model, kind, value, created_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(key, model, kind, value, now) for key, value in items],
+                "INSERT OR REPLACE INTO calls (key, model, kind, value, created_at, identity, "
+                "seconds) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(key, model, kind, value, now, identity, seconds) for key, value in items],
             )
             self._conn.commit()
 
-    def put(self, model: str, kind: str, key: str, value: bytes) -> None:
+    def put(
+        self,
+        model: str,
+        kind: str,
+        key: str,
+        value: bytes,
+        *,
+        identity: str | None = None,
+        seconds: float | None = None,
+    ) -> None:
         """Store one computed call and commit."""
-        self.put_many(model, kind, [(key, value)])
+        self.put_many(model, kind, [(key, value)], identity=identity, seconds=seconds)
+
+    def remember_identity(self, description: dict) -> str:
+        """Record what computes calls (no secret belongs in it) and return its identity."""
+        identity = identity_key(description)
+        if self.readonly:
+            return identity
+        text = json.dumps(description, sort_keys=True, ensure_ascii=False)
+        with self._sqlite():
+            self._conn.execute(
+                "INSERT OR IGNORE INTO identities (identity, description, first_seen) "
+                "VALUES (?, ?, ?)",
+                (identity, text, time.time()),
+            )
+            self._conn.commit()
+        return identity
+
+    def stored_dimensions(self, identity: str) -> int | None:
+        """The length of the vectors stored for `identity`, or None when it has none."""
+        with self._sqlite():
+            row = self._conn.execute(
+                f"SELECT length(value) FROM calls WHERE identity=? AND kind='embed' {_A_BLOB} "
+                "LIMIT 1",
+                (identity,),
+            ).fetchone()
+        return None if row is None else int(row[0]) // 4
 
     def stored_calls(self) -> int:
         """How many calls the file holds (all runs)."""
@@ -211,24 +272,25 @@ class CallCache:
             ).fetchone()
         return int(count), last
 
-    def remember_digest(self, backend: str, model: str, digest: str) -> None:
+    def remember_digest(self, backend: str, model: str, digest: str, server: str = "") -> None:
         """Record the digest a server reported for a model (skipped when read-only)."""
         if self.readonly:
             return
         with self._sqlite():
             self._conn.execute(
-                "INSERT OR REPLACE INTO digests (backend, model, digest, seen_at) "
-                "VALUES (?, ?, ?, ?)",
-                (backend, model, digest, time.time()),
+                "INSERT OR REPLACE INTO digests (backend, model, server, digest, seen_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (backend, model, server, digest, time.time()),
             )
             self._conn.commit()
 
-    def last_digest(self, backend: str, model: str) -> str | None:
-        """The digest last reported for a model, or None."""
+    def last_digest(self, backend: str, model: str, server: str = "") -> str | None:
+        """The digest last reported for a model by `server`, or None."""
         with self._sqlite():
             try:
                 row = self._conn.execute(
-                    "SELECT digest FROM digests WHERE backend=? AND model=?", (backend, model)
+                    "SELECT digest FROM digests WHERE backend=? AND model=? AND server=?",
+                    (backend, model, server),
                 ).fetchone()
             except sqlite3.OperationalError:  # read-only view of a cache without the table
                 return None
@@ -236,18 +298,37 @@ class CallCache:
 
     # -- this run's counts ---------------------------------------------------------------
 
-    def count(self, model: str, outcome: str, n: int = 1) -> None:
-        """Add `n` calls of `model` to `outcome` (replayed, computed or failed)."""
+    def count(self, model: str, outcome: str, n: int = 1, *, keys: list[str] | None = None) -> None:
+        """Add `n` calls of `model` to `outcome` (replayed, computed or failed); given
+        `keys` (then n is their number), a key that failed earlier in the run leaves
+        `failed`: its final outcome is this one."""
         if outcome not in ("replayed", "computed", "failed"):
             raise ValueError(f"unknown call outcome {outcome!r}")
         with self._lock:
-            self._counts[model][outcome] += n
+            for key in keys or ():
+                earlier = self._failed.pop((model, key), None)
+                if earlier is not None:
+                    earlier["calls"] -= 1
+                    self._counts[model]["failed"] -= 1
+            self._counts[model][outcome] += len(keys) if keys is not None else n
 
-    def record_failure(self, model: str, kind: str, error: str, n: int = 1) -> None:
-        """Count `n` failed calls and keep the error for the results file."""
+    def record_failure(
+        self, model: str, kind: str, error: str, n: int = 1, *, keys: list[str] | None = None
+    ) -> None:
+        """Count `n` failed calls and keep the error for the results file; given `keys`
+        (then n is their number), a key that already failed in this run is not counted
+        again (its first failure keeps it)."""
         with self._lock:
+            if keys is not None:
+                keys = [key for key in dict.fromkeys(keys) if (model, key) not in self._failed]
+                if not keys:
+                    return
+                n = len(keys)
+            entry = {"model": model, "kind": kind, "error": error, "calls": n}
+            self._failures.append(entry)
             self._counts[model]["failed"] += n
-            self._failures.append({"model": model, "kind": kind, "error": error, "calls": n})
+            for key in keys or ():
+                self._failed[(model, key)] = entry
 
     def stats(self) -> dict[str, int]:
         """This run's calls over all models: {"replayed", "computed", "failed"}."""
@@ -264,15 +345,18 @@ class CallCache:
             return {model: dict(counts) for model, counts in self._counts.items()}
 
     def failures(self) -> list[dict]:
-        """Failed calls of this run: [{"model", "kind", "error", "calls"}] in order."""
+        """Failed calls of this run: [{"model", "kind", "error", "calls"}] in order, each
+        error with the calls that still failed at the end (none listed with 0: a batch
+        whose texts were all computed when asked again)."""
         with self._lock:
-            return [dict(failure) for failure in self._failures]
+            return [dict(failure) for failure in self._failures if failure["calls"] > 0]
 
     def reset_stats(self) -> None:
         """Start counting afresh (stored calls are kept)."""
         with self._lock:
             self._counts.clear()
             self._failures.clear()
+            self._failed.clear()
 
 
 def cache_error(path: Path, error: sqlite3.Error) -> RagauditError:

@@ -12,9 +12,16 @@ The digest is what the server's /models listing says of the model: a `digest` or
 field when the entry has one, else for llama.cpp (whose entry carries the GGUF's `meta`:
 size in bytes, parameter count, file type, vocabulary) the sha256 of that meta, so another
 model served under the same name is a fresh set of calls; else "unavailable" with the
-reason. The input window is unknown unless the listing states the context (`meta.n_ctx`).
-Network errors and HTTP 5xx are retried (retry.py), a 4xx fails at once; a call that still
-fails raises one line naming the base URL, the request and the model.
+reason. A listing that echoes the key is not used (the digest is then unavailable). Calls
+are keyed by the base URL too (backends/cached.py), so another server's calls never
+replay. The input window is unknown unless the listing states the context (`meta.n_ctx`).
+
+Every request is bounded and described as openai_http.py says (a deadline for the whole
+request, a cap on the reply's size, Retry-After, a breaker after timeouts in a row, one
+redacting formatter); replies are read strictly as openai_replies.py says (a permutation
+of indexes, finite vectors, chat content that is text). Network errors, HTTP 5xx and 429
+are retried (retry.py), another 4xx fails at once; a call that still fails raises one line
+naming the base URL, the request and the model.
 """
 
 from __future__ import annotations
@@ -22,19 +29,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
 from urllib.parse import urlsplit
 
-import httpx
 import numpy as np
 
 from ragaudit.backends.base import UNKNOWN_WINDOW, ChatMessage, InputWindow, Role, effective_params
-from ragaudit.backends.retry import (
-    RetriesExhausted,
-    RetryPolicy,
-    call_with_retries,
-    describe_network_error,
-)
+from ragaudit.backends.openai_http import OpenAIServer
+from ragaudit.backends.openai_replies import chat_text, embedding_vectors
+from ragaudit.backends.redact import Redactor
+from ragaudit.backends.retry import RetryPolicy
 from ragaudit.errors import ModelCallFailed, RagauditError
 
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -63,92 +66,17 @@ def openai_base_url(base_url: str | None = None) -> str:
     return given.strip().rstrip("/")
 
 
-class OpenAIServer:
-    """One OpenAI-compatible server as a model sees it: its URL, the key's variable, retries.
-
-    `request(what, path, body)` sends GET (body None) or POST and returns the decoded JSON;
-    every failure is one ModelCallFailed naming the base URL, `what` and the model."""
-
-    def __init__(
-        self,
-        model: str,
-        base_url: str | None = None,
-        api_key_env: str | None = None,
-        retry: RetryPolicy | None = None,
-    ) -> None:
-        self.model = model
-        self.base_url = openai_base_url(base_url)
-        self.api_key_env = api_key_env or DEFAULT_KEY_ENV
-        self.retry = retry or RetryPolicy.from_env()
-        key = os.environ.get(self.api_key_env) or ""
-        self._key = key  # only to keep it out of messages (see _redact)
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._client = httpx.Client(headers=headers, timeout=self.retry.timeout)
-
-    def request(self, what: str, path: str, body: dict | None = None):
-        """The JSON the server answers to GET/POST `path` (retried as retry.py says)."""
-        url = f"{self.base_url}{path}"
-
-        def send():
-            if body is None:
-                response = self._client.get(url)
-            else:
-                response = self._client.post(url, json=body)
-            response.raise_for_status()
-            return response.json()
-
-        return self._call(what, send)
-
-    def _call(self, what: str, send: Callable[[], object]):
-        where = f"openai-compatible server at {self.base_url}"
-        try:
-            return call_with_retries(send, self.retry)
-        except RetriesExhausted as error:
-            cause = self._describe(error.last_error)
-            raise ModelCallFailed(
-                self._redact(
-                    f"{where} failed {what} for {self.model!r} after {error.attempts} "
-                    f"attempt(s): {cause}"
-                )
-            ) from error
-        except Exception as error:
-            cause = self._describe(error)
-            raise ModelCallFailed(
-                self._redact(f"{where} refused {what} for {self.model!r}: {cause}")
-            ) from error
-
-    def _describe(self, error: BaseException) -> str:
-        if isinstance(error, httpx.HTTPStatusError):
-            status = error.response.status_code
-            cause = f"HTTP {status}: {_server_message(error.response)}"
-            if status == 401:
-                cause += (
-                    f" (the key in ${self.api_key_env} was refused)"
-                    if self._key
-                    else f" (no key sent: ${self.api_key_env} is unset)"
-                )
-            return cause
-        if isinstance(error, httpx.ConnectError):
-            return f"cannot connect ({error})"
-        if isinstance(error, json.JSONDecodeError):
-            return "the reply is not JSON"
-        return describe_network_error(error)
-
-    def _redact(self, text: str) -> str:
-        # A server may echo what it was sent; the key never leaves in a message.
-        return text.replace(self._key, "***") if self._key else text
-
-    def listing_entry(self) -> tuple[dict | None, str | None]:
-        """The model's entry in GET /models, or None and why it cannot be had."""
-        try:
-            listing = self.request("the model list (GET /models)", "/models")
-        except ModelCallFailed as error:
-            return None, str(error)
-        entries = listing.get("data") if isinstance(listing, dict) else None
-        for entry in entries if isinstance(entries, list) else []:
-            if isinstance(entry, dict) and self.model in _names(entry):
-                return entry, None
-        return None, f"{self.model!r} is not among the models listed by {self.base_url}/models"
+def listing_entry(server: OpenAIServer) -> tuple[dict | None, str | None]:
+    """The model's entry in GET /models, or None and why it cannot be had."""
+    try:
+        listing = server.request("the model list (GET /models)", "/models")
+    except ModelCallFailed as error:
+        return None, str(error)
+    entries = listing.get("data") if isinstance(listing, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and server.model in _names(entry):
+            return entry, None
+    return None, f"{server.model!r} is not among the models listed by {server.base_url}/models"
 
 
 def _names(entry: dict) -> list[str]:
@@ -156,22 +84,16 @@ def _names(entry: dict) -> list[str]:
     return [entry.get("id")] + (list(aliases) if isinstance(aliases, list) else [])
 
 
-def _server_message(response: httpx.Response) -> str:
-    """The error the server gave ({"error": {"message"}} in the OpenAI format), one line."""
-    try:
-        error = response.json().get("error")
-        text = error.get("message") if isinstance(error, dict) else error
-    except (ValueError, AttributeError):
-        text = None
-    text = str(text or response.text or response.reason_phrase).strip()
-    return text.splitlines()[0][:300] if text else "no message"
-
-
-def listed_digest(entry: dict | None, reason: str | None) -> tuple[str, str | None]:
+def listed_digest(
+    entry: dict | None, reason: str | None, redact: Redactor | None = None
+) -> tuple[str, str | None]:
     """(digest, reason) from a /models entry: its own digest field, else the sha256 of
-    llama.cpp's model meta, else "unavailable" and why."""
+    llama.cpp's model meta, else "unavailable" and why; an entry that holds the key
+    (`redact` finds a run of it) is not used."""
     if entry is None:
         return "unavailable", reason
+    if redact is not None and redact.changes(json.dumps(entry, ensure_ascii=False)):
+        return "unavailable", "the /models entry echoes the API key; it was not used"
     for field in _DIGEST_FIELDS:
         if isinstance(entry.get(field), str) and entry[field].strip():
             return entry[field].strip(), None
@@ -200,11 +122,19 @@ class _OpenAIEngine:
         retry: RetryPolicy | None = None,
     ) -> None:
         self.name = model
-        self.server = OpenAIServer(model, base_url, api_key_env, retry)
-        self.base_url = self.server.base_url
-        self.api_key_env = self.server.api_key_env
-        self._entry, reason = self.server.listing_entry()
-        self.digest, self.digest_reason = listed_digest(self._entry, reason)
+        self.base_url = openai_base_url(base_url)
+        self.api_key_env = api_key_env or DEFAULT_KEY_ENV
+        self.server = OpenAIServer(model, self.base_url, self.api_key_env, retry)
+        self.key_server = self.base_url
+        """Model names and digests are this server's own: its calls are keyed by it."""
+        self._entry, reason = listing_entry(self.server)
+        self.digest, self.digest_reason = listed_digest(self._entry, reason, self.server.redact)
+        if self.digest_reason:  # built from the listing: redacted like every reply
+            self.digest_reason = self.server.redact(self.digest_reason)
+
+    def share_breaker(self, breaker) -> None:
+        """Stop asking the server when the run's other models on it found it hung."""
+        self.server.share_breaker(breaker)
 
 
 class OpenAIEmbeddingEngine(_OpenAIEngine):
@@ -236,17 +166,12 @@ class OpenAIEmbeddingEngine(_OpenAIEngine):
     def embed_batch(self, texts: list[str], role: Role) -> np.ndarray:
         """Vectors in the order of `texts` (the reply's `index` says which is which)."""
         body = {"model": self.name, "input": list(texts), "encoding_format": "float"}
-        reply = self.server.request(
-            f"POST /embeddings of {len(texts)} text(s)", "/embeddings", body
+        return self.server.request(
+            f"POST /embeddings of {len(texts)} text(s)",
+            "/embeddings",
+            body,
+            read=lambda reply: embedding_vectors(reply, len(texts)),
         )
-        data = reply.get("data") if isinstance(reply, dict) else None
-        if not isinstance(data, list) or len(data) != len(texts):
-            got = len(data) if isinstance(data, list) else "no list"
-            raise ValueError(
-                f"asked {self.base_url}/embeddings for {len(texts)} vectors, got {got}"
-            )
-        ordered = sorted(data, key=lambda item: item.get("index", 0))
-        return np.array([item["embedding"] for item in ordered], dtype=np.float32)
 
 
 class OpenAIChatEngine(_OpenAIEngine):
@@ -272,13 +197,13 @@ class OpenAIChatEngine(_OpenAIEngine):
         return body
 
     def chat(self, messages: list[ChatMessage], params: dict) -> str:
-        """The first choice's reply text."""
+        """The first choice's reply text (a run of the key in it masked: a reply is
+        stored and written)."""
         body = self.request_body(messages, params)
-        reply = self.server.request("POST /chat/completions", "/chat/completions", body)
-        choices = reply.get("choices") if isinstance(reply, dict) else None
-        if not isinstance(choices, list) or not choices:
-            raise ValueError(f"{self.base_url}/chat/completions replied with no choices")
-        return (choices[0].get("message") or {}).get("content") or ""
+        text = self.server.request(
+            "POST /chat/completions", "/chat/completions", body, read=chat_text
+        )
+        return self.server.redact(text)
 
 
 # What the `openai:` declaration in backends/catalogue.py names.
