@@ -134,10 +134,9 @@ def test_every_call_failing_exits_1_and_names_the_cause(embed_500):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     lines = done.stderr.splitlines()
     assert f"[embed passages {EMBEDDER}] ------------------------ 0/{PASSAGES}" in done.stderr
-    # The first batch of passages (64) fails and is split to find a bad text: each of the 64
-    # fails alone, so the server is taken as down and the batch of 4 behind it fails whole,
-    # unsplit; the 11 questions (a fresh batch) fail, then alone: 64 + 64 + 4 + 2 × 11.
-    assert f"154 of 154 calls failed: 154 × embed {EMBEDDER}: {reason(url)}" in lines, done.stderr
+    # Each text is counted once, by its final outcome (issue 25, item 22): the 68 passages
+    # and 11 questions failed, whether in their batch or again alone: 68 + 11.
+    assert f"79 of 79 calls failed: 79 × embed {EMBEDDER}: {reason(url)}" in lines, done.stderr
     assert f"{RECORDS} of {RECORDS} instance records lost a model call; " in done.stderr
     assert lines[-1] == (
         "ragaudit run: exit 1 because model calls failed (--allow-failed-calls exits 0)"
@@ -150,7 +149,7 @@ def test_failures_are_printed_as_they_happen_without_flooding(embed_500):
     # The first failed batch: 64 passages (the backend's request of 16 failed, 48 behind it
     # unasked).
     assert notices[0] == f"embed failed ({EMBEDDER}): {reason(url)} — 64 failed so far"
-    # 154 failures of one reason print as a handful of lines.
+    # 79 failures of one reason print as a handful of lines.
     assert 1 <= len(notices) <= 4
     stage = done.stderr.index(f"[index {EMBEDDER}]")
     assert done.stderr.index(notices[0]) < stage  # printed while the run went on
@@ -160,9 +159,9 @@ def test_the_file_is_written_with_the_failures_in_it(embed_500):
     results = embed_500["results"]
     conditions = results["conditions"]
     assert results["complete"] is True
-    assert conditions["calls"] == {"replayed": 0, "computed": 0, "failed": 154}
+    assert conditions["calls"] == {"replayed": 0, "computed": 0, "failed": 79}
     assert conditions["failure_reasons"] == [
-        {"model": EMBEDDER, "kind": "embed", "reason": reason(embed_500["url"]), "calls": 154}
+        {"model": EMBEDDER, "kind": "embed", "reason": reason(embed_500["url"]), "calls": 79}
     ]
     assert len(results["instances"]) == RECORDS
     assert all(r["retrieval_error"] for r in results["instances"])
@@ -176,7 +175,7 @@ def test_the_file_is_written_with_the_failures_in_it(embed_500):
 def test_allow_failed_calls_exits_0_and_still_reports(embed_500):
     done = embed_500["allowed"]
     assert done.returncode == 0, done.stderr
-    assert f"154 of 154 calls failed: 154 × embed {EMBEDDER}: " in done.stderr
+    assert f"79 of 79 calls failed: 79 × embed {EMBEDDER}: " in done.stderr
     assert "exit 1" not in done.stderr
 
 
@@ -196,10 +195,10 @@ def test_calls_that_fail_once_and_then_succeed_cost_no_record_and_exit_0(tmp_pat
     server = fake_ollama("embed500", failures=1)  # only the first /api/embed answers 500
     done = ragaudit_run(tmp_path, server.url, *TINY, "--embedders", EMBEDDER)
     assert done.returncode == 0, done.stderr
-    # The first batch of passages fails (16 asked, 48 behind it: 64 counted), then each of
-    # the 64 is asked alone and embedded, then the batch of 4 and the 11 questions:
-    # 64 + 64 + 4 + 11 = 143 calls.
+    # The first batch of passages fails (16 asked, 48 behind it), then each of the 64 is
+    # asked alone and embedded, then the batch of 4 and the 11 questions: each text is
+    # counted once by its final outcome (issue 25, item 22), 68 + 11 computed, none failed.
     lines = done.stderr.splitlines()
-    assert f"64 of 143 calls failed: 64 × embed {EMBEDDER}: {reason(server.url)}" in lines
-    assert "no instance record lost its result (the calls succeeded when asked again)" in lines
+    assert "model calls: 0 replayed, 79 computed, 0 failed" in " ".join(lines)
+    assert "calls failed" not in done.stderr
     assert "exit 1" not in done.stderr
