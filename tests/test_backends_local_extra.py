@@ -85,8 +85,8 @@ def test_demo_on_a_core_install_opens_the_reference_without_starting_a_doomed_ru
     ragaudit_home, tmp_path
 ):
     args = argparse.Namespace(workers=1)
-    outcome = demo._start_quick_run(args, tmp_path / "latest.json", weights=absent())
-    assert outcome == f"the quick run was not started: {LINE_05B}"
+    outcome, pid = demo._start_quick_run(args, tmp_path / "latest.json", weights=absent())
+    assert outcome == f"the quick run was not started: {LINE_05B}" and pid is None
     assert written(ragaudit_home) == []  # no run state, no log: nothing was started
 
 

@@ -77,11 +77,17 @@ def launch(results_path: Path | None, port: int, audit_results: Path | None = No
         if given is not None:
             env[name] = str(Path(given).expanduser().resolve())
     print(f"ragaudit app: the inspector is on http://{HOST}:{port} (Ctrl-C to stop)")
+    # From the checkout, if any, so that an uninstalled checkout imports itself and a
+    # relative ?results= path means what it meant before; else the caller's folder.
+    server = subprocess.Popen(streamlit_command(port), env=env, cwd=paths.checkout_root())
     try:
-        # From the checkout, if any, so that an uninstalled checkout imports itself and a
-        # relative ?results= path means what it meant before; else the caller's folder.
-        return subprocess.call(streamlit_command(port), env=env, cwd=paths.checkout_root())
-    except KeyboardInterrupt:
+        return server.wait()
+    except KeyboardInterrupt:  # the server got the Ctrl-C too: let it stop, then reap it
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
         return 0
 
 

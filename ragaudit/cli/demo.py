@@ -11,6 +11,7 @@ background (the Runs page follows it).
 from __future__ import annotations
 
 import argparse
+import signal
 from pathlib import Path
 
 from ragaudit import paths
@@ -23,7 +24,7 @@ from ragaudit.pipeline.plan import build_plan
 from ragaudit.results.io import load_results
 from ragaudit.results.reference import shipped_reference
 from ragaudit.stack import presets
-from ragaudit.ui.runs import start_run
+from ragaudit.ui.runs import end_started_run, reap_when_done, start_run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,37 +56,55 @@ def _complete(path: Path) -> bool:
         return False
 
 
-def _reference_instead(args: argparse.Namespace, results: Path) -> Path | None:
+def _reference_instead(args: argparse.Namespace, results: Path) -> tuple[Path, int | None] | None:
     """The shipped reference run, to open at once when no complete local run exists and
     the command asked for neither a run (--rerun, --no-app) nor a file of its own. The
     main job still runs: the quick matrix starts in the background, writing `results`
-    (the Runs page follows it)."""
+    (the Runs page follows it). Returns the reference and the background run's pid."""
     reference = shipped_reference()
     if reference is None or args.rerun or args.no_app or args.results:
         return None
-    outcome = _start_quick_run(args, results)
+    outcome, pid = _start_quick_run(args, results)
     print(
         f"ragaudit demo: no complete local run yet; opening the recorded reference run "
         f"({reference}) at once; {outcome}."
     )
-    return reference
+    return reference, pid
 
 
 def _start_quick_run(
     args: argparse.Namespace, results: Path, weights: dict[str, QwenWeights] = WEIGHTS
-) -> str:
-    """Start the quick run in the background; returns what became of it, for one line.
-    `weights`: where the generator's packages are looked up (a test names absent ones)."""
+) -> tuple[str, int | None]:
+    """Start the quick run in the background; returns what became of it, for one line,
+    and its pid (None when not started). `weights`: where the generator's packages are
+    looked up (a test names absent ones)."""
     generator = presets.QUICK.generator
     # a core install lacks the generator: say so here, not in a background log
     if missing := missing_extra(generator, weights_for(generator, weights)):
-        return f"the quick run was not started: {missing}"
+        return f"the quick run was not started: {missing}", None
     try:
         pid = start_run(["--quick", "--workers", str(args.workers)], results)
     except RuntimeError as refused:  # one run at a time: say so, still open the reference
-        return f"the quick run was not started: {refused}"
+        return f"the quick run was not started: {refused}", None
+    reap_when_done(pid)  # no zombie once it finishes while the inspector is up
     started = f"the quick run is computing in the background (pid {pid}; the Runs page "
-    return started + f"shows its progress) and writes {results}"
+    return started + f"shows its progress) and writes {results}", pid
+
+
+def _serve_beside(reference: Path, port: int, pid: int | None) -> int:
+    """Serve the inspector until interrupted; then end the background run too (its work
+    so far is in the call cache: the next `ragaudit demo` resumes it), so no process
+    outlives the demo's Ctrl-C."""
+    try:
+        return launch(reference, port)
+    finally:
+        if pid is not None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: still clean up
+            if end_started_run(pid):
+                print(
+                    f"ragaudit demo: stopped the background quick run (pid {pid}); the next "
+                    "`ragaudit demo` resumes it from the call cache"
+                )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_app:
         check_port(args.port)
     if args.rerun or not _complete(results):
-        if (reference := _reference_instead(args, results)) is not None:
-            return launch(reference, args.port)
+        if (opened := _reference_instead(args, results)) is not None:
+            return _serve_beside(*opened[:1], args.port, opened[1])
         status = run_plan(build_plan(presets.QUICK, out=results, workers=args.workers))
         if status:
             return status

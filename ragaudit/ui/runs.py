@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,9 @@ from ragaudit.results.reference import run_target
 from ragaudit.ui.allowed import Refused, url_path
 
 _PROGRESS_LINE = re.compile(r"(\d+)\s*/\s*(\d+)")
+
+_STARTED: dict[int, subprocess.Popen] = {}
+"""Runs this process started, kept so that it, and not a garbage collector, waits for them."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,7 @@ def start_run(args: list[str], out: Path) -> int:
             env=env,
             start_new_session=True,  # so stopping it stops its children too
         )
+    _STARTED[process.pid] = process
     _write_state(
         {
             "pid": process.pid,
@@ -154,6 +159,49 @@ def start_run(args: list[str], out: Path) -> int:
         }
     )
     return process.pid
+
+
+def reap_when_done(pid: int) -> threading.Thread | None:
+    """Wait, in a daemon thread, for a run this process started, and record its exit
+    status when it ends: a process that outlives its run (`ragaudit demo`, serving the
+    inspector) leaves no zombie behind. None for a pid this process did not start."""
+    process = _STARTED.get(pid)
+    if process is None:
+        return None
+
+    def wait() -> None:
+        _record_returncode(pid, process.wait())
+
+    waiter = threading.Thread(target=wait, name=f"reap-run-{pid}", daemon=True)
+    waiter.start()
+    return waiter
+
+
+def end_started_run(pid: int, grace: float = 10.0) -> bool | None:
+    """Stop a run this process started (SIGTERM to its group, SIGKILL after `grace`
+    seconds) and wait for it, so none of its processes outlives the caller. True when it
+    was still running, False when it had ended, None for a pid this process did not start."""
+    process = _STARTED.pop(pid, None)
+    if process is None:
+        return None
+    running = process.poll() is None
+    if running:
+        _signal_group(pid, signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            _signal_group(pid, signal.SIGKILL)
+            process.wait()
+    _signal_group(pid, signal.SIGKILL)  # any child the run left in its group
+    _record_returncode(pid, process.returncode)
+    return running
+
+
+def _signal_group(pid: int, sent: signal.Signals) -> None:
+    try:
+        os.killpg(pid, sent)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def stop_run() -> bool:
