@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ragaudit.ui.frame import draw_with_progress
+from ragaudit.ui.links import carry_chosen_files
 from ragaudit.ui.recorded import draw_recorded_label
 
 
@@ -31,6 +32,7 @@ def run_page(render: Callable[[], None]) -> None:
         PagesManager.uses_pages_directory = False
         if not started:
             st.rerun()
+    carry_chosen_files()  # a sidebar link drops ?results=: the session puts it back
     draw_recorded_label()  # the shipped reference run says it is one, on every page
     draw_with_progress(render)
 

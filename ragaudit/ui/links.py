@@ -68,3 +68,22 @@ def carried(*names: str) -> dict[str, str]:
     import streamlit as st
 
     return {n: st.query_params[n] for n in names if n in st.query_params}
+
+
+CARRIED_FILES = ("results", "audit_results")
+"""URL params naming the file a session opened: kept across pages."""
+
+
+def carry_chosen_files() -> None:
+    """Keep the file a session chose in the URL on every page: the navigation's sidebar
+    links carry no query params, so a person who opened `?results=other.json` would land
+    on the default file on the next page. The session remembers the last value the URL
+    gave and puts it back where a page's URL lacks it."""
+    import streamlit as st
+
+    for name in CARRIED_FILES:
+        kept = f"_carried_{name}"
+        if name in st.query_params:
+            st.session_state[kept] = st.query_params[name]
+        elif kept in st.session_state:
+            st.query_params[name] = st.session_state[kept]
