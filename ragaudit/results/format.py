@@ -333,3 +333,24 @@ def _warm_up(tokens: dict) -> str:
         return ""
     where = "where a run resumed or a worker took over"
     return f"; {warm_up:,} more evaluated to rebuild reuse segments {where}"
+
+
+NOT_RETRIEVED = "not retrieved"
+"""A gold rank the record leaves null: no chunk holding a gold span was ranked."""
+NO_VALUE = "—"
+"""A diagnostic the record leaves null (the probe has none, or nothing to measure)."""
+
+
+def fmt_diagnostic(name: str, value: object) -> str:
+    """A record's diagnostic as a person reads it: `yes`/`no` for a boolean, `not retrieved`
+    for a null gold rank, `—` for any other null, a score to three decimals, a per-hop
+    dict as `mapping: no, answer: yes`."""
+    if value is None:
+        return NOT_RETRIEVED if name == "gold_rank" else NO_VALUE
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, dict):
+        return ", ".join(f"{key}: {fmt_diagnostic(key, item)}" for key, item in value.items())
+    return str(value)

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ragaudit.results.format import APPROXIMATE_SPAN, NOT_RUN, fmt_approximate_boxes, fmt_cell
+from ragaudit.results.format import (
+    APPROXIMATE_SPAN,
+    NOT_RUN,
+    fmt_approximate_boxes,
+    fmt_cell,
+    fmt_diagnostic,
+)
 from ragaudit.results.view import (
     cell_index,
     cell_records,
@@ -78,10 +84,10 @@ def render() -> None:
         [
             {
                 "instance": r["instance_id"],
-                "gold in context": r.get("gold_in_context"),
-                "span preserved": r.get("span_preserved"),
-                "gold rank": r.get("gold_rank"),
-                "margin": r.get("margin"),
+                "gold in context": fmt_diagnostic("gold_in_context", r.get("gold_in_context")),
+                "span preserved": fmt_diagnostic("span_preserved", r.get("span_preserved")),
+                "gold rank": fmt_diagnostic("gold_rank", r.get("gold_rank")),
+                "margin": fmt_diagnostic("margin", r.get("margin")),
                 "verdict": verdict_of(r),
             }
             for r in records
@@ -167,7 +173,7 @@ def _render_record(results: dict, record: dict, config: dict, table_embedder: st
         [
             {
                 "measure": name,
-                "value": "null" if record.get(name) is None else str(record.get(name)),
+                "value": fmt_diagnostic(name, record.get(name)),
             }
             for name in diagnostic_fields()  # in record order
             if name in record
@@ -350,8 +356,8 @@ def _render_flips(results: dict, record: dict, table_embedder: str) -> None:
         rows.append(
             {
                 "config": name + (" (this)" if this else ""),
-                "gold in context": str(other.get("gold_in_context")),
-                "span preserved": str(other.get("span_preserved")),
+                "gold in context": fmt_diagnostic("gold_in_context", other.get("gold_in_context")),
+                "span preserved": fmt_diagnostic("span_preserved", other.get("span_preserved")),
                 "verdict": verdict_of(other),
                 "flip": "flip" if flip and not this else "",
             }
