@@ -113,7 +113,8 @@ def render() -> None:
 def _controls() -> tuple[int, str, int, int, str, bool]:
     import streamlit as st
 
-    cols = st.columns([3, 2, 2, 2, 2, 1])
+    # the toggle's column wide enough for "Hybrid" whole at 1500 px (1 of 12 cut it to "Hy…")
+    cols = st.columns([3, 2, 1.5, 1.5, 2, 1.5])
     with cols[0]:
         k = st.slider("k (chunks retrieved)", 1, 10, 3, key="lab_k")
     with cols[1]:

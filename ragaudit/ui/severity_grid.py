@@ -175,6 +175,10 @@ def _render_rules(rules: list[dict]) -> None:
         st.markdown(f"{number}. **{rule['class']}** (`{rule['branch']}`) {rule['text']}")
 
 
+BESIDE_RULES = 5
+"""The most columns the grid has while the rules stand beside it."""
+
+
 def render_severity_grid(results: dict, probes: list[str], columns: list[Column]) -> None:
     """The grid of `columns` (a stack's under its own embedder) with the rules beside it
     (the rules alone when no cell is recorded); must run before the page's probe and
@@ -186,7 +190,12 @@ def render_severity_grid(results: dict, probes: list[str], columns: list[Column]
     if not any(cells.values()):
         _render_rules(rules)
         return
-    grid, beside = st.columns([5, 3], gap="medium")
+    # Beside the rules, more than BESIDE_RULES columns leave each cell narrower than
+    # "undetermined": the grid then takes the full width and the rules go below it.
+    if len(columns) > BESIDE_RULES:
+        grid, beside = st.container(), st.container()
+    else:
+        grid, beside = st.columns([5, 3], gap="medium")
     with grid:
         st.caption(
             "Class per cell, ordered none → low → medium → high → critical; undetermined "

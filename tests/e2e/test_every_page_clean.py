@@ -1,0 +1,87 @@
+"""In a real browser at 1500 px: every page opens with no console error and no exception
+(reached as a person reaches it, from the app's address and the sidebar), the severity
+grid's "undetermined" fits its cells, and the Lab's Hybrid toggle reads whole."""
+
+from __future__ import annotations
+
+import pytest
+from helpers.ui_fixtures import write_results
+from ui_browser_helpers import serve_app, shot, wait_for_rerun
+
+from ragaudit.ui.pages import PAGES_IN_ORDER
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    from ragaudit.corpus.build import build_corpus
+    from ragaudit.corpus.files import write_corpus
+
+    home = tmp_path_factory.mktemp("e2e-clean-home")
+    results = write_results(home / "results" / "latest.json", n=5)
+    write_corpus(build_corpus(n=2), home / "corpus")  # small: the Lab embeds it live
+    process, base = serve_app(home, results, home / "streamlit.log", corpus=home / "corpus")
+    yield base
+    process.terminate()
+    process.wait(timeout=20)
+
+
+@pytest.fixture
+def wide(page):
+    page.set_viewport_size({"width": 1500, "height": 1000})
+    return page
+
+
+def _watch(page) -> list[str]:
+    """Console errors and uncaught exceptions, as they happen."""
+    seen: list[str] = []
+    page.on("console", lambda m: seen.append(f"console {m.text} at {m.location.get('url')}")
+            if m.type == "error" else None)  # fmt: skip
+    page.on("pageerror", lambda error: seen.append(f"exception {error}"))
+    return seen
+
+
+def test_every_page_opens_without_a_console_error_or_exception(wide, app_url):
+    seen = _watch(wide)
+    wide.goto(app_url)
+    wait_for_rerun(wide)
+    for page in PAGES_IN_ORDER:
+        wide.get_by_test_id("stSidebarNav").get_by_role("link", name=page.title).click()
+        path = "/" if page.default else f"/{page.key}"  # the default page lives at the root
+        wide.wait_for_function("path => location.pathname === path", arg=path)
+        wait_for_rerun(wide, timeout=180_000)
+        wide.wait_for_timeout(1000)  # late plotly and component loads
+        exceptions = wide.get_by_test_id("stException").count()
+        assert (seen, exceptions) == ([], 0), page.key
+    shot(wide, "clean-last-page")
+
+
+def test_undetermined_fits_inside_its_severity_cell(wide, app_url):
+    wide.goto(f"{app_url}/severity")
+    wait_for_rerun(wide)
+    chart = wide.locator("[data-testid='stPlotlyChart']").first
+    drag = chart.locator(".nsewdrag").first
+    drag.wait_for(timeout=60_000)
+    columns = len(chart.locator(".xtick").all())
+    cell_width = drag.bounding_box()["width"] / columns
+    labels = [
+        t for t in chart.locator("g.textpoint text").all() if t.text_content() == "undetermined"
+    ]
+    assert labels, "the fixture has undetermined cells"
+    widest = max(t.bounding_box()["width"] for t in labels)
+    shot(wide, "clean-severity-grid")
+    assert widest < cell_width - 4, (widest, cell_width)
+
+
+def test_the_labs_hybrid_toggle_reads_whole_at_1500_px(wide, app_url):
+    wide.goto(f"{app_url}/lab")
+    wait_for_rerun(wide, timeout=180_000)
+    toggle = wide.get_by_test_id("stCheckbox").filter(has_text="Hybrid").first
+    toggle.wait_for(timeout=180_000)
+    label = toggle.get_by_test_id("stWidgetLabel").first
+    cut = label.evaluate(
+        "el => [...el.querySelectorAll('*'), el].some(n => n.scrollWidth > n.clientWidth + 1)"
+    )
+    shot(wide, "clean-lab-controls")
+    assert label.inner_text().strip() == "Hybrid" and not cut
