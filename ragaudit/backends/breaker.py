@@ -39,7 +39,10 @@ class CircuitBreaker:
     def open(self) -> bool:
         """True when the server is no longer asked."""
         with self._lock:
-            return bool(self.threshold) and self._in_a_row >= self.threshold
+            return self._tripped()
+
+    def _tripped(self) -> bool:
+        return bool(self.threshold) and self._in_a_row >= self.threshold
 
     def timed_out(self) -> None:
         """One more request timed out."""
@@ -49,7 +52,7 @@ class CircuitBreaker:
     def answered(self) -> None:
         """The server answered (whatever it said): the count starts again."""
         with self._lock:
-            if not self.open:
+            if not self._tripped():  # once open, it stays open for the run
                 self._in_a_row = 0
 
     def reason(self) -> str:

@@ -2,14 +2,16 @@
 `/v1/models`, `/v1/embeddings` and `/v1/chat/completions`, and misbehaves as its mode says.
 
 Run as `python tests/helpers/hostile_openai_server.py --mode MODE`: it binds a free port and
-prints `PORT <n>` first. `start_hostile(mode)` runs it for tests; `POST /__mode` with
+prints `PORT <n>` first. `start_hostile(mode, salt)` runs it for tests; `POST /__mode` with
 {"mode": M} switches the mode of a running server (the server "is fixed"), `GET /__seen`
-returns every text it was asked to embed and the count of API requests per path.
+returns every text it was asked to embed (in `texts`, and per request in `batches`), every
+chat conversation (`chats`) and the count of API requests per path.
 
 The honest answers (mode `normal`) are fixed functions of the input, so a test recomputes
-them by hand: `server_vector(text)` (DIMENSIONS floats from the text's sha256, never all
-zero) and `server_reply(messages)`. The model list names EMBED_MODEL and CHAT_MODEL with a
-`digest` each. Modes (POST /embeddings and /chat/completions unless said):
+them by hand: `server_vector(salt + text)` (DIMENSIONS floats from the sha256, never all
+zero; `--salt` makes two servers' vectors differ) and `server_reply(messages)`. The model
+list names EMBED_MODEL and CHAT_MODEL with a `digest` each. Modes (POST /embeddings and
+/chat/completions unless said):
 
 - normal; error500 (every POST answered 500); malformed_json (a 200 that is cut JSON);
   html (a 200 proxy page in HTML); fewer_items (one vector short); nan (a NaN component);
@@ -107,6 +109,9 @@ class _State:
     mode = "normal"
     seen: Counter = Counter()
     texts: list[str] = []
+    batches: list[list[str]] = []
+    chats: list[list[dict]] = []
+    salt = ""
     embed_answers = 0
     posts = 0
 
@@ -140,7 +145,8 @@ class HostileHandler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path == "/__seen":
             with _State.lock:
-                return self._json(200, {"texts": _State.texts, "requests": dict(_State.seen)})
+                seen = {"texts": _State.texts, "batches": _State.batches, "chats": _State.chats}
+                return self._json(200, {**seen, "requests": dict(_State.seen)})
         with _State.lock:
             _State.seen[self.path] += 1
             mode = _State.mode
@@ -170,6 +176,9 @@ class HostileHandler(BaseHTTPRequestHandler):
             posts, mode = _State.posts, _State.mode
             if self.path == "/v1/embeddings":
                 _State.texts.extend(body.get("input") or [])
+                _State.batches.append(list(body.get("input") or []))
+            if self.path == "/v1/chat/completions":
+                _State.chats.append(body.get("messages") or [])
         if self.path == "/v1/embeddings":
             honest = self._embeddings(body, mode)
         elif self.path == "/v1/chat/completions":
@@ -184,7 +193,7 @@ class HostileHandler(BaseHTTPRequestHandler):
             _State.embed_answers += 1
             first = _State.embed_answers == 1
         size = DIMENSIONS + 8 if mode == "dimension_change" and not first else DIMENSIONS
-        vectors = [server_vector(text, size) for text in texts]
+        vectors = [server_vector(_State.salt + text, size) for text in texts]
         if mode == "overflow":
             vectors = [[v * 1e38 for v in vector] for vector in vectors]
         if mode == "underflow":
@@ -289,6 +298,11 @@ class HostileHandler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        pass  # a client that hangs up on a hostile reply is the point, not news
+
+
 def _padded(data: bytes) -> bytes:
     """`data` (a JSON object) with whitespace before its last brace, to HUGE_BYTES."""
     return data[:-1] + b" " * max(0, HUGE_BYTES - len(data)) + b"}"
@@ -319,10 +333,10 @@ class HostileServer:
         self.process.wait(timeout=10)
 
 
-def start_hostile(mode: str = "normal") -> HostileServer:
+def start_hostile(mode: str = "normal", salt: str = "") -> HostileServer:
     """Start the server as a subprocess in `mode` and wait until it listens."""
     process = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--mode", mode],
+        [sys.executable, str(Path(__file__).resolve()), "--mode", mode, "--salt", salt],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -336,9 +350,10 @@ def start_hostile(mode: str = "normal") -> HostileServer:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mode", choices=MODES, default="normal")
+    parser.add_argument("--salt", default="")
     args = parser.parse_args()
-    _State.mode = args.mode
-    server = ThreadingHTTPServer(("127.0.0.1", 0), HostileHandler)
+    _State.mode, _State.salt = args.mode, args.salt
+    server = _QuietServer(("127.0.0.1", 0), HostileHandler)
     server.daemon_threads = True
     print(f"PORT {server.server_address[1]}", flush=True)
     server.serve_forever()
