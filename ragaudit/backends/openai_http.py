@@ -28,6 +28,7 @@ from collections.abc import Callable
 import httpx
 
 from ragaudit.backends.breaker import CircuitBreaker, breaker_threshold
+from ragaudit.backends.openai_replies import BadReply
 from ragaudit.backends.redact import Redactor, one_line
 from ragaudit.backends.retry import (
     RetriesExhausted,
@@ -40,7 +41,7 @@ from ragaudit.errors import ModelCallFailed, RagauditError
 
 MAX_REPLY_ENV = "RAGAUDIT_MAX_REPLY_MB"
 DEFAULT_MAX_REPLY_MB = 64.0
-_noted: set[str] = set()  # variables whose stripped key was already said on stderr
+_noted: set[int] = set()  # (variable, value) pairs whose stripped key was already said
 
 
 class ReplyTooLarge(Exception):
@@ -73,8 +74,8 @@ def api_key(variable: str) -> str:
             f"${variable} holds a control character inside the key; fix the variable "
             "(its value is not shown)"
         )
-    if key != raw and key and variable not in _noted:
-        _noted.add(variable)
+    if key != raw and key and hash((variable, raw)) not in _noted:
+        _noted.add(hash((variable, raw)))  # once, not once per model on the server
         print(
             f"note: ${variable} has spaces or a newline around the key (as read from a "
             "file); they were stripped before sending",
@@ -203,6 +204,8 @@ class OpenAIServer:
             return f"cannot connect ({one_line(error, self.redact)})"
         if isinstance(error, json.JSONDecodeError | UnicodeDecodeError):
             return "the reply is not JSON"
+        if isinstance(error, BadReply):
+            return one_line(error, self.redact)
         return one_line(describe_network_error(error), self.redact)
 
 

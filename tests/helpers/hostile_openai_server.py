@@ -16,7 +16,7 @@ list names EMBED_MODEL and CHAT_MODEL with a `digest` each. Modes (POST /embeddi
 - normal; error500 (every POST answered 500); malformed_json (a 200 that is cut JSON);
   html (a 200 proxy page in HTML); fewer_items (one vector short); nan (a NaN component);
   hang (never answers); close_mid_body (announces 4096 bytes, sends 10, closes);
-- echo_400: a 400 whose message repeats the Authorization header after 270 characters, so
+- echo_400: a 400 whose message repeats the Authorization header after 252 characters, so
   a cut at 300 characters keeps most of the key; echo_embedding: the `embedding` field is
   the Authorization header; echo_chat: the reply text holds it; echo_models: /models lists
   the models with the header as their `digest` and as a field name;
@@ -26,7 +26,7 @@ list names EMBED_MODEL and CHAT_MODEL with a `digest` each. Modes (POST /embeddi
   underflow (every component times 1e-320: no direction survives); dimension_change (the
   first /embeddings answer has DIMENSIONS components, later ones DIMENSIONS + 8);
   no_models (/models lists nothing); null_content (chat `content` is null);
-- throttle429 / throttle503: the first THROTTLED POSTs are answered 429 / 503 with
+- throttle429 / throttle503: the first THROTTLED POST(s) are answered 429 / 503 with
   `Retry-After: 1`, later ones honestly; throttle_long: 429 with `Retry-After: 3600`;
   trickle (the honest reply sent one byte every 0.2 s); huge_reply (a 3 MB reply with its
   Content-Length); huge_chunked (the same, chunked, with no length).
@@ -52,7 +52,7 @@ from pathlib import Path
 EMBED_MODEL = "hostile-embed"
 CHAT_MODEL = "hostile-chat"
 DIMENSIONS = 24
-THROTTLED = 2
+THROTTLED = 1
 HUGE_BYTES = 3 * 1024 * 1024
 MODES = (
     "normal",
@@ -245,7 +245,7 @@ class HostileHandler(BaseHTTPRequestHandler):
         if mode == "close_mid_body":
             return self._cut_short()
         if mode == "echo_400":
-            message = "x" * 270 + f" bad request, header was {self._auth()}"
+            message = "x" * 240 + f" header was {self._auth()}"  # a cut at 300 keeps most
             return self._json(400, {"error": {"message": message}})
         if mode in ("throttle429", "throttle503") and posts <= THROTTLED:
             status = 429 if mode == "throttle429" else 503

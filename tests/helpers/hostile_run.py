@@ -78,15 +78,18 @@ class Run:
     def calls(self) -> dict:
         return self.results["conditions"]["calls"]
 
+    @property
+    def reasons(self) -> list[str]:
+        return [entry["reason"] for entry in self.results["conditions"]["failure_reasons"]]
+
     def rows(self, kind: str) -> list[tuple[str, bytes]]:
         with sqlite3.connect(self.home / "cache.sqlite") as conn:
             query = "SELECT key, value FROM calls WHERE kind = ?"
             return [(key, bytes(value)) for key, value in conn.execute(query, (kind,))]
 
-    def assert_cache_holds_only_the_servers_answers(self, digest: str, salt: str = "") -> int:
-        """Every stored vector is the server's for its text; every stored reply is one it
-        gave. Returns how many vectors are stored."""
-        texts = {
+    def texts_by_key(self, digest: str) -> dict[str, str]:
+        """The cache key of each text the server was asked, for the model's `digest`."""
+        return {
             call_key(
                 "openai",
                 EMBED_MODEL,
@@ -98,6 +101,11 @@ class Run:
             ): text
             for text in self.seen["texts"]
         }
+
+    def assert_cache_holds_only_the_servers_answers(self, digest: str, salt: str = "") -> int:
+        """Every stored vector is the server's for its text; every stored reply is one it
+        gave. Returns how many vectors are stored."""
+        texts = self.texts_by_key(digest)
         vectors = self.rows("embed")
         for key, value in vectors:
             assert key in texts, "a stored vector belongs to no text the server was asked"
