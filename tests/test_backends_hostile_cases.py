@@ -25,7 +25,6 @@ from helpers.hostile_run import (
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.openai_backend import OpenAIEmbeddingEngine
-from ragaudit.backends.openai_http import OpenAIServer
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.errors import ModelCallFailed, RagauditError
 
@@ -148,29 +147,21 @@ def test_another_server_that_lists_no_models_never_replays_the_first_servers_cal
 
 def test_retry_after_is_capped(hostile):
     server = hostile("throttle_long")  # Retry-After: 3600
-    client = OpenAIServer(
-        EMBED_MODEL,
-        server.base_url,
-        "NO_SUCH_KEY_VARIABLE",
-        RetryPolicy(retries=1, delay=0.01, timeout=5, max_retry_after=0.2),
-    )
+    policy = RetryPolicy(retries=1, delay=0.01, timeout=5, max_retry_after=0.2)
+    engine = OpenAIEmbeddingEngine(EMBED_MODEL, server.base_url, "NO_SUCH_KEY_VARIABLE", policy)
     started = time.monotonic()
     with pytest.raises(ModelCallFailed, match=r"after 2 attempt\(s\): HTTP 429: slow down"):
-        client.request("POST /embeddings", "/embeddings", {"input": ["a"]})
+        engine.embed_batch(["a"], "passage")
     assert time.monotonic() - started < 2.0
 
 
 def test_a_trickled_reply_is_cut_off_at_the_whole_request_deadline(hostile):
     server = hostile("trickle")  # one byte every 0.2 s: the honest reply takes minutes
-    client = OpenAIServer(
-        EMBED_MODEL,
-        server.base_url,
-        "NO_SUCH_KEY_VARIABLE",
-        RetryPolicy(retries=0, timeout=1.0),
-    )
+    policy = RetryPolicy(retries=0, timeout=1.0)
+    engine = OpenAIEmbeddingEngine(EMBED_MODEL, server.base_url, "NO_SUCH_KEY_VARIABLE", policy)
     started = time.monotonic()
     with pytest.raises(ModelCallFailed, match=r"no complete reply within the 1 s deadline"):
-        client.request("POST /embeddings", "/embeddings", {"input": ["a"]})
+        engine.embed_batch(["a"], "passage")
     assert time.monotonic() - started < 1.8
 
 
