@@ -127,7 +127,6 @@ def test_their_retriever_ranks_and_names_the_records(tmp_path, corpus):
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        (own("test_userstack_stage:phantom_retriever"), "names no chunk"),
         (own("test_userstack_stage:raising_retriever"), "ConnectionError"),
         (
             own(
@@ -143,6 +142,15 @@ def test_a_bad_component_is_one_line_naming_it(tmp_path, corpus, text, says):
     message = str(caught.value)
     assert "\n" not in message and says in message
     assert f"stack file {tmp_path / 'stack.yaml'}: line " in message
+
+
+def test_a_question_answered_with_no_chunk_is_a_failed_call_not_the_end(tmp_path, corpus):
+    """Junk for one question is that question's failed call (issue 25, item 14)."""
+    fragment = stage_of(tmp_path, own("test_userstack_stage:phantom_retriever"), corpus).run()
+    (record,) = fragment["instances"]
+    assert record["retrieved"] == [] and "names no chunk" in record["retrieval_error"]
+    (failed,) = fragment["failed_calls"]
+    assert failed["kind"] == "retrieve" and failed["instance_keys"] == [record["key"]]
 
 
 def test_a_fragment_merges_into_the_matrix_fragments():

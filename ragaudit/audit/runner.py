@@ -26,7 +26,12 @@ from ragaudit.audit.policy import Candidate, PolicyOutcome, apply_policy
 from ragaudit.audit.report import SCHEMA_VERSION
 from ragaudit.audit.settings import AuditSettings, check_floor_source_type, load_settings
 from ragaudit.audit.subsections import SplitDecision, summarise
-from ragaudit.audit.userstack import load_audit_stack, rank_with_stack, stack_settings
+from ragaudit.audit.userstack import (
+    load_audit_stack,
+    prepare_stack,
+    rank_with_stack,
+    stack_settings,
+)
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.backends.specs import describe_model, load_embedder
@@ -75,13 +80,13 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
     stack = load_audit_stack(inputs.stack) if inputs.stack else None  # before any embedding
     if stack is not None:
         settings = stack_settings(stack, settings, stack.where("k"))
+    # their splitter and retriever built before the cache or Chroma opens: a bad one writes nothing
+    prepared = prepare_stack(stack, corpus.documents) if cases and stack is not None else None
     cache = CallCache()
     chunks, decisions = build_chunks(corpus.documents, settings)
     if cases and stack is not None:  # their splitter and ranking, our slot policy on top
         depth = max(inputs.rank_depth, settings.candidate_pool)
-        got = rank_with_stack(
-            stack, corpus.documents, cases, settings, depth, cache, workers=inputs.workers
-        )
+        got = rank_with_stack(prepared, cases, settings, depth, cache, workers=inputs.workers)
         records = _case_records(cases, got.ranked, got.indexed, settings, depth, got.failures)
         ranking = _Ranking(got.models, records, got.failures, got.index_section)
     elif cases:

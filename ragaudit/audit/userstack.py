@@ -41,6 +41,32 @@ class StackRanking:
     index_section: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class PreparedStack:
+    """A stack built over the user's corpus before anything is opened or written: its
+    splitter's chunks and its retriever (None: our core ranks with its embedder)."""
+
+    stack: StackSpec
+    documents: tuple[Any, ...]
+    chunks: list[AuditChunk]
+    approximate: int
+    retriever: UserRetriever | None
+
+
+def prepare_stack(stack: StackSpec, documents: Sequence[Any]) -> PreparedStack:
+    """Cut the corpus with their splitter and build their retriever (bounded by the stack's
+    limits): a bad component is one line here, before the call cache or Chroma is opened."""
+    chunks, approximate = audit_chunks(stack, documents)
+    retriever = None
+    if stack.retriever is not None:
+        retriever = UserRetriever(
+            stack.retriever["factory"], stack.retriever["args"], chunks, list(documents),
+            stack.where("retriever", "factory"), chunking_name=stack.chunking_name,
+            limits=stack.limits,
+        )  # fmt: skip
+    return PreparedStack(stack, tuple(documents), chunks, approximate, retriever)
+
+
 def load_audit_stack(path: Any) -> StackSpec:
     """The stack file, checked (components importable) before anything is embedded."""
     stack = load_stack(path)
@@ -72,18 +98,17 @@ def audit_chunks(stack: StackSpec, documents: Sequence[Any]) -> tuple[list[Audit
 
 
 def rank_with_stack(
-    stack: StackSpec,
-    documents: Sequence[Any],
+    prepared: PreparedStack,
     cases: Sequence[Case],
     settings: AuditSettings,
     depth: int,
     cache: Any,
     **load: Any,
 ) -> StackRanking:
-    """Every case ranked by the stack to `depth` (`load` goes to load_embedder)."""
-    chunks, approximate = audit_chunks(stack, documents)
-    if stack.retriever is not None:
-        ranking = _rank_with_theirs(stack, chunks, documents, cases, depth)
+    """Every case ranked by the prepared stack to `depth` (`load` goes to load_embedder)."""
+    stack, chunks, approximate = prepared.stack, prepared.chunks, prepared.approximate
+    if prepared.retriever is not None:
+        ranking = _rank_with_theirs(prepared, cases, depth)
     else:
         ranking = _rank_with_core(stack, chunks, cases, settings, depth, cache, load)
     _check_scores(stack, settings, ranking)
@@ -123,18 +148,11 @@ def _rank_with_core(
     return StackRanking([describe_model(embedder)], ranked, index.indexed, failures, section)
 
 
-def _rank_with_theirs(
-    stack: StackSpec,
-    chunks: list[AuditChunk],
-    documents: Sequence[Any],
-    cases: Sequence[Case],
-    depth: int,
-) -> StackRanking:
-    label = stack.where("retriever", "factory")
-    retriever = UserRetriever(
-        stack.retriever["factory"], stack.retriever["args"], chunks, list(documents), label,
-        chunking_name=stack.chunking_name,
-    )  # fmt: skip
+def _rank_with_theirs(prepared: PreparedStack, cases: Sequence[Case], depth: int) -> StackRanking:
+    """Each case's question asked once; a question the retriever fails on (raises, times
+    out, returns junk) is that case's failure, counted, and the next case is asked."""
+    stack, chunks, documents = prepared.stack, prepared.chunks, prepared.documents
+    retriever = prepared.retriever
     types = {d.doc_id: d.source_type for d in documents}
     indexed = {c.chunk_id: c for c in chunks}
     ranking = StackRanking(indexed=indexed)

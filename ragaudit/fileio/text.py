@@ -71,13 +71,19 @@ def parse_yaml(text: str, source: str | Path) -> tuple[Any, Any]:
     """`text` parsed as YAML with the safe loader (plain data only), and its root node
     (None for an empty document), whose marks give each field's line. One pass of
     PyYAML's pure-Python parser: it raises RecursionError on deep nesting where libyaml
-    would overflow the C stack. An error is one line naming `source` and the line."""
+    would overflow the C stack. A key given twice in one mapping, and aliases repeating
+    more than MAX_ALIASED_VALUES values, are refused before anything is built
+    (fileio.yaml_shape). An error is one line naming `source` and the line."""
     import yaml
+
+    from ragaudit.fileio.yaml_shape import check_shape
 
     loader = None
     try:
         loader = _safe_loader()(text)  # its reader refuses control characters at once
         node = loader.get_single_node()
+        if node is not None:
+            check_shape(node, source)
         return (loader.construct_document(node) if node is not None else None), node
     except yaml.reader.ReaderError as error:  # a character YAML forbids, by offset
         where = f"line {text.count(chr(10), 0, error.position) + 1}: "

@@ -13,6 +13,11 @@ import re
 from typing import Any
 
 from ragaudit.errors import RagauditError
+from ragaudit.stack.bounded import CallTimedOut, call_bounded
+
+BUILD_SECONDS = 300.0
+"""How long importing or constructing a component may take unless the stack file's
+`limits.build_seconds` says otherwise (stack.bounded.UserCodeLimits)."""
 
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 _DOTTED = rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*"
@@ -32,36 +37,43 @@ def exception_line(error: BaseException) -> str:
     return text if len(text) <= _MESSAGE_CHARS else text[: _MESSAGE_CHARS - 1] + "…"
 
 
-def import_component(path: str, field: str) -> Any:
+def import_component(path: str, field: str, seconds: float = BUILD_SECONDS) -> Any:
     """The object at ``path`` (``pkg.mod.Name`` or ``pkg.mod:name``, the part after ``:`` may
-    be dotted: ``pkg.mod:Class.factory``). A failure is one RagauditError naming ``field``:
+    be dotted: ``pkg.mod:Class.factory``), its module imported within ``seconds``. A failure
+    is one RagauditError naming ``field``:
     ``"<field>: cannot import '<path>' (<ExcType>: <message>)"``."""
     try:
         if not isinstance(path, str) or not _IMPORT_PATH.match(path):
             raise ValueError(
                 "not an import path: expected package.module.Name or package.module:name"
             )
-        return _resolve(path)
-    except Exception as error:
+        return call_bounded(lambda: _resolve(path), seconds)
+    except (Exception, SystemExit) as error:  # a module calling sys.exit() is broken too
         raise RagauditError(
             f"{field}: cannot import {path!r} ({type(error).__name__}: {exception_line(error)})"
         ) from None
 
 
-def build_component(path: str, args: dict, field: str) -> Any:
-    """Import ``path`` and call it with ``**args`` (a class is constructed, a factory called).
-    A raise is one RagauditError: ``"<field>: <path> raised <ExcType>: <message>"``."""
-    component = import_component(path, field)
+def build_component(path: str, args: dict, field: str, seconds: float = BUILD_SECONDS) -> Any:
+    """Import ``path`` and call it with ``**args`` (a class is constructed, a factory called),
+    each within ``seconds``. A raise, a call past its limit, and a None returned are one
+    RagauditError: ``"<field>: <path> raised <ExcType>: <message>"``."""
+    component = import_component(path, field, seconds)
     if not isinstance(args, dict):
         raise RagauditError(
             f"{field}: args for {path} must be a mapping, got {type(args).__name__}"
         )
     try:
-        return component(**args)
-    except Exception as error:
+        built = call_bounded(lambda: component(**args), seconds)
+    except CallTimedOut as error:
+        raise RagauditError(f"{field}: {path} gave {error} (limits.build_seconds)") from None
+    except (Exception, SystemExit) as error:
         raise RagauditError(
             f"{field}: {path} raised {type(error).__name__}: {exception_line(error)}"
         ) from None
+    if built is None:
+        raise RagauditError(f"{field}: {path} returned None, not a component")
+    return built
 
 
 def _resolve(path: str) -> Any:

@@ -13,6 +13,7 @@ the stack file's folder is importable, so a factory may live in a module beside 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ragaudit.backends.endpoint import check_endpoint, endpoint_problem
 from ragaudit.backends.specs import (
     OPTION_KEYS,
     check_embedder_spec,
@@ -29,6 +31,7 @@ from ragaudit.backends.specs import (
 )
 from ragaudit.errors import RagauditError
 from ragaudit.fileio.lines import Loc, dotted, line_of, load_with_lines, validate
+from ragaudit.stack.bounded import UserCodeLimits
 from ragaudit.stack.components import build_component, import_component
 from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX
 from ragaudit.stack.settings import k_too_deep
@@ -53,6 +56,28 @@ class _Model(BaseModel):
     """An OpenAI-compatible server's /v1 address (openai: specs only)."""
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """The NAME of the environment variable that holds the API key (never the key)."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _an_endpoint(cls, value: str | None) -> str | None:
+        problem = endpoint_problem(value) if value is not None else None
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+
+class _Limits(BaseModel):
+    """stack.bounded.UserCodeLimits, each field optional (its default)."""
+
+    model_config = ConfigDict(extra="forbid")
+    build_seconds: float = Field(default=UserCodeLimits.build_seconds, gt=0, le=86_400)
+    split_seconds: float = Field(default=UserCodeLimits.split_seconds, gt=0, le=86_400)
+    call_seconds: float = Field(default=UserCodeLimits.call_seconds, gt=0, le=86_400)
+    max_results: int = Field(default=UserCodeLimits.max_results, ge=1, le=10**7)
+    max_chunks_per_document: int = Field(
+        default=UserCodeLimits.max_chunks_per_document, ge=1, le=10**7
+    )
+    max_chunk_text_ratio: float = Field(default=UserCodeLimits.max_chunk_text_ratio, gt=0, le=10**4)
 
 
 class _Retriever(BaseModel):
@@ -79,6 +104,7 @@ class _StackFile(BaseModel):
     hybrid: bool = False
     retriever: _Retriever | None = None
     probes: list[str] | None = Field(default=None, min_length=1)
+    limits: _Limits = Field(default_factory=_Limits)
 
     @field_validator("name")
     @classmethod
@@ -135,6 +161,8 @@ class StackSpec:
     probes: tuple[str, ...] | None
     """The probes this stack runs; None means every probe."""
     description: str = ""
+    limits: UserCodeLimits = UserCodeLimits()
+    """How long and how much its splitter, factory and retriever may take."""
     lines: dict = field(default_factory=dict, compare=False, repr=False)
     """field path -> its line in the file (for errors found after loading)."""
 
@@ -218,6 +246,7 @@ def load_stack(path: str | Path) -> StackSpec:
         retriever=parsed.retriever.model_dump() if parsed.retriever else None,
         probes=tuple(parsed.probes) if parsed.probes is not None else None,
         description=parsed.description,
+        limits=UserCodeLimits(**parsed.limits.model_dump()),
         lines=lines,
     )
     _check_specs(stack)
@@ -249,6 +278,21 @@ def _check_specs(stack: StackSpec) -> None:
         except RagauditError as error:
             named = next((k for k in OPTION_KEYS if model[k] is not None), "spec")
             raise RagauditError(f"{stack.where(key, named)}: {error}") from None
+        _check_default_endpoint(stack, key, model)
+
+
+def _check_default_endpoint(stack: StackSpec, key: str, model: dict) -> None:
+    """An openai: spec without a base_url asks OPENAI_BASE_URL's server: that address is
+    checked now too, before any model loads, naming the variable and the stack's field."""
+    if not model["spec"].startswith("openai:") or model.get("base_url") is not None:
+        return
+    given = os.environ.get("OPENAI_BASE_URL")
+    if given:
+        loc: Loc = (key, "spec") if (key, "spec") in stack.lines else (key,)
+        try:
+            check_endpoint(given, "OPENAI_BASE_URL")
+        except RagauditError as error:
+            raise RagauditError(f"{stack.where(*loc)}: {error}") from None
 
 
 def check_stack(stack: StackSpec, probes: list[str], taken: list[str]) -> None:
@@ -267,14 +311,22 @@ def check_stack(stack: StackSpec, probes: list[str], taken: list[str]) -> None:
         )
     build_splitter(stack)
     if stack.retriever is not None:
-        import_component(stack.retriever["factory"], stack.where("retriever", "factory"))
+        import_component(
+            stack.retriever["factory"],
+            stack.where("retriever", "factory"),
+            stack.limits.build_seconds,
+        )
 
 
 def build_splitter(stack: StackSpec) -> Any:
-    """The stack's splitter object, built from its class path and args (one line naming
-    the file, line and class when it cannot be imported or its constructor raises)."""
+    """The stack's splitter object, built from its class path and args within
+    limits.build_seconds (one line naming the file, line and class when it cannot be
+    imported, its constructor raises or returns None, or it takes longer)."""
     return build_component(
-        stack.splitter["class"], stack.splitter["args"], stack.where("splitter", "class")
+        stack.splitter["class"],
+        stack.splitter["args"],
+        stack.where("splitter", "class"),
+        stack.limits.build_seconds,
     )
 
 

@@ -1,7 +1,9 @@
 """One user stack as a stage of a run (pipeline.stage.Stage): its own column beside the
-matrix. Its splitter and retriever factory are built and its embedder loaded in `prepare`,
-before any stage retrieves, so a bad stack costs nothing; its records are generated with
-the stack's own generator (default: the run's)."""
+matrix. Its splitter cuts the corpus and its retriever factory is built by `build_columns`,
+before the run takes its lock or writes anything (the sessions ledger, the call cache,
+Chroma), so a bad stack is one line, exit 2, and no file changed; its embedder loads when
+it retrieves; its records are generated with the stack's own generator (default: the
+run's)."""
 
 from __future__ import annotations
 
@@ -9,13 +11,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ragaudit.backends.specs import OPTION_KEYS, describe_model, load_embedder, load_generator
+from ragaudit.corpus.files import load_corpus
 from ragaudit.grading.grade import grade_records
 from ragaudit.pipeline.generate import failed_calls, generate_records
 from ragaudit.pipeline.plan import RunPlan
 from ragaudit.pipeline.retrieve import table_split_wide
 from ragaudit.pipeline.stage import add_models
 from ragaudit.stack.diagnostics import anchor_summary
-from ragaudit.stack.index import open_client
 from ragaudit.stack.stackfile import StackSpec
 from ragaudit.userstack.stage import StackStage
 
@@ -35,11 +37,19 @@ class UserStackColumn:
         self.name = f"stack {stack.name}"
         self.order = 1  # after the matrix in the results file, though it retrieves first
         self.stage: StackStage | None = None
+        self._built_for: tuple | None = None
+
+    def build(self, corpus: Any) -> None:
+        """Cut `corpus` with their splitter and build their retriever: a bad one fails
+        here, in one line, having written nothing (no Chroma client is opened yet)."""
+        self.stage = StackStage(corpus, self.stack, None, None, None)
+        self._built_for = corpus.documents
 
     def prepare(self, corpus: Any, progress: Any) -> None:
-        """Cut the corpus with their splitter and build their retriever factory: a bad one
-        fails here, in one line, before any model loads."""
-        self.stage = StackStage(corpus, self.stack, None, open_client(), progress)
+        """What `build` made, when it was built for this corpus (else built now)."""
+        if self.stage is None or self._built_for != corpus.documents:
+            self.build(corpus)
+        self.stage.progress = progress
 
     def models(self) -> list[dict]:
         embedder = self.stage.embedder if self.stage is not None else None
@@ -57,7 +67,7 @@ class UserStackColumn:
             self.stage.embedder = load_model(
                 load_embedder, self.stack.embedder, cache, workers=self.plan.workers
             )
-        fragment = self.stage.run()
+        fragment = self.stage.run(cache)
         fragment["comparisons"] = []
         fragment["extra_measurements"] = {"table_split_4000": table_split_wide(corpus)}
         fragment["anchor_selectivity"] = anchor_summary(corpus.instances, self.stage.view)
@@ -96,3 +106,17 @@ class UserStackColumn:
         )
         grade_records(records, results["chunks"])
         return failed_calls(records, model["spec"])
+
+
+def build_columns(plan: RunPlan) -> list[UserStackColumn]:
+    """One column per --stack file, each built over the corpus the run will read (the
+    planted corpus at the plan's n): every stack's splitter and retriever checked on it
+    before any model loads and before the run writes a file."""
+    columns = [UserStackColumn(plan, stack) for stack in plan.stacks]
+    if columns:
+        corpus = load_corpus()
+        if plan.n < corpus.n:
+            corpus = corpus.subset(plan.n)
+        for column in columns:
+            column.build(corpus)
+    return columns

@@ -18,6 +18,14 @@ chunks (exact, else approximate and counted in ``approximate``; so is a passage 
 more than once with no document or offset to choose between its places). Anything else is
 refused in one line. Questions are asked one at a time (extra chunks are numbered in order).
 
+Building the retriever (import, the factory's call) is bounded by limits.build_seconds and
+a failure there is bad input (RagauditError: one line, exit 2). Asking it one question is
+bounded by limits.call_seconds and limits.max_results (stack.bounded); a question it
+raises on, times out on or answers with junk (a value naming no chunk, a score that is not
+a finite number, not a list) is one failed call (ModelCallFailed), counted with its reason,
+and the next question is asked. While a call abandoned past its limit still runs, the next
+questions are not asked (they fail, saying so): the user's code need not be thread-safe.
+
 The documents reach the retriever without ragaudit's metadata: in the planted corpus that
 metadata is the answer key (probe, instance id), and ragaudit's own retrieval reads text only.
 """
@@ -32,7 +40,15 @@ from numbers import Real
 from typing import Any
 
 from ragaudit.documents import Document
-from ragaudit.errors import RagauditError
+from ragaudit.errors import ModelCallFailed, RagauditError
+from ragaudit.stack.bounded import (
+    Abandoned,
+    CallTimedOut,
+    TooManyResults,
+    UserCodeLimits,
+    call_bounded,
+    take_bounded,
+)
 from ragaudit.stack.chunking import Chunk
 from ragaudit.stack.components import build_component, exception_line, import_component
 from ragaudit.stack.index import chunk_nodes
@@ -69,8 +85,10 @@ class UserRetriever:
         label: str,
         *,
         chunking_name: str | None = None,
+        limits: UserCodeLimits | None = None,
     ) -> None:
         self.factory, self.label = factory, label
+        self.limits = limits = limits or UserCodeLimits()
         self.chunks = {chunk.chunk_id: chunk for chunk in chunks}
         self.documents = {doc.doc_id: doc for doc in documents}
         self.chunking_name = chunking_name or _chunking_of(chunks, label)
@@ -80,19 +98,22 @@ class UserRetriever:
         for chunk in chunks:
             self._by_text.setdefault(chunk.text, []).append(chunk.chunk_id)
         self._extra: dict[tuple[str, int, int, str], Chunk] = {}
-        function = import_component(factory, label)
+        function = import_component(factory, label, limits.build_seconds)
         self.given = _corpus_parameter(function, factory, label)
         """"chunks" or "documents": what the factory was handed."""
         corpus = chunk_nodes(chunks) if self.given == "chunks" else _llama_documents(documents)
         clash = sorted({"chunks", "documents"} & set(args))
         if clash:
             raise RagauditError(f"{label}: args may not set {clash[0]!r} (ragaudit passes it)")
-        self.retriever = build_component(factory, {self.given: corpus, **args}, label)
-        self._ask = _asker(self.retriever, factory, label)
+        self.retriever = build_component(
+            factory, {self.given: corpus, **args}, label, limits.build_seconds
+        )
+        self._ask = _asker(self.retriever, factory, label, limits)
 
     def ranking(self, question: str, depth: int) -> list[Hit]:
         """At most `depth` hits, best first as the user's retriever ordered them; score and
-        dense_score are the score it gave (None when it gave none), bm25_score is None."""
+        dense_score are the score it gave (None when it gave none), bm25_score is None.
+        ModelCallFailed when this question's call failed (its reason in the message)."""
         hits: list[Hit] = []
         taken: set[str] = set()
         for item in self._ask(question):
@@ -120,7 +141,7 @@ class UserRetriever:
             found = self._found_in_documents(item)
             if found is not None:
                 return found
-        raise RagauditError(f"{self.label}: returned {item.value!r:.60} which names no chunk")
+        raise ModelCallFailed(f"{self.label}: returned {item.value!r:.60} which names no chunk")
 
     def _found_in_documents(self, item: Returned) -> Chunk | None:
         """The extra chunk for a passage found in a document: in the document the retriever
@@ -185,8 +206,11 @@ def _llama_documents(documents: Sequence[Document]) -> list[Any]:
     return [LlamaDocument(text=doc.text, id_=doc.doc_id) for doc in documents]
 
 
-def _asker(retriever: Any, factory: str, label: str) -> Callable[[str], list[Returned]]:
-    """question -> what the user's retriever returned, read into `Returned` items."""
+def _asker(
+    retriever: Any, factory: str, label: str, limits: UserCodeLimits
+) -> Callable[[str], list[Returned]]:
+    """question -> what the user's retriever returned, read into `Returned` items, within
+    the limits; a failure on the question is ModelCallFailed."""
     from llama_index.core.base.base_retriever import BaseRetriever
 
     if isinstance(retriever, BaseRetriever):
@@ -196,18 +220,35 @@ def _asker(retriever: Any, factory: str, label: str) -> Callable[[str], list[Ret
     else:
         raise RagauditError(f"{label}: {factory} returned {type(retriever).__name__}, not {SHAPE}")
 
-    def ask(question: str) -> list[Returned]:
-        try:
-            result = call(question)
-        except RagauditError:
-            raise  # a model call that failed (ModelCallFailed) stays what it is
-        except Exception as error:  # the user's code: any failure, one line naming it
-            what = f"{type(error).__name__}: {exception_line(error)}"
-            raise RagauditError(f"{label}: retriever raised {what}") from None
+    abandoned = Abandoned()
+
+    def answer(question: str) -> list[Any]:
+        result = call(question)
         if isinstance(result, str | bytes | Mapping) or not isinstance(result, Iterable):
-            raise RagauditError(
+            raise ModelCallFailed(
                 f"{label}: returned {result!r:.60}, not a list of (chunk text or id, score)"
             )
+        return take_bounded(result, limits.max_results)  # an endless generator ends here
+
+    def ask(question: str) -> list[Returned]:
+        if abandoned.still_running():
+            raise ModelCallFailed(
+                f"{label}: not asked: its call on an earlier question is still running past "
+                f"{limits.call_seconds:g} s (limits.call_seconds)"
+            )
+        try:
+            result = call_bounded(lambda: answer(question), limits.call_seconds, abandoned)
+        except ModelCallFailed:
+            raise  # junk it returned, or a model call inside it that failed
+        except CallTimedOut as error:
+            raise ModelCallFailed(
+                f"{label}: retriever gave {error} (limits.call_seconds)"
+            ) from None
+        except TooManyResults as error:
+            raise ModelCallFailed(f"{label}: retriever returned {error}") from None
+        except (Exception, SystemExit) as error:  # the user's code: any failure, one line
+            what = f"{type(error).__name__}: {exception_line(error)}"
+            raise ModelCallFailed(f"{label}: retriever raised {what}") from None
         return [_returned(entry, label) for entry in result]
 
     return ask
@@ -229,14 +270,14 @@ def _returned(entry: Any, label: str) -> Returned:
         text = value.get_content()
         doc_id = value.ref_doc_id or (value.metadata or {}).get("doc_id")
         return Returned(text, value.node_id, text, doc_id, value.start_char_idx, score)
-    raise RagauditError(f"{label}: returned {value!r:.60} which names no chunk")
+    raise ModelCallFailed(f"{label}: returned {value!r:.60} which names no chunk")
 
 
 def _score(score: Any, value: Any, label: str) -> float | None:
     if score is None:
         return None
     if isinstance(score, bool) or not isinstance(score, Real) or not math.isfinite(score):
-        raise RagauditError(
+        raise ModelCallFailed(
             f"{label}: returned score {score!r:.60} for {value!r:.60}, not a finite number"
         )
     return float(score)

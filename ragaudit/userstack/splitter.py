@@ -24,6 +24,13 @@ from typing import Any, Literal
 
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
+from ragaudit.stack.bounded import (
+    CallTimedOut,
+    TooManyResults,
+    UserCodeLimits,
+    call_bounded,
+    take_bounded,
+)
 from ragaudit.stack.chunking import Chunk
 from ragaudit.stack.components import exception_line
 from ragaudit.userstack.locate import locate_chunks
@@ -44,9 +51,10 @@ class SplitOutcome:
 class UserSplitter:
     """A llama-index node parser or LangChain text splitter, named in errors as ``label``."""
 
-    def __init__(self, component: Any, label: str) -> None:
+    def __init__(self, component: Any, label: str, limits: UserCodeLimits | None = None) -> None:
         self.component = component
         self.label = label
+        self.limits = limits or UserCodeLimits()
         self.kind: SplitterKind = _kind(component, label)
 
     def describe(self) -> str:
@@ -59,7 +67,10 @@ class UserSplitter:
         """Cut every document; chunk ids are ``<chunking_name>/<doc_id>#<index>``.
 
         Refused in one line naming the splitter and the document: a splitter that raises,
-        an empty (whitespace-only) chunk, no chunk from a non-empty document."""
+        takes longer than limits.split_seconds, returns more than
+        limits.max_chunks_per_document chunks or more than limits.max_chunk_text_ratio
+        characters of text per character of the document, an empty (whitespace-only)
+        chunk, no chunk from a non-empty document."""
         chunks: list[Chunk] = []
         approximate = 0
         for doc in documents:
@@ -83,17 +94,34 @@ class UserSplitter:
         return SplitOutcome(chunks=chunks, approximate=approximate)
 
     def _run(self, doc: Document) -> tuple[list[str], list[int | None]]:
+        run = _run_llama_index if self.kind == "llama_index" else _run_langchain
+        limits = self.limits
         try:
-            if self.kind == "llama_index":
-                return _run_llama_index(self.component, doc)
-            return _run_langchain(self.component, doc)
-        except Exception as error:
-            raise RagauditError(
-                f"{self.label}: raised {type(error).__name__}: {exception_line(error)} "
-                f"on document {doc.doc_id!r}"
-            ) from None
+            return call_bounded(
+                lambda: run(self.component, doc, limits.max_chunks_per_document),
+                limits.split_seconds,
+            )
+        except CallTimedOut as error:
+            problem = f"gave {error} (limits.split_seconds)"
+        except TooManyResults:
+            problem = (
+                f"returned more than {limits.max_chunks_per_document:,} chunks "
+                "(limits.max_chunks_per_document)"
+            )
+        except (Exception, SystemExit) as error:
+            problem = f"raised {type(error).__name__}: {exception_line(error)}"
+        raise RagauditError(f"{self.label}: {problem} on document {doc.doc_id!r}")
 
     def _check(self, doc: Document, texts: list[Any]) -> None:
+        characters = sum(len(text) for text in texts if isinstance(text, str))
+        allowed = self.limits.max_chunk_text_ratio * max(len(doc.text), 100)
+        if characters > allowed:
+            raise RagauditError(
+                f"{self.label}: returned {characters:,} characters of chunks for the "
+                f"{len(doc.text):,} of document {doc.doc_id!r}, more than "
+                f"{self.limits.max_chunk_text_ratio:g} times its text "
+                "(limits.max_chunk_text_ratio)"
+            )
         for index, text in enumerate(texts):
             if not isinstance(text, str):
                 raise RagauditError(
@@ -125,20 +153,24 @@ def _kind(component: Any, label: str) -> SplitterKind:
     )
 
 
-def _run_llama_index(parser: Any, doc: Document) -> tuple[list[str], list[int | None]]:
+def _run_llama_index(parser: Any, doc: Document, limit: int) -> tuple[list[str], list[int | None]]:
     from llama_index.core.schema import Document as LlamaDocument
     from llama_index.core.schema import MetadataMode
 
-    nodes = parser.get_nodes_from_documents([LlamaDocument(text=doc.text, id_=doc.doc_id)])
+    given = parser.get_nodes_from_documents([LlamaDocument(text=doc.text, id_=doc.doc_id)])
+    nodes = take_bounded(given, limit)
     texts = [node.get_content(metadata_mode=MetadataMode.NONE) for node in nodes]
     return texts, [getattr(node, "start_char_idx", None) for node in nodes]
 
 
-def _run_langchain(splitter: Any, doc: Document) -> tuple[list[str], list[int | None]]:
+def _run_langchain(splitter: Any, doc: Document, limit: int) -> tuple[list[str], list[int | None]]:
     if callable(getattr(splitter, "create_documents", None)):
         pieces = splitter.create_documents([doc.text])
     else:
         pieces = splitter.split_text(doc.text)
+    if isinstance(pieces, str | bytes) or pieces is None:  # iterated, a str is its characters
+        raise TypeError(f"returned {type(pieces).__name__}, not a list of chunks")
+    pieces = take_bounded(pieces, limit)
     texts = [getattr(piece, "page_content", piece) for piece in pieces]
     # LangChain writes start_index -1 where its own find failed: no offset.
     offsets = [_start_index(piece) for piece in pieces]

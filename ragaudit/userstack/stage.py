@@ -21,7 +21,7 @@ from ragaudit.pipeline.oracle import oracle_chunk_ids_of
 from ragaudit.pipeline.retrieve import base_record
 from ragaudit.stack.chunking import chunk_offsets
 from ragaudit.stack.diagnostics import ChunkingView, diagnose
-from ragaudit.stack.index import build_index, embed_texts
+from ragaudit.stack.index import build_index, embed_texts, open_client
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
 from ragaudit.stack.stackfile import StackSpec, build_splitter
 from ragaudit.stack.windows import survey_window
@@ -33,7 +33,7 @@ def split_corpus(stack: StackSpec, documents: Sequence[Any]) -> tuple[list[Any],
     """The stack's chunks of `documents` (chunk ids ``stack-<name>/<doc>#<i>``) and how
     many of them the splitter rewrote so they could only be placed approximately."""
     label = stack.where("splitter", "class")
-    splitter = UserSplitter(build_splitter(stack), label)
+    splitter = UserSplitter(build_splitter(stack), label, stack.limits)
     outcome = splitter.split(documents, stack.chunking_name)
     return list(outcome.chunks), outcome.approximate
 
@@ -57,6 +57,8 @@ class StackStage:
     def __init__(
         self, corpus: Any, stack: StackSpec, embedder: Any | None, client: Any, progress: Any
     ) -> None:
+        """`client`: the Chroma client our core indexes in (None: opened when first
+        needed, so building the stage writes nothing)."""
         self.corpus, self.stack, self.embedder = corpus, stack, embedder
         self.client, self.progress = client, progress
         self.chunks, self.approximate = split_corpus(stack, corpus.documents)
@@ -74,6 +76,7 @@ class StackStage:
                 list(corpus.documents),
                 stack.where("retriever", "factory"),
                 chunking_name=stack.chunking_name,
+                limits=stack.limits,
             )
             if stack.retriever is not None
             else None
@@ -83,13 +86,14 @@ class StackStage:
         """The corpus instances whose probe this stack runs."""
         return [i for i in self.corpus.instances if self.stack.runs(i.probe)]
 
-    def run(self) -> dict:
+    def run(self, cache: Any = None) -> dict:
         """The fragment keys of MatrixStage.run for this stack: instances, chunks,
-        chunk_counts, chunk_offsets, indexes, failed_calls."""
+        chunk_counts, chunk_offsets, indexes, failed_calls. Their retriever's calls are
+        counted in `cache`'s counts (computed or failed, with the reason) when given."""
         instances = self.instances()
         name = self.stack.chunking_name
         if self.user_retriever is not None:
-            records = self._rank_with_theirs(instances)
+            records = self._rank_with_theirs(instances, cache)
         else:
             records = self._rank_with_core(instances)
         chunkings = {name: self.chunks}
@@ -117,15 +121,18 @@ class StackStage:
         record["diagnostics_reason"] = "retrieval failed, so nothing was measured"
         return record
 
-    def _rank_with_theirs(self, instances: list[Any]) -> list[dict]:
+    def _rank_with_theirs(self, instances: list[Any], cache: Any = None) -> list[dict]:
         """Their retriever ranks each distinct question once; a chunk it returns that the
-        splitter did not cut (their own chunking of the documents) joins the chunks."""
+        splitter did not cut (their own chunking of the documents) joins the chunks. A
+        question it fails on (raises, times out, returns junk) is one failed call and its
+        records lose their retrieval; the next question is asked."""
         label = self.stack.embedder_label
         self.index_stats.update(
             embedder=label, chunking=self.stack.chunking_name, collection=None,
             chunks=len(self.chunks), added=0, failed=0,
             over_window=None, over_window_reason="their retriever embeds the chunks itself",
         )  # fmt: skip
+        caller = f"retriever:{self.stack.retriever['factory']}"  # counted as its own calls
         rankings: dict[str, list[Any] | str] = {}
         records = []
         self.progress.stage(f"retrieve stack {self.stack.name}", len(instances))
@@ -134,8 +141,12 @@ class StackStage:
             if question not in rankings:
                 try:
                     rankings[question] = self.user_retriever.ranking(question, POOL_DEPTH)
+                    if cache is not None:
+                        cache.count(caller, "computed")
                 except ModelCallFailed as error:
                     rankings[question] = f"retriever call failed: {error}"
+                    if cache is not None:
+                        cache.record_failure(caller, "retrieve", str(error), keys=[question])
                 for chunk in self.user_retriever.extra_chunks:
                     self.chunk_by_id.setdefault(chunk.chunk_id, chunk)
             ranking = rankings[question]
@@ -151,6 +162,7 @@ class StackStage:
         """Our core over their chunks: embed (call cache), one Chroma collection, dense or
         BM25-fused ranking to POOL_DEPTH, as any built-in chunking."""
         embedder = self.embedder
+        self.client = self.client if self.client is not None else open_client()
         retriever, index_error = self._core_index()
         questions = list(dict.fromkeys(i.question for i in instances))
         self.progress.stage(f"queries {embedder.spec} (stack {self.stack.name})", len(questions))
