@@ -6,12 +6,10 @@ file refused with exit 2 and one line before any work."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from ragaudit import paths
 from ragaudit.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,9 +173,11 @@ def test_stack_records_are_generated_with_the_stacks_own_generator(
     assert server.requests().get("/api/chat") == 2
 
 
-def test_a_retriever_naming_no_chunk_fails_before_the_matrix_embeds_anything(
+def test_a_retriever_naming_no_chunk_is_a_counted_failed_call_and_the_run_goes_on(
     ragaudit_home, tmp_path, capsys
 ):
+    """Junk for a question is that question's failed call (issue 25, item 14): exit 1, the
+    count and the reason on stderr and in the results file, every record kept."""
     path = tmp_path / "phantom.yaml"
     path.write_text(
         "name: phantom\nsplitter: {class: "
@@ -185,14 +185,15 @@ def test_a_retriever_naming_no_chunk_fails_before_the_matrix_embeds_anything(
         "retriever: {factory: 'test_userstack_stage:phantom_retriever'}\nk: 3\n",
         encoding="utf-8",
     )
-    flags = ["--n", "1", "--no-generate", "--embedders", "local:minilm"]
-    assert main(["run", "--stack", str(path), *flags]) == 2
+    out = tmp_path / "phantom.json"
+    flags = ["--n", "1", "--no-generate", "--stack-only", "--out", str(out)]
+    assert main(["run", "--stack", str(path), *flags]) == 1
     err = capsys.readouterr().err
-    line = err.strip().splitlines()[-1]  # after the progress lines of the stages that ran
-    assert "Traceback" not in err and line.startswith("ragaudit run: stack file")
-    assert f"{path}: line 3: field retriever.factory" in line and "names no chunk" in line
-    # no model call was stored: the stack failed before the matrix (or it) embedded a text
-    cache = paths.cache_path()
-    if cache.exists():
-        with sqlite3.connect(cache) as db:
-            assert db.execute("SELECT COUNT(*) FROM calls").fetchone() == (0,)
+    assert "Traceback" not in err
+    # 11 probes at n=1: 11 questions, each asked once and each failed
+    assert "11 of 11 calls failed: 11 × retrieve retriever:test_userstack_stage:" in err
+    assert f"{path}: line 3: field retriever.factory: returned 'no-such-chunk-id'" in err
+    results = json.loads(out.read_text())
+    assert len(results["instances"]) == 11
+    assert all("names no chunk" in r["retrieval_error"] for r in results["instances"])
+    assert results["conditions"]["calls"]["failed"] == 11
