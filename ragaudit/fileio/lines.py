@@ -124,4 +124,5 @@ def _is_type_tag(part: Any) -> bool:
 def _is_union_tag(part: Any) -> bool:
     # pydantic puts the union member's name into loc ('str', 'PhrasingSpec'); our field
     # names are lower_snake, so a capitalised or bracketed part is a member name.
-    return isinstance(part, str) and (_is_type_tag(part) or part[:1].isupper())
+    # a private model (`_Model`) is a member name too
+    return isinstance(part, str) and (_is_type_tag(part) or part.lstrip("_")[:1].isupper())
