@@ -35,6 +35,9 @@ WRAPPERS = {"parenthesized_expression", "as_expression", "satisfies_expression"}
 WRAPPERS |= {"non_null_expression", "type_assertion"}
 CONVERSIONS = {"Number", "parseInt", "parseFloat", "Number.parseInt", "Number.parseFloat"}
 NO_LIMIT = {"null", "undefined", "Infinity", "Number.POSITIVE_INFINITY"}
+MAX_VALUE_DEPTH = 100
+"""How many operators deep a value is computed: a real constant is a few deep, and a
+hostile file nested 100,000 deep must give an unresolved value, not a RecursionError."""
 
 
 class _Reader:
@@ -49,41 +52,46 @@ class _Reader:
     def source(self, node: tree_sitter.Node) -> str:
         return node_text(node, self.text)
 
-    def value(self, node: tree_sitter.Node) -> Value | Unresolved:
-        """The node's value from literals and constants already declared."""
+    def value(self, node: tree_sitter.Node, depth: int = 0) -> Value | Unresolved:
+        """The node's value from literals and constants already declared; unresolved past
+        MAX_VALUE_DEPTH operators (wrappers such as parentheses are unwrapped in a loop)."""
+        while node.type in WRAPPERS and node.named_children:
+            node = node.named_children[0]
         kind, shown = node.type, self.source(node)
         if kind in ("number", "string"):
             return number(shown)
         if kind in ("null", "undefined") or shown in NO_LIMIT:
             return None
-        if kind in WRAPPERS and node.named_children:
-            return self.value(node.named_children[0])
+        if depth >= MAX_VALUE_DEPTH:
+            return UNRESOLVED
         if kind == "unary_expression" and shown.startswith("-"):
-            inner = self.value(node.child_by_field_name("argument"))
+            inner = self.value(node.child_by_field_name("argument"), depth + 1)
             return -inner if isinstance(inner, int | float) else UNRESOLVED
         if kind == "binary_expression":
-            return self.binary(node)
+            return self.binary(node, depth + 1)
         if kind in ("identifier", "member_expression"):
             return self.known.get(shown, UNRESOLVED)
         if kind == "call_expression":
-            return self.call(node)
+            return self.call(node, depth + 1)
         return UNRESOLVED
 
-    def binary(self, node: tree_sitter.Node) -> Value | Unresolved:
+    def binary(self, node: tree_sitter.Node, depth: int) -> Value | Unresolved:
         operator = self.source(node.child_by_field_name("operator"))
-        left = self.value(node.child_by_field_name("left"))
+        left = self.value(node.child_by_field_name("left"), depth)
         if operator in ("??", "||"):
             # `process.env.TOP_K ?? 8`: the default is what runs unless a deployment sets it
-            return left if left is not UNRESOLVED else self.value(node.child_by_field_name("right"))
-        return arithmetic(operator, left, self.value(node.child_by_field_name("right")))
+            if left is not UNRESOLVED:
+                return left
+            return self.value(node.child_by_field_name("right"), depth)
+        return arithmetic(operator, left, self.value(node.child_by_field_name("right"), depth))
 
-    def call(self, node: tree_sitter.Node) -> Value | Unresolved:
+    def call(self, node: tree_sitter.Node, depth: int) -> Value | Unresolved:
         function = self.source(node.child_by_field_name("function"))
         arguments = node.child_by_field_name("arguments").named_children
         if function in CONVERSIONS and arguments:
-            return self.value(arguments[0])
+            return self.value(arguments[0], depth)
         if function in ("Math.min", "Math.max"):
-            return extreme(function, [self.value(argument) for argument in arguments])
+            return extreme(function, [self.value(argument, depth) for argument in arguments])
         return UNRESOLVED
 
     def slice_bound(self, node: tree_sitter.Node) -> tuple[str, tree_sitter.Node] | None:

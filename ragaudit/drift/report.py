@@ -24,10 +24,17 @@ def shown_value(value: object) -> str:
     return "none" if value is None else str(value)
 
 
+EXPRESSION_WIDTH = 80
+"""The most of an expression a line shows (a generated file's may be 200 KB long)."""
+
+
 def _side(found: Found | None, missing_in: str) -> str:
     if found is None:
         return f"not found in {missing_in}"
-    computed = f" = {found.expression}" if found.expression else ""
+    expression = " ".join((found.expression or "").split())
+    if len(expression) > EXPRESSION_WIDTH:
+        expression = expression[: EXPRESSION_WIDTH - 1] + "…"
+    computed = f" = {expression}" if expression else ""
     return f"{shown_value(found.value)}{computed} at {found.location} ({found.name})"
 
 

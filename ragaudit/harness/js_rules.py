@@ -60,9 +60,13 @@ def js_findings(file: str, text: str, tree: tree_sitter.Tree) -> list[Finding]:
 
 
 def _walk(node: Node) -> Iterator[Node]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
+    """Every node under `node`, itself first, in source order; a stack, not recursion, so
+    a file nested 100,000 deep is still read."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))
 
 
 def _as_catch(node: Node, text: str) -> JsCatch | None:

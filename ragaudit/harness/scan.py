@@ -4,6 +4,7 @@ its language's rules, then the waivers applied."""
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +59,12 @@ def collect_files(paths: list[Path]) -> list[Path]:
                     "reads .py, .js, .mjs, .cjs, .jsx, .ts, .mts, .cts, .tsx)"
                 )
             found.append(path)
+        elif path.is_symlink() and not path.exists():
+            raise RagauditError(f"{path}: a symlink to nothing (no such file or folder there)")
+        elif path.exists():
+            raise RagauditError(
+                f"{path}: {_not_regular(path)}; harness-check reads files and folders"
+            )
         else:
             raise RagauditError(f"{path}: no such file or folder")
     seen: set[Path] = set()
@@ -67,6 +74,24 @@ def collect_files(paths: list[Path]) -> list[Path]:
             seen.add(path.resolve())
             unique.append(path)
     return unique
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_regular(path: Path) -> str:
+    """What the path that is neither a file nor a folder is, in words."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:  # a symlink to nothing, a loop, no permission
+        return f"cannot be read ({error.strerror or error})"
+    kind = next((what for is_kind, what in _KINDS if is_kind(mode)), "not a regular file")
+    return f"{kind}, not a regular file or a folder" if kind.startswith("a ") else kind
 
 
 def _walk(folder: Path) -> list[Path]:
