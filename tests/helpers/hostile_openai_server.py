@@ -21,13 +21,15 @@ list names EMBED_MODEL and CHAT_MODEL with a `digest` each. Modes (POST /embeddi
   the Authorization header; echo_chat: the reply text holds it; echo_models: /models lists
   the models with the header as their `digest` and as a field name;
 - no_index_reversed (items without `index`, in reverse order); string_index (`index` as
-  strings, in string order); duplicate_index (every `index` 0); missing_index (the last
-  item has none); overflow (every component times 1e38: the direction is still the text's);
-  underflow (every component times 1e-320: no direction survives); dimension_change (the
-  first /embeddings answer has DIMENSIONS components, later ones DIMENSIONS + 8);
-  no_models (/models lists nothing); null_content (chat `content` is null);
+  strings, in string order); duplicate_index (every `index` 0, items in reverse order);
+  missing_index (the last item has none); overflow (every component times 1e38: the
+  direction is still the text's); underflow (every component times 1e-320: no direction
+  survives); dimension_change (the first /embeddings answer has DIMENSIONS components,
+  later ones DIMENSIONS + 8); no_models (/models lists nothing); null_content (chat
+  `content` is null);
 - throttle429 / throttle503: the first THROTTLED POST(s) are answered 429 / 503 with
-  `Retry-After: 1`, later ones honestly; throttle_long: 429 with `Retry-After: 3600`;
+  `Retry-After: 1`, and so is any POST sooner than 0.9 s after one (a client that did not
+  wait); later ones honestly; throttle_long: 429 with `Retry-After: 3600`;
   trickle (the honest reply sent one byte every 0.2 s); huge_reply (a 3 MB reply with its
   Content-Length); huge_chunked (the same, chunked, with no length).
 """
@@ -114,6 +116,7 @@ class _State:
     salt = ""
     embed_answers = 0
     posts = 0
+    throttled_at = -1e9
 
 
 class HostileHandler(BaseHTTPRequestHandler):
@@ -215,7 +218,7 @@ class HostileHandler(BaseHTTPRequestHandler):
                 ({**i, "index": str(i["index"])} for i in items), key=lambda i: i["index"]
             )
         if mode == "duplicate_index":
-            items = [{**i, "index": 0} for i in items]
+            items = [{**i, "index": 0} for i in items[::-1]]
         if mode == "missing_index" and items:
             items[-1] = {"object": "embedding", "embedding": items[-1]["embedding"]}
         return {"object": "list", "model": body.get("model"), "data": items}
@@ -247,7 +250,7 @@ class HostileHandler(BaseHTTPRequestHandler):
         if mode == "echo_400":
             message = "x" * 240 + f" header was {self._auth()}"  # a cut at 300 keeps most
             return self._json(400, {"error": {"message": message}})
-        if mode in ("throttle429", "throttle503") and posts <= THROTTLED:
+        if mode in ("throttle429", "throttle503") and self._throttled(posts):
             status = 429 if mode == "throttle429" else 503
             return self._json(status, {"error": {"message": "slow down"}}, Retry_After="1")
         if mode == "throttle_long":
@@ -259,6 +262,15 @@ class HostileHandler(BaseHTTPRequestHandler):
         if mode == "huge_chunked":
             return self._chunked(_padded(data))
         return self._send(200, data)
+
+    def _throttled(self, posts: int) -> bool:
+        """The first THROTTLED POSTs are, and any POST within 0.9 s of a throttled one (a
+        client that ignored Retry-After)."""
+        with _State.lock:
+            if posts <= THROTTLED or time.monotonic() - _State.throttled_at < 0.9:
+                _State.throttled_at = time.monotonic()
+                return True
+        return False
 
     def _cut_short(self) -> None:
         self.send_response(200)
