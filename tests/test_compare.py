@@ -16,6 +16,7 @@ import pytest
 from helpers.ui_fixtures import build_results, open_app, texts
 
 from ragaudit.cli.main import main
+from ragaudit.results.reference import REFERENCE_FILE
 
 PRIMARY = "local:minilm"
 MINILM = {"spec": PRIMARY, "kind": "embedder", "backend": "local", "name": "minilm"}
@@ -211,4 +212,6 @@ def test_page_lists_only_the_results_folder_and_needs_two(ragaudit_home, monkeyp
     elsewhere = _write(tmp_path / "elsewhere" / "b.json", _run(B_VALUES, [0.53, 0.98]))
     at = open_app(page="pages/compare.py", results=str(elsewhere))
     assert not at.exception
-    assert "Comparing needs two results files; found 1" in texts(at)
+    # the results folder's one file and the shipped reference run; never the link's file
+    options = at.selectbox(key="compare_file_a").options
+    assert options == ["a.json", REFERENCE_FILE.name]  # as the page names them

@@ -4,7 +4,9 @@ A link is something anyone can hand a person, so `?results=` and `?audit_results
 name only a file under the data folder's results folder (where `ragaudit run` and
 `ragaudit audit` write by default) or the very file the person who started the server
 named (`ragaudit app --results F` / `--audit-results F`, i.e. $RAGAUDIT_RESULTS and
-$RAGAUDIT_AUDIT_RESULTS). Symlinks and `..` are resolved before the check. Whatever the
+$RAGAUDIT_AUDIT_RESULTS). Symlinks and `..` are resolved before the check, and the
+partial file a run writes beside an allowed file (shown while the run goes on) passes the
+same check before it is shown (allowed_partial). Whatever the
 page then reads must be a regular file (a FIFO would block the session thread, a device
 never ends) no larger than MAX_DOCUMENT_BYTES; both are checked with os.stat, before any
 open.
@@ -59,15 +61,43 @@ def url_path(value: str, param: str) -> Path:
     """The resolved file that `?param=value` names, if the inspector may open it and a run
     started from it may write it: under the results folder, or the file given at start.
     Raises Refused (one line) for anything else; nothing is opened."""
-    resolved = _real(value)
     root = _real(paths.results_dir())
-    given = given_path(param)
-    if resolved.is_relative_to(root) or (given is not None and resolved == _real(given)):
-        return resolved
     flag = param.replace("_", "-")
+    if "\x00" in value:  # no file name holds one; os.path.realpath would raise ValueError
+        raise Refused(
+            f"?{param}= refused: the file name holds a null byte (%00); a link may name only "
+            f"a file under {root} or the one given to `ragaudit app --{flag}`"
+        )
+    resolved = _real(value)
+    if _allowed(resolved, root, given_path(param)):
+        return resolved
     raise Refused(
         f"?{param}={value} refused: a link may name only a file under {root} "
         f"or the one given to `ragaudit app --{flag}`"
+    )
+
+
+def _allowed(resolved: Path, root: Path, given: Path | None) -> bool:
+    return resolved.is_relative_to(root) or (given is not None and resolved == _real(given))
+
+
+def allowed_partial(partial: Path, param: str = "results") -> Path:
+    """`partial` (the file a run writes in progress beside an allowed results file) if it
+    passes the check a link's path passes: resolved, under the results folder or the file
+    given at start; or, beside the given file, that file's own partial file, not a
+    symlink. Raises Refused (one line) otherwise: a symlink planted as the partial file
+    of an allowed name never shows what it points at."""
+    resolved = _real(partial)
+    root, given = _real(paths.results_dir()), given_path(param)
+    if _allowed(resolved, root, given):
+        return resolved
+    if given is not None and not partial.is_symlink():
+        real_given = _real(given)
+        if resolved == real_given.with_name(f"{real_given.stem}.partial{real_given.suffix}"):
+            return resolved
+    raise Refused(
+        f"{partial}: refused: the run's partial file resolves to {resolved}, outside "
+        f"{root}; the inspector shows only files a link may name"
     )
 
 

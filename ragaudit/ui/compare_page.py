@@ -18,7 +18,7 @@ from ragaudit.compare.pairing import (
 )
 from ragaudit.compare.provenance import Provenance, provenance
 from ragaudit.results.view import embedder_specs, matrix_columns
-from ragaudit.ui.compare_files import comparable_files
+from ragaudit.ui.compare_files import comparable_files, default_choice
 from ragaudit.ui.compare_side import render_side
 from ragaudit.ui.data import load
 
@@ -36,10 +36,11 @@ def render() -> None:
     if len(files) < 2:
         st.write(
             f"Comparing needs two results files; found {len(files)} (the results folder's, "
-            "and the one given to `ragaudit app --results`)."
+            "the one given to `ragaudit app --results`, and the shipped reference run)."
         )
         return
-    a, b = _choose_file("A", files, 1), _choose_file("B", files, 0)
+    default_a, default_b = default_choice(files)
+    a, b = _choose_file("A", files, default_a), _choose_file("B", files, default_b)
     if a is None or b is None:
         return
     checked = provenance(a[1], b[1])

@@ -23,7 +23,7 @@ from ragaudit.results.io import (
     load_results,
     partial_path,
 )
-from ragaudit.ui.allowed import Refused, given_path, regular_file, url_path
+from ragaudit.ui.allowed import Refused, allowed_partial, given_path, regular_file, url_path
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,11 @@ def load(path: Path) -> Loaded:
     """Load the results file at `path` (cached), or the partial file of a run writing it
     (in_progress_file); never raises for a bad or missing file."""
     source = in_progress_file(path)
+    try:
+        if source != path:  # the partial file passes the link's check too
+            source = allowed_partial(source)
+    except Refused as refusal:
+        return Loaded(None, None, str(refusal))
     if not source.exists():
         return Loaded(path, None, f"No results yet at {path}.", missing=True)
     try:
