@@ -260,3 +260,20 @@ def test_openai_base_url_in_the_environment_is_checked_for_a_stack(home, capsys,
     text = GOOD.replace("embedder: local:minilm", "embedder: openai:nomic-embed-text")
     line = refused(home, capsys, text)
     assert "line 3: field embedder: OPENAI_BASE_URL='ftp://models.internal/v1': ftp:" in line
+
+
+@pytest.mark.parametrize("case", ["factory raises", "splitter returns ''", "duplicate key"])
+def test_the_audit_refuses_a_hostile_stack_before_it_opens_a_file(home, capsys, case):
+    folder, data = home
+    audit = Path(__file__).resolve().parents[1] / "examples" / "audit"
+    path = folder / "audit-case.yaml"
+    path.write_text(HOSTILE[case][0], encoding="utf-8")
+    capsys.readouterr()
+    before = tree(data)
+    cases, settings, out = audit / "cases.yaml", audit / "prod.yaml", data / "audit.json"
+    argv = ["audit", str(audit / "corpus"), str(cases), "--settings", str(settings),
+            "--stack", str(path), "--out", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert f"stack file {path}: {HOSTILE[case][1]}" in line and HOSTILE[case][2] in line
+    assert tree(data) == before
