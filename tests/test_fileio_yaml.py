@@ -38,27 +38,22 @@ def refusal(text: str) -> str:
     return message
 
 
-def test_a_key_given_twice_is_refused_naming_both_lines():
+def test_a_key_given_twice_is_refused_naming_both_lines_and_keys_of_two_types_are_two():
     assert refusal("k: 3\nk: 4\n") == (
         "settings file prod.yaml: line 2: key 'k': given twice (first at line 1); keep one"
     )
     nested = "floor:\n  slots: 1\n  source_type: law\n  slots: 2\n"
     assert refusal(nested).startswith("settings file prod.yaml: line 4: key 'slots': given twice")
+    data, _ = parse_yaml("1: one\n'1': the string\n", "x")
+    assert data == {1: "one", "1": "the string"}
 
 
-def test_the_billion_laughs_is_refused_at_the_key_where_it_passes_the_bound():
+def test_the_billion_laughs_is_refused_and_anchors_for_shared_defaults_still_read():
     # by hand: b repeats 9 × 10 values (90), c 9 × 91 (819), d 9 × 820 (7,380): 8,289 in
     # all; e's first *d repeats 7,381 more and passes 10,000, at line 5
     message = refusal(laughs())
     assert message.startswith("settings file prod.yaml: line 5: key 'e': aliases repeat more")
     assert "10,000 values" in message
-
-
-def test_an_alias_inside_its_own_anchor_is_refused():
-    assert "line 1: key 'a': an alias sits inside its own anchor" in refusal("a: &a [1, *a]\n")
-
-
-def test_anchors_for_shared_defaults_still_read():
     text = (
         "base: &base {chunk_size: 400, overlap: 40}\n"
         "prod: {<<: *base, k: 4}\neval: {<<: *base, k: 6, overlap: 0}\nsame: *base\n"
@@ -71,12 +66,12 @@ def test_anchors_for_shared_defaults_still_read():
     assert len(parse_yaml(laughs(4), "x")[0]["d"]) == 9
 
 
-def test_equal_keys_of_different_types_are_different_keys():
-    data, _ = parse_yaml("1: one\n'1': the string\n", "x")
-    assert data == {1: "one", "1": "the string"}
+def test_an_alias_inside_its_own_anchor_is_refused():
+    assert "line 1: key 'a': an alias sits inside its own anchor" in refusal("a: &a [1, *a]\n")
 
 
-def test_no_other_yaml_reader_is_left_in_the_package():
+def test_the_one_yaml_reader_refuses_them_and_no_other_reader_is_left():
+    assert "given twice" in refusal("name: a\nname: b\n")
     package = Path(ragaudit.__file__).parent
     readers = re.compile(r"yaml\.(safe_load|load|full_load|unsafe_load|load_all|safe_load_all)\b")
     found = [
