@@ -108,10 +108,13 @@ def test_a_cache_holding_two_dimensions_for_one_model_is_refused_at_open(
     hostile, run_against, ragaudit_home
 ):
     path = ragaudit_home / "cache.sqlite"
-    cache = CallCache(path)
-    cache.put("openai:m", "embed", "k1", np.ones(24, dtype=np.float32).tobytes(), identity="i")
-    cache.put("openai:m", "embed", "k2", np.ones(32, dtype=np.float32).tobytes(), identity="i")
-    cache.close()
+    CallCache(path).close()
+    with sqlite3.connect(path) as conn:  # what a3de843 stored when a dimension changed
+        for key, size in (("k1", 24), ("k2", 32)):
+            conn.execute(
+                "INSERT INTO calls (key, model, kind, value, created_at) VALUES (?, ?, ?, ?, 0)",
+                (key, "openai:m", "embed", np.ones(size, dtype=np.float32).tobytes()),
+            )
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     with pytest.raises(RagauditError, match=r"cached vectors of openai:m have 2 dimensions"):
         CallCache(path)
@@ -145,9 +148,12 @@ def test_another_server_that_lists_no_models_never_replays_the_first_servers_cal
 # -- Servers that misbehave (items 21-24) --------------------------------------------------
 
 
-def test_retry_after_is_capped(hostile):
+def test_retry_after_is_capped(hostile, monkeypatch):
     server = hostile("throttle_long")  # Retry-After: 3600
-    policy = RetryPolicy(retries=1, delay=0.01, timeout=5, max_retry_after=0.2)
+    env = {"RAGAUDIT_RETRIES": "1", "RAGAUDIT_TIMEOUT": "5", "RAGAUDIT_RETRY_AFTER_MAX": "0.2"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    policy = RetryPolicy.from_env()
     engine = OpenAIEmbeddingEngine(EMBED_MODEL, server.base_url, "NO_SUCH_KEY_VARIABLE", policy)
     started = time.monotonic()
     with pytest.raises(ModelCallFailed, match=r"after 2 attempt\(s\): HTTP 429: slow down"):
