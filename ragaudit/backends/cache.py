@@ -249,11 +249,14 @@ class CallCache:
     def stored_dimensions(self, identity: str) -> int | None:
         """The length of the vectors stored for `identity`, or None when it has none."""
         with self._sqlite():
-            row = self._conn.execute(
-                f"SELECT length(value) FROM calls WHERE identity=? AND kind='embed' {_A_BLOB} "
-                "LIMIT 1",
-                (identity,),
-            ).fetchone()
+            try:
+                row = self._conn.execute(
+                    f"SELECT length(value) FROM calls WHERE identity=? AND kind='embed' "
+                    f"{_A_BLOB} LIMIT 1",
+                    (identity,),
+                ).fetchone()
+            except sqlite3.OperationalError:  # read-only view of a version-1 cache
+                return None
         return None if row is None else int(row[0]) // 4
 
     def stored_calls(self) -> int:

@@ -53,11 +53,16 @@ def create(conn: sqlite3.Connection, tables: set[str]) -> None:
 
 
 def migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
-    """Bring a version-1 cache to SCHEMA_VERSION in one transaction, and say so."""
+    """Bring a version-1 cache to SCHEMA_VERSION in one transaction, and say so (a second
+    process opening it at the same time waits, then finds it migrated)."""
     if version != 1:
         raise sqlite3.DatabaseError(f"cache schema version {version}, expected {SCHEMA_VERSION}")
-    calls = conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
-    with conn:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            conn.rollback()
+            return
+        calls = conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
         conn.execute("ALTER TABLE calls ADD COLUMN identity TEXT")
         conn.execute("ALTER TABLE calls ADD COLUMN seconds REAL")
         conn.execute(IDENTITIES)
@@ -71,6 +76,10 @@ def migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
             )
             conn.execute("DROP TABLE digests_v1")
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
     print(
         f"migrated the model-call cache {path} from version 1 to {SCHEMA_VERSION} once "
         f"({calls} stored calls kept; calls now record what computed them and how long "
