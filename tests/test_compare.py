@@ -26,6 +26,7 @@ B_VALUES = [True, False, True, True, True, True, True, True]
 
 def _record(i: int, value: bool | None, config: str = "C", embedder: str = PRIMARY) -> dict:
     return {
+        "key": f"boundary/boundary-{i:03d}/{config}/{embedder}",
         "probe": "boundary",
         "layer": "architectural",
         "instance_id": f"boundary-{i:03d}",

@@ -20,14 +20,19 @@ def minimal_results(**extra) -> dict:
     return results
 
 
+def record(key: str, **fields) -> dict:
+    """An instance record with the fields every one carries (results.records), and more."""
+    probe, instance_id = "control", f"control-{key}"
+    return {"key": key, "probe": probe, "instance_id": instance_id, "config": "A",
+            "embedder": "local:minilm", **fields}  # fmt: skip
+
+
 def test_write_then_load_round_trips_and_stamps_version_and_completeness(tmp_path):
     path = tmp_path / "results" / "latest.json"
-    write_results(
-        path, minimal_results(instances=[{"key": "a", "gold_rank": None}]), complete=False
-    )
+    write_results(path, minimal_results(instances=[record("a", gold_rank=None)]), complete=False)
     partial = load_results(path)
     assert partial["complete"] is False and partial["schema_version"] == SCHEMA_VERSION
-    assert partial["instances"] == [{"key": "a", "gold_rank": None}]
+    assert partial["instances"] == [record("a", gold_rank=None)]
     with pytest.raises(RagauditError, match="has not finished"):
         load_results(path, allow_partial=False)
     write_results(path, minimal_results())
@@ -38,10 +43,10 @@ def test_write_then_load_round_trips_and_stamps_version_and_completeness(tmp_pat
 
 def test_a_failed_write_leaves_the_previous_file_intact(tmp_path):
     path = tmp_path / "latest.json"
-    write_results(path, minimal_results(instances=[{"key": "kept"}]))
+    write_results(path, minimal_results(instances=[record("kept")]))
     before = path.read_bytes()
     with pytest.raises(RagauditError, match="non-finite"):
-        write_results(path, minimal_results(instances=[{"key": "x", "gold_score": float("nan")}]))
+        write_results(path, minimal_results(instances=[record("x", gold_score=float("nan"))]))
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["latest.json"]
 
@@ -75,7 +80,7 @@ def test_not_json_and_absent_files_are_one_line_errors(tmp_path):
 
 def test_the_loader_reads_strict_json_only(tmp_path):
     path = tmp_path / "latest.json"
-    write_results(path, minimal_results(instances=[{"key": "a", "gold_score": 0.5}]))
+    write_results(path, minimal_results(instances=[record("a", gold_score=0.5)]))
     path.write_text(path.read_text().replace("0.5", "NaN"))
     expected = "not valid JSON (NaN is not a number JSON allows; ragaudit writes finite numbers"
     with pytest.raises(RagauditError, match=re.escape(f"{path}: {expected} only)")):

@@ -14,6 +14,7 @@ from pathlib import Path
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import now_iso, parse_json, read_text, write_json_atomic
 from ragaudit.results.compressed import is_compressed, read_gzip_text
+from ragaudit.results.records import check_records
 from ragaudit.results.schema import ALSO_READS, SCHEMA_VERSION, TOP_LEVEL_FIELDS
 
 
@@ -152,8 +153,8 @@ items of every list are objects. Any of them may be absent or null (a missing va
 
 def load_results(path: str | Path, *, allow_partial: bool = True) -> dict:
     """`load_document` of a matrix results file, each top-level field of its JSON type
-    (RESULTS_FIELD_TYPES); `allow_partial=False` also refuses a file whose run has not
-    finished."""
+    (RESULTS_FIELD_TYPES) and each record with its required fields (results.records);
+    `allow_partial=False` also refuses a file whose run has not finished."""
     data = load_document(path, RESULTS)
     for name, (json_type, described) in RESULTS_FIELD_TYPES.items():
         value = data.get(name)
@@ -161,6 +162,7 @@ def load_results(path: str | Path, *, allow_partial: bool = True) -> dict:
             raise RagauditError(f"{path}: field {name!r} must be {described}, not {value!r:.60}")
         if json_type is list and not all(isinstance(item, dict) for item in value or ()):
             raise RagauditError(f"{path}: field {name!r} must be a list of objects")
+    check_records(path, data)
     if not isinstance(data["complete"], bool):
         raise RagauditError(f"{path}: field 'complete' must be true or false")
     if not allow_partial and not data["complete"]:
