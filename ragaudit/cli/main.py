@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "report": ("ragaudit.cli.report", "render the report from a results file"),
     "compare": ("ragaudit.cli.compare", "compare two results files cell by cell"),
+    "gate": ("ragaudit.cli.gate", "fail CI when a run loses instances against a baseline"),
     "export": ("ragaudit.cli.export", "write a results file's instance records as CSV/Parquet"),
     "app": ("ragaudit.cli.app", "open the Streamlit inspector"),
     "audit": ("ragaudit.cli.audit", "audit your own corpus and queries"),
