@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.compare.document import compare_blocks, render_html, render_markdown
 from ragaudit.compare.pairing import default_pairs, parse_pair
 from ragaudit.errors import RagauditError
@@ -40,6 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Compare the two files; print the Markdown and the paths written. Every input is
     checked and everything rendered before anything is written."""
+    out = args.out or args.b.parent
+    targets = [out / f"compare.{suffix}" for suffix in _SUFFIXES[args.format]]
+    inputs = [("run A", args.a), ("run B", args.b)]
+    refuse_input_as_output([("--out", t) for t in targets], inputs)
     a, b = load_results(args.a), load_results(args.b)
     pairs = [parse_pair(text, a, b) for text in args.pair] or default_pairs(a, b)
     if not pairs:
@@ -47,8 +52,6 @@ def run(args: argparse.Namespace) -> int:
             f"{args.a} and {args.b} hold no (config, embedder) column in common: name the "
             "columns to compare with --pair A_CONFIG=B_CONFIG"
         )
-    out = args.out or args.b.parent
-    targets = [out / f"compare.{suffix}" for suffix in _SUFFIXES[args.format]]
     for target in targets:
         check_writable(target, "--out")
     blocks = compare_blocks(a, b, (args.a, args.b), pairs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.drift.compare import compare_constants
 from ragaudit.drift.mode import is_settings_file
 from ragaudit.drift.namemap import load_name_map
@@ -69,6 +70,11 @@ def run(args: argparse.Namespace) -> int:
     """Print every constant compared, write the results (and JUnit) file; 1 on any
     difference."""
     out = args.out or default_drift_path()
+    targets = [("--out", out)] + ([("--junit", args.junit)] if args.junit is not None else [])
+    inputs = [("production file", args.production), ("evaluation file", args.evaluation)]
+    if args.map is not None:
+        inputs.append(("name map", args.map))
+    refuse_input_as_output(targets, inputs)
     check_writable(out, "--out")
     if args.junit is not None:
         check_writable(args.junit, "--junit")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.errors import RagauditError
 from ragaudit.export.table import FORMATS, export_bytes, records_frame
@@ -34,8 +35,9 @@ def run(args: argparse.Namespace) -> int:
     """Write the export; print one line naming the rows and the file. The table is built
     before anything is written, so a file it cannot flatten leaves nothing half-written."""
     path = results_file(args)
-    results = load_results(path)
     target = args.out or default_out(path, args.format)
+    refuse_input_as_output([("--out", target)], [("results file", path)])
+    results = load_results(path)
     check_writable(target, "--out")
     frame = records_frame(results)
     data = export_bytes(frame, args.format)

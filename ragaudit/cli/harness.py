@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.fileio import check_writable, write_json_atomic
 from ragaudit.harness.output import check_document, default_check_path, junit_cases, render_lines
-from ragaudit.harness.scan import run_check
+from ragaudit.harness.scan import collect_files, run_check
 from ragaudit.harness.waivers import load_waivers
 from ragaudit.report.junit import write_junit
 
@@ -39,6 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Scan, print every finding, write the results (and JUnit) file; 1 on any not waived."""
     out = args.out or default_check_path()
+    targets = [("--out", out)] + ([("--junit", args.junit)] if args.junit is not None else [])
+    inputs = [("script", path) for path in collect_files(args.paths)]
+    if args.waivers is not None:
+        inputs.append(("waivers file", args.waivers))
+    refuse_input_as_output(targets, inputs)
     check_writable(out, "--out")
     if args.junit is not None:
         check_writable(args.junit, "--junit")

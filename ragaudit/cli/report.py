@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_text_atomic
@@ -41,13 +42,15 @@ def run(args: argparse.Namespace) -> int:
     before anything is printed or written, so a file the renderer cannot read leaves no
     half-written report."""
     path = results_file(args)
-    results = load_results(path)
-    _require_analysis(results, path)
     out, why = (args.out, None) if args.out else _default_out(Path(path))
     stem = "report" if why is None else f"report-{_stem(Path(path))}"
     targets = [out / f"{stem}.{suffix}" for suffix in _SUFFIXES[args.format]]
+    flag = "--out"
     if getattr(args, "out_md", None) is not None:  # one named Markdown file, nothing else
-        targets = [_markdown_target(args.out_md)]
+        targets, flag = [_markdown_target(args.out_md)], "--out-md"
+    refuse_input_as_output([(flag, t) for t in targets], [("results file", Path(path))])
+    results = load_results(path)
+    _require_analysis(results, path)
     for target in targets:
         check_writable(target, "--out")
     tables, documents = _render(results, path, targets)
