@@ -1,5 +1,8 @@
 """Whether two results files may be paired instance by instance: the same corpus (its
-manifest's sha256 pins every question), and no model named in both with other weights.
+manifest's sha256 pins every question), the same questions and the same indexed documents
+(`agreement`, the check `gate` shares: a quick n=5 run indexes a fifth of the n=25
+reference's documents, so it is not paired with it), and no model named in both with other
+weights.
 
 When either differs, an instance id no longer names the same question under the same
 models, so a flip between the runs would mix the change being studied with another: only
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragaudit.compare.agreement import agreement
 from ragaudit.results.format import NOT_MEASURED, fmt_digest
 
 UNAVAILABLE = "unavailable"
@@ -82,5 +86,10 @@ def model_notes(a: dict, b: dict) -> tuple[list[str], bool]:
 def provenance(a: dict, b: dict) -> Provenance:
     """The corpus and model checks of two results files, A before B."""
     corpus, corpus_ok = corpus_notes(a, b)
+    documents_ok = True
+    if corpus_ok:  # same manifest: now the questions and the indexed documents
+        agreed = agreement(a, b)
+        documents_ok = agreed.paired
+        corpus = (corpus if agreed.paired else []) + list(agreed.notes)
     models, models_ok = model_notes(a, b)
-    return Provenance(corpus_ok and models_ok, tuple(corpus + models))
+    return Provenance(corpus_ok and documents_ok and models_ok, tuple(corpus + models))
