@@ -69,9 +69,10 @@ class Run:
 
     @property
     def results(self) -> dict:
-        folder = self.home / "results"
-        files = [p for p in folder.glob("*.json") if not p.name.endswith(".sessions.json")]
-        newest = max(files, key=lambda p: p.stat().st_mtime)
+        # A run whose records lost calls may write latest.failed.json (issue 25, item 10).
+        names = ("latest.json", "latest.failed.json")
+        files = [self.home / "results" / name for name in names]
+        newest = max((p for p in files if p.exists()), key=lambda p: p.stat().st_mtime)
         return json.loads(newest.read_text())
 
     @property
