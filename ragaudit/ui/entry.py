@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ragaudit.ui.frame import draw_with_progress
+from ragaudit.ui.lab_engine import warm_up
 from ragaudit.ui.links import carry_chosen_files
 from ragaudit.ui.recorded import draw_recorded_label
 
@@ -35,6 +36,7 @@ def run_page(render: Callable[[], None]) -> None:
     carry_chosen_files()  # a sidebar link drops ?results=: the session puts it back
     draw_recorded_label()  # the shipped reference run says it is one, on every page
     draw_with_progress(render)
+    warm_up()  # after the page is drawn: the Lab's fixed costs, once per server process
 
 
 _STARTED = "_ragaudit_session_started"

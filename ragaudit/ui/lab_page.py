@@ -170,6 +170,7 @@ def live_panel(probe: str, instance_id: str | None, embedder: str, n: int | None
         elapsed_ms = (time.perf_counter() - started) * 1000
         st.session_state["lab_last_ms"] = elapsed_ms
         st.session_state["lab_index_counts"] = (len(lab.chunk_by_id), lab.computed)  # for bench
+        st.session_state["lab_index_shipped"] = lab.shipped
         _summary(found, lab, k, hybrid, elapsed_ms)
         _recorded(probe, embedder, (chunking, k, hybrid))
         if lab.errors:
@@ -206,10 +207,11 @@ def _summary(found: dict[str, dict], lab, k: int, hybrid: bool, elapsed_ms: floa
         )
     else:
         st.markdown(f"This probe has no gold spans to retrieve ({len(found)} instances).")
+    shipped = f"{lab.shipped} shipped with the reference run, " if lab.shipped else ""
     st.caption(
         f"{len(lab.chunk_by_id)} chunks; index built in {lab.build_seconds:.1f} s "
-        f"({lab.embedded} vectors added, {lab.computed} embeddings computed, the rest from "
-        f"the call cache); this update took {elapsed_ms:.0f} ms"
+        f"({lab.embedded} vectors added: {shipped}{lab.computed} embeddings computed, the rest "
+        f"from the call cache); this update took {elapsed_ms:.0f} ms"
     )
 
 
