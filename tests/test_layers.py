@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("userstack",),  # a user stack as a stage
     ("audit",),
     ("drift", "harness", "compare", "export"),
+    ("gate",),  # the regression gate: compare's pairing, tested and decided
     ("bench",),
     ("ui",),
     ("cli",),  # the commands, and the composition root (cli.stages)

@@ -1,0 +1,96 @@
+"""The gate's decision. A gated cell fails when any of these holds:
+- it loses significantly: its one-sided exact McNemar p, Holm-adjusted over the cells
+  tested, is at most alpha;
+- it is a control cell and its pass rate drops at all (a control that moves means the
+  instrument moved, not the stack);
+- its pass rate drops by more than `max_drop` points.
+The gate fails (exit 1) when any cell fails."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragaudit.compare.pairing import column_records
+from ragaudit.gate.cells import PairedCell
+from ragaudit.gate.changes import LostInstance, lost_instances
+from ragaudit.gate.mcnemar import holm, mcnemar_one_sided
+from ragaudit.gate.power import Detectable, detectable_drop
+
+SIGNIFICANT, CONTROL, MAX_DROP = "significant loss", "control dropped", "drop over --max-drop"
+
+
+@dataclass(frozen=True)
+class CellVerdict:
+    """One gated cell, tested."""
+
+    cell: PairedCell
+    p: float
+    """One-sided exact McNemar p (losses against gains)."""
+    p_holm: float
+    drop_points: float
+    """Pass rate before minus after, in points over the paired instances (negative: a rise)."""
+    detectable: Detectable
+    reasons: tuple[str, ...]
+    """Why the cell fails (SIGNIFICANT, CONTROL, MAX_DROP); empty when it passes."""
+    lost: tuple[LostInstance, ...]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.reasons)
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    """All the gated cells and the settings they were tested under."""
+
+    cells: tuple[CellVerdict, ...]
+    alpha: float
+    max_drop: float
+
+    @property
+    def failed(self) -> tuple[CellVerdict, ...]:
+        return tuple(c for c in self.cells if c.failed)
+
+    @property
+    def flaky(self) -> tuple[str, ...]:
+        """Every instance id left out as flaky, once."""
+        return tuple(sorted({i for c in self.cells for i in c.cell.flaky}))
+
+
+def _reasons(cell: PairedCell, p_holm: float, drop: float, alpha: float, max_drop: float):
+    reasons = []
+    if p_holm <= alpha:
+        reasons.append(SIGNIFICANT)
+    if cell.layer == "control" and drop > 0:
+        reasons.append(CONTROL)
+    if drop > max_drop + 1e-9:
+        reasons.append(MAX_DROP)
+    return tuple(reasons)
+
+
+def decide(
+    baseline: dict, new: dict, cells: list[PairedCell], alpha: float, max_drop: float
+) -> GateVerdict:
+    """Test every cell, Holm-correct over them, and name the lost instances of each."""
+    p_values = [mcnemar_one_sided(len(c.losses), len(c.gains)) for c in cells]
+    adjusted = holm(p_values)
+    out = []
+    for cell, p, p_holm in zip(cells, p_values, adjusted, strict=True):
+        drop = 100 * (cell.passes_before - cell.passes_after) / cell.n
+        lost: list[LostInstance] = []
+        if cell.losses:
+            before = column_records(baseline, cell.probe, cell.pair.a)
+            after = column_records(new, cell.probe, cell.pair.b)
+            lost = lost_instances(cell.losses, before, after, cell.measure)
+        out.append(
+            CellVerdict(
+                cell,
+                p,
+                p_holm,
+                drop,
+                detectable_drop(cell.n, cell.passes_before, alpha),
+                _reasons(cell, p_holm, drop, alpha, max_drop),
+                tuple(lost),
+            )
+        )
+    return GateVerdict(tuple(out), alpha, max_drop)
