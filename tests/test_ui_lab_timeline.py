@@ -66,7 +66,9 @@ class _LastFirst:
     def __init__(self, view: ChunkingView, questions: dict[str, str]) -> None:
         self.view, self.questions = view, questions
 
-    def ranking(self, question: str, hybrid: bool, depth: int) -> list[Hit]:
+    def ranking(
+        self, question: str, hybrid: bool, depth: int, query_embedding: object = None
+    ) -> list[Hit]:
         chunks = self.view.by_doc[self.questions[question]][::-1][:depth]
         return [_hit(chunk, rank) for rank, chunk in enumerate(chunks, 1)]
 
