@@ -1,7 +1,11 @@
 """The Audit page: a user's own retrieval audit (`ragaudit audit`) read from its results
 file. A phrasing × source rank grid, the per-intent spread with red flags, one phrasing's
 top-k after the slot policy, the dilution list and the failures. Every figure is read from
-the file; nothing is recomputed here."""
+the file; nothing is recomputed here.
+
+Until the user's own audit exists, the page shows the worked example's (EXAMPLE_AUDIT:
+`EXAMPLE_COMMAND` run on examples/audit, shipped with ragaudit), labelled as an example,
+as the reference run is labelled a recorded run."""
 
 from __future__ import annotations
 
@@ -16,6 +20,13 @@ from ragaudit.ui.code_checks import render_code_checks
 from ragaudit.ui.data import read_cached
 
 QUERY_PARAM = "audit_results"
+EXAMPLE_AUDIT = Path(__file__).resolve().parent.parent / "assets" / "examples" / "audit.json"
+"""The example's results, written by EXAMPLE_COMMAND (with `--out` this file) from the
+checkout's root: pyproject's package-data ships it."""
+EXAMPLE_COMMAND = (
+    "ragaudit audit examples/audit/corpus examples/audit/cases.yaml "
+    "--settings examples/audit/prod.yaml --dilution"
+)
 
 
 def audit_results_path(query_value: str | None = None) -> Path:
@@ -82,16 +93,17 @@ def render() -> None:
         st.stop()
         return
     results, problem = load_audit(path)
+    if results is None and problem is None and path == default_audit_path():
+        results, problem = load_audit(EXAMPLE_AUDIT)
+        if results is not None:
+            _example_label(st, results, path)
+            path = EXAMPLE_AUDIT
     if results is None:
         if problem:
             st.error(f"Cannot show the audit: {problem}")
         else:
             st.write(f"No audit results yet at `{path}`. Make some with:")
-            st.code(
-                "ragaudit audit examples/audit/corpus examples/audit/cases.yaml "
-                "--settings examples/audit/prod.yaml --dilution",
-                language="bash",
-            )
+            st.code(EXAMPLE_COMMAND, language="bash")
         render_code_checks()  # drift and harness-check results need no audit results
         st.stop()
         return
@@ -120,6 +132,19 @@ def render() -> None:
     _dilution(st, results)
     _failures(st, results)
     render_code_checks()  # drift and harness-check, when their results files are present
+
+
+def _example_label(st, results: dict, own: Path) -> None:
+    """Say the audit shown is the shipped example's, and where the user's own will be."""
+    written = str(results.get("created_at") or "")[:10]
+    st.info(
+        f"Example audit: the worked example's result (examples/audit in the source "
+        f"checkout, a tiny tax-law corpus), written {written} by the command below and "
+        f"shipped with ragaudit; not an audit of your corpus. Your own appears here once "
+        f"`ragaudit audit` writes `{own}`.",
+        icon=":material/science:",
+    )
+    st.code(EXAMPLE_COMMAND, language="bash")
 
 
 def _headline(st, results: dict, path: Path, k: int) -> None:
