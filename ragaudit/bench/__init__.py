@@ -16,6 +16,7 @@ BENCHES = {
     "ui": "ragaudit.bench.ui",
     "ray": "ragaudit.bench.ray_fanout",
     "ray-scaling": "ragaudit.bench.ray_scaling",
+    "gate": "ragaudit.bench.gate",
 }
 
 
