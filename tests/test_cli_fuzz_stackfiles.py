@@ -43,8 +43,8 @@ VALID = {
     "k": 4,
     "hybrid": False,
     "probes": ["boundary", "negation"],
-    "limits": {"call_seconds": 5, "max_results": 200, "max_chunk_text_ratio": 4},
 }
+LIMITS = {"call_seconds": 5, "max_results": 200, "max_chunk_text_ratio": 4}
 HOSTILE_URLS = [
     "http://127.0.0.1:99999/v1", "file:///etc/passwd", "http:///v1", "http://:8080/v1",
     "127.0.0.1:8080", "ftp://models/v1", "http://user:secret@h/v1", "http://h:0/v1",
@@ -76,7 +76,7 @@ def nested_aliases(levels: int) -> bytes:
 
 def hostile_cases(rng: random.Random) -> list[tuple[str, bytes]]:
     """What a hostile user writes into a stack file that still parses."""
-    cases = []
+    cases = [("limits", as_yaml({**VALID, "limits": LIMITS}))]  # read as good
     for url in HOSTILE_URLS:
         data = json.loads(json.dumps(VALID))
         data["embedder"]["base_url"] = url
@@ -91,7 +91,7 @@ def hostile_cases(rng: random.Random) -> list[tuple[str, bytes]]:
                 data["retriever"] = {"factory": path.replace(".", ":", 1) if path else ""}
             cases.append((f"{where}={path!r}", as_yaml(data)))
     text = as_yaml(VALID).decode()
-    for key in ("name", "k", "splitter", "probes", "limits"):
+    for key in ("name", "k", "splitter", "probes", "hybrid"):
         line = next(row for row in text.splitlines() if row.startswith(f"{key}:"))
         cases.append((f"duplicate-{key}", (text + line + "\n").encode()))
     cases.append(("duplicate-nested", text.replace("  chunk_size: 800\n",
@@ -197,6 +197,7 @@ def test_every_stack_file_is_refused_in_one_line_and_changes_no_file(workspace, 
             status_of["audit", suffix, "valid"] == status_of["audit", suffix, "bom-then-valid"] == 0
         )
     # 9**3 strings pass the YAML bound (then the splitter refuses its unknown args a, b, c)
+    assert status_of["audit", ".yaml", "hostile limits"] == 0
     assert "aliases repeat" not in said["audit", ".yaml", "hostile aliases-3"]
     assert "aliases repeat more than 10,000 values" in said["audit", ".yaml", "hostile aliases-7"]
     assert "key 'k': given twice" in said["audit", ".yaml", "hostile duplicate-k"]
