@@ -43,10 +43,10 @@ def runs(tmp_path_factory):
         real_write(path, results, complete=complete)
         on_disk.append({**json.loads(path.read_text()), "written_to": path.name})
 
-    def publish_and_read_back(path, results):
-        kept = real_publish(path, results)
-        on_disk.append({**json.loads(path.read_text()), "written_to": path.name})
-        return kept
+    def publish_and_read_back(path, results, **flags):
+        published = real_publish(path, results, **flags)
+        on_disk.append({**json.loads(published.written.read_text()), "written_to": path.name})
+        return published
 
     patch.setattr(orchestrate, "write_results", write_and_read_back)
     patch.setattr(orchestrate, "publish_results", publish_and_read_back)

@@ -18,6 +18,7 @@ from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.lock import hold_run_lock
 from ragaudit.report.audit_junit import add_junit_argument, write_audit_junit
+from ragaudit.results.publish import failed_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=100,
         help="how far down the ranking a source's rank is reported (default 100)",
+    )
+    parser.add_argument(
+        "--allow-failed-calls",
+        action="store_true",
+        help="write the results file even when cases lost an embedding call (default: "
+        "they go to <out stem>.failed.json and the results file is left as it was)",
     )
     add_junit_argument(parser)
     add_workers_argument(parser)
@@ -83,8 +90,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for line in render_table(outcome.results):
         print(line)
-    out = write_results(outcome.results, args.out or default_audit_path())
+    asked = args.out or default_audit_path()
+    lost = outcome.results["summary"]["failed_calls"] > 0 and not args.allow_failed_calls
+    out = write_results(outcome.results, failed_path(asked) if lost else asked)
     print(f"results: {out}")
+    if lost:  # the last audit whose calls all answered stays where the Audit page reads it
+        print(
+            f"{asked} left as it was: cases lost embedding calls, so these results are in "
+            f"{out} (--allow-failed-calls writes {asked})"
+        )
     write_audit_junit(args.junit, outcome.results)
     summary = outcome.results["summary"]
     return 0 if summary["passed"] == summary["cases"] else 1  # 0 of 0 cases: dilution only

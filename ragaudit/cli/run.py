@@ -19,14 +19,17 @@ from ragaudit.cli.workers import add_workers_argument
 from ragaudit.pipeline.orchestrate import run_matrix
 from ragaudit.pipeline.plan import DEFAULT_EMBEDDERS, RunPlan, plan_from_args
 from ragaudit.pipeline.preflight import preflight
+from ragaudit.results.outcome import lost_records
+from ragaudit.results.publish import results_target
 from ragaudit.stack import presets
 
 TOP_REASONS = 3  # reasons named on the failed-calls line; the rest are in the file
 EXIT_STATUS = (
     "exit status: 0 when the run is complete and no instance record lost a model call; 1 "
-    "when the results file was written but model calls failed and records lost them (they "
-    "stay in the cells' denominators; --allow-failed-calls makes this 0); 2 when the run was "
-    "refused before any work (a bad flag, an unreachable Ollama server, a model not pulled)"
+    "when model calls failed and records lost them (they stay in the cells' denominators): "
+    "the results go to <out stem>.failed.json and the results file is left as it was "
+    "(--allow-failed-calls writes it and makes this 0); 2 when the run was refused before "
+    "any work (a bad flag, an unreachable Ollama server, a model not pulled)"
 )
 
 
@@ -81,8 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-failed-calls",
         action="store_true",
-        help="exit 0 even when instance records lost failed model calls (default: exit 1; "
-        "the results file is written either way)",
+        help="write the results file and exit 0 even when instance records lost failed "
+        "model calls (default: exit 1, and the results go to <out stem>.failed.json, the "
+        "results file left as it was)",
     )
     parser.epilog = EXIT_STATUS
 
@@ -144,8 +148,9 @@ def run_plan(plan: RunPlan, *, allow_failed_calls: bool = False) -> int:
     """Check the plan's remote models, run it, then print the summary on stderr; returns
     the exit status: 1 when an instance lost a model call (0 if `allow_failed_calls`)."""
     preflight(plan)
-    results = run_matrix(plan, stages_for(plan))
-    for line in summary_lines(results, plan.out):
+    results = run_matrix(plan, stages_for(plan), allow_failed_calls=allow_failed_calls)
+    written = results_target(plan.out, results, allow_failed_calls=allow_failed_calls)
+    for line in summary_lines(results, written):
         print(line, file=sys.stderr)
     failed = failure_lines(results)
     for line in failed:
@@ -180,8 +185,7 @@ def summary_lines(results: dict, out: Path) -> list[str]:
 
 def lost_instances(results: dict) -> int:
     """How many instance records lost a model call (retrieval or generation)."""
-    failed_calls = results["conditions"]["failed_calls"]
-    return len({key for entry in failed_calls for key in entry["instance_keys"]})
+    return lost_records(results)
 
 
 def failure_lines(results: dict) -> list[str]:

@@ -8,8 +8,9 @@ lives in a persistent Chroma collection, so running the same plan again after a 
 replays finished work instead of recomputing it. The results in progress (`complete:
 false`) go to a partial file beside the target after each stage, so the inspector can show
 a run in progress; the target is replaced only by the complete results, and the file it
-held is kept beside it (results.io.publish_results). So a late failure or a kill never
-costs the previous results. One run at a time per data folder (pipeline.lock).
+held is kept beside it; a run in which records lost model calls writes its own file
+unless asked otherwise (results.publish). So a late failure, a failed run or a kill never
+costs the last good results. One run at a time per data folder (pipeline.lock).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from ragaudit.pipeline.plan import RunPlan
 from ragaudit.pipeline.progress import Progress
 from ragaudit.pipeline.sessions import SessionLedger, ledger_path
 from ragaudit.pipeline.stage import Stage, add_models, fold_fragments, in_results_order
-from ragaudit.results.io import partial_path, previous_path, publish_results, write_results
+from ragaudit.results.io import partial_path, write_results
+from ragaudit.results.publish import failed_path, previous_path, publish_results
 
 PARTIAL_WRITE_SECONDS = 30.0
 PROGRESS_NAME = "progress.json"
@@ -51,23 +53,24 @@ class PartialWriter:
             write_results(self.out, self.results, complete=False)
 
 
-def run_matrix(plan: RunPlan, stages: Sequence[Stage]) -> dict:
-    """Run the plan's stages (cli.stages.stages_for) and write `plan.out`; returns the
-    results. Holds the data folder's run lock throughout (a second run waits for this
-    one), and the plan's executor (Ray workers under --executor ray)."""
+def run_matrix(plan: RunPlan, stages: Sequence[Stage], *, allow_failed_calls: bool = False) -> dict:
+    """Run the plan's stages (cli.stages.stages_for) and write `plan.out` (its failed file
+    when records lost model calls, unless `allow_failed_calls`); returns the results.
+    Holds the data folder's run lock throughout (a second run waits for this one), and
+    the plan's executor (Ray workers under --executor ray)."""
     with hold_run_lock(), executor_scope(plan.executor, plan.ray_address, plan.ray_workers):
         _remove_orphans(plan.out)
-        return _run_stages(plan, stages)
+        return _run_stages(plan, stages, allow_failed_calls)
 
 
 def _remove_orphans(out: Path) -> None:
     """The temp files of this run's own files that a killed write left behind."""
-    own = (out, partial_path(out), previous_path(out), ledger_path(out))
+    own = (out, partial_path(out), previous_path(out), failed_path(out), ledger_path(out))
     remove_orphan_temps(out.parent, [p.name for p in own])
     remove_orphan_temps(paths.results_dir(), [PROGRESS_NAME])
 
 
-def _run_stages(plan: RunPlan, stages: Sequence[Stage]) -> dict:
+def _run_stages(plan: RunPlan, stages: Sequence[Stage], allow_failed_calls: bool) -> dict:
     watch = RunWatch(SessionLedger.for_plan(plan))  # a resumed run sums its sessions' time
     corpus = load_corpus()
     if plan.n < corpus.n:
@@ -96,7 +99,7 @@ def _run_stages(plan: RunPlan, stages: Sequence[Stage]) -> dict:
     analyse(results)
     progress.done()
     results["conditions"] = watch.conditions(cache, failed, finished=True)
-    kept = publish_results(plan.out, results)
-    if kept is not None:
-        print(f"kept the previous results as {kept}", file=sys.stderr)
+    published = publish_results(plan.out, results, allow_failed_calls=allow_failed_calls)
+    for line in published.lines():
+        print(line, file=sys.stderr)
     return results

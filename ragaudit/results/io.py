@@ -1,13 +1,11 @@
 """The results file: its write, partial write while a run is in progress, and the one
-loader, with one wording for its errors, for every kind of document ragaudit reads back.
-The contract is docs/results-schema.md (version in ragaudit.results.schema)."""
+loader, with one wording for its errors, for every kind of document ragaudit reads back
+(publishing a finished run beside the last good one is results.publish). The contract is
+docs/results-schema.md (version in ragaudit.results.schema)."""
 
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,46 +32,6 @@ def partial_path(path: str | Path) -> Path:
     beside it, so the file at `path` is only ever replaced by a complete one."""
     path = Path(path)
     return path.with_name(f"{path.stem}.partial{path.suffix}")
-
-
-def previous_path(path: str | Path) -> Path:
-    """Where the file at `path` is kept when a finished run replaces it:
-    `<stem>.prev<suffix>` beside it."""
-    path = Path(path)
-    return path.with_name(f"{path.stem}.prev{path.suffix}")
-
-
-def publish_results(path: str | Path, results: dict) -> Path | None:
-    """Write the finished run's results to `path` (complete), after keeping the file that
-    was there as `previous_path(path)`, then remove the run's partial file. Returns where
-    the previous file was kept, or None when there was none."""
-    path = Path(path)
-    kept = _keep_previous(path)
-    write_results(path, results, complete=True)
-    partial_path(path).unlink(missing_ok=True)
-    return kept
-
-
-def _keep_previous(path: Path) -> Path | None:
-    if not path.is_file():
-        return None
-    previous = previous_path(path)
-    # Named like write_text_atomic's temp files, so a kill here leaves an orphan the next
-    # run removes; a hard link, so `path` is never absent and nothing is copied.
-    temp = path.with_name(f".{previous.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        try:
-            os.link(path, temp)
-        except OSError:  # a file system without hard links
-            shutil.copy2(path, temp)
-        os.replace(temp, previous)
-    except OSError as error:
-        temp.unlink(missing_ok=True)
-        raise RagauditError(
-            f"{previous}: cannot keep the previous results there ({error.strerror}); "
-            f"{path} was left as it was"
-        ) from None
-    return previous
 
 
 @dataclass(frozen=True)
