@@ -242,6 +242,9 @@ ALLOWED = {
     "cases": {0, 1, 2},  # 1: a case failed (the audit's CI verdict)
     "corpus": {0, 1, 2},
     "cache": {0, 2},
+    "export": {0, 2},
+    "compare-a": {0, 2},
+    "compare-b": {0, 2},
 }
 
 
@@ -332,6 +335,56 @@ def _fuzz_the_cache(fuzz: Fuzz, rng: random.Random, workspace: Path, corpus: Pat
         status = fuzz.case("cache", name, argv, ALLOWED["cache"], cache)
         if status == 0 and name not in ("valid", "empty", "huge-tail"):
             fuzz.problems.append(f"cache/{name}: a damaged cache was accepted")
+
+
+def record_mutations(data: dict) -> list[tuple[str, bytes]]:
+    """Each list's first record without each field the loader requires of it, and with
+    it null or of another type (docs/results-schema.md), e.g. `instances[0]` without
+    `probe`."""
+    required = {
+        "instances": ("key", "probe", "instance_id", "config", "embedder"),
+        "cells": ("probe", "config", "embedder", "measures"),
+        "models": ("spec",), "configs": ("name",), "embedders": ("spec",),
+    }  # fmt: skip
+    cases = []
+    for name, fields in required.items():
+        for field in fields:
+            for label, value in (("absent", ...), ("null", None), ("list", ["list"]), ("int", 7)):
+                copy = json.loads(json.dumps(data))
+                if value is ...:
+                    del copy[name][0][field]
+                else:
+                    copy[name][0][field] = value
+                cases.append((f"{name}[0].{field}-{label}", as_json(copy)))
+    return cases
+
+
+def test_compare_and_export_inputs_are_refused_in_one_line_and_left_as_they_were(workspace, capsys):
+    """`export` and `compare` (each side) on the results file mutated every way above, and
+    every record's required fields removed, nulled or of another type."""
+    rng = random.Random(SEED + 1)
+    fuzz = Fuzz(capsys, workspace / "cases")
+    out = workspace / "out"
+    out.mkdir()
+    valid = workspace / "valid.json"
+    results = json.loads(json.dumps(analysed_results()))
+    valid.write_bytes(as_json(results))
+    cases = document_mutations(rng, results, as_json, depth=3, per_field=2, limit=40)
+    cases += record_mutations(results)
+    fuzz.each("export", ".json", cases, lambda f: ["export", "--results", str(f), "--out",
+              str(out / "records.csv")])  # fmt: skip
+    fuzz.each("compare-a", ".json", cases, lambda f: ["compare", str(f), str(valid), "--out",
+              str(out)])  # fmt: skip
+    fuzz.each("compare-b", ".json", cases, lambda f: ["compare", str(valid), str(f), "--out",
+              str(out)])  # fmt: skip
+    assert fuzz.problems == [], "\n".join(fuzz.problems)
+    for kind in ("export", "compare-a", "compare-b"):
+        assert fuzz.status[kind, "valid"] == fuzz.status[kind, "bom-then-valid"] == 0, kind
+        assert fuzz.status[kind, "instances[0].probe-absent"] == 2, kind
+        assert fuzz.status[kind, "models[0].spec-list"] == 2, kind
+    total = sum(fuzz.ran.values())
+    with capsys.disabled():
+        print(f"\nfuzz compare/export (seed {SEED + 1}): {total} cases, {fuzz.ran}")
 
 
 def test_the_installed_script_prints_one_line_for_each_kind_of_bad_file(workspace):
