@@ -249,3 +249,18 @@ def test_a_gzip_bomb_is_refused_by_the_inspector_within_bounded_memory(bomb, tmp
         "the limit for one results file; not read"
     ])  # fmt: skip
     assert peak < GIB // 1024, f"peak RSS {peak} KB"
+
+
+# -- 10, as the inspector sees it -----------------------------------------------------------
+
+
+def test_with_only_a_failed_run_the_page_says_where_its_results_are(results):
+    """The first run lost calls: latest.json was not written; the page names the file."""
+    failed = _failed_run(results / "latest.failed.json")
+    at = open_app()
+    assert not at.exception and not at.error
+    (warning,) = at.warning
+    assert warning.value == (
+        f"The last run lost model calls, so its results went to `{failed}`, not "
+        f"`latest.json`; open them with `?results={failed}`."
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragaudit.results.publish import failed_path
 from ragaudit.ui.data import Loaded, load_from_url
 from ragaudit.ui.pages import PAGES  # page links: the list app.py's navigation reads
 from ragaudit.ui.runs import start_run
@@ -39,6 +40,12 @@ def results_or_stop(prefix: str) -> dict:
         return loaded.results
     if loaded.missing:
         st.write(f"No results yet at `{loaded.path}`: run the quick matrix to make some.")
+        failed = failed_path(loaded.path)
+        if failed.is_file():  # the run left the good file alone, and there was none yet
+            st.warning(
+                f"The last run lost model calls, so its results went to `{failed}`, not "
+                f"`{loaded.path.name}`; open them with `?results={failed}`."
+            )
         if st.button("Start the default quick run", key=f"{prefix}_start_default", type="primary"):
             try:
                 start_run(["--quick"], out=loaded.path)
