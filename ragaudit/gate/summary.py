@@ -71,8 +71,22 @@ def one_line(verdict: GateVerdict) -> str:
     return (
         f"ragaudit gate: PASS: {total} cells, none lost significantly at alpha "
         f"{verdict.alpha:g} (Holm), no control dropped, no drop over "
-        f"{fmt_points(verdict.max_drop)} points{flaky}"
+        f"{fmt_points(verdict.max_drop)} points; {_could_not_see(verdict)}{flaky}"
     )
+
+
+def _could_not_see(verdict: GateVerdict) -> str:
+    """What the pass could not have seen: the cells where no drop can be significant, and
+    the range of the others' smallest detectable drops."""
+    points = [cv.detectable.points for cv in verdict.cells]
+    seen = [p for p in points if p is not None]
+    blind = len(points) - len(seen)
+    parts = [f"in {blind} cell(s) no drop could be significant"] if blind else []
+    if seen:
+        low, high = fmt_points(min(seen)), fmt_points(max(seen))
+        span = low if low == high else f"{low}–{high}"
+        parts.append(f"smallest drop detectable with {POWER:.0%} power {span} points")
+    return ", ".join(parts)
 
 
 def cell_lines(verdict: GateVerdict) -> list[str]:
