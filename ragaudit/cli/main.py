@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "compare production and evaluation retrieval constants (source or settings files)",
     ),
     "harness-check": ("ragaudit.cli.harness", "find failure handling that hides failures"),
+    "judges": ("ragaudit.cli.judges", "how often LLM-judge metrics miss planted faults"),
     "bench": ("ragaudit.bench", "print benchmark figures (backends, matrix, ui)"),
 }
 
