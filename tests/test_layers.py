@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("corpus",),  # probes + filler assembled, written, read, measured
     ("results",),  # the results file's schema, io, view and formatter
     ("analysis",),  # cells, comparisons, detectability, severity, attribution
+    ("judges",),  # LLM-judge metrics run through their libraries, scored against verdicts
     ("report",),
     ("pipeline",),  # the stage protocol, the matrix stage, the orchestrator
     ("userstack",),  # a user stack as a stage
