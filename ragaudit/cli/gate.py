@@ -15,6 +15,7 @@ from ragaudit.compare.provenance import model_notes
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_text_atomic
 from ragaudit.gate.cells import choose, paired_cells
+from ragaudit.gate.inputs import check_gate_fields
 from ragaudit.gate.junit import write_gate_junit
 from ragaudit.gate.summary import cell_lines, markdown, one_line
 from ragaudit.gate.verdict import GateVerdict, decide
@@ -85,6 +86,8 @@ def gate(args: argparse.Namespace) -> tuple[GateVerdict, list[str], list[str]]:
     max_drop = number(args.max_drop, "--max-drop", 0, 100, open_low=False)
     baseline = load_results(args.baseline, allow_partial=False)
     new = load_results(args.results, allow_partial=False)
+    check_gate_fields(args.baseline, baseline)
+    check_gate_fields(args.results, new)
     notes = paired_or_refused(baseline, new, args)
     pairs = [parse_pair(text, baseline, new) for text in args.pair] or default_pairs(baseline, new)
     cells = choose(paired_cells(baseline, new, pairs), args.cells)
