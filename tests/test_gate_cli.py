@@ -186,3 +186,20 @@ def test_bad_flags_are_one_line_exit_2(capsys, tmp_path):
         code, out, err = gate(capsys, *args, *extra)
         assert code == 2, extra
         assert words in err and len(err.strip().splitlines()) == 1, (extra, err)
+
+
+def test_the_thread_count_and_the_prompt_are_reported_as_the_change(capsys, tmp_path):
+    before = gate_run({("superseded", "B"): ALL5}, measure="correct")
+    after = gate_run({("superseded", "B"): ALL5}, measure="correct")
+    qwen = {"spec": "local:qwen2.5-1.5b", "kind": "generator", "digest": "q" * 64}
+    before["models"].append({**qwen, "llm_threads": 2, "prefix_reuse": True})
+    after["models"].append({**qwen, "llm_threads": 1, "prefix_reuse": True})
+    for i, record in enumerate(after["instances"]):
+        record["generation"]["prompt_sha256"] = "p" if i < 2 else "same"
+    for record in before["instances"]:
+        record["generation"]["prompt_sha256"] = "same"
+    code, out, _ = gate(capsys, *files(tmp_path, before, after))
+    assert code == 0
+    assert "Change under test: local:qwen2.5-1.5b: llama.cpp threads 2 → 1" in out
+    assert "Change under test: the prompt changed in 2 of 5 records generated in both" in out
+    assert "prefix reuse" not in out

@@ -11,13 +11,13 @@ from pathlib import Path
 
 from ragaudit.compare.agreement import agreement
 from ragaudit.compare.pairing import default_pairs, parse_pair
-from ragaudit.compare.provenance import model_notes
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_text_atomic
 from ragaudit.gate.cells import choose, paired_cells
 from ragaudit.gate.inputs import check_gate_fields
 from ragaudit.gate.junit import write_gate_junit
 from ragaudit.gate.summary import cell_lines, markdown, one_line
+from ragaudit.gate.under_test import changes_under_test
 from ragaudit.gate.verdict import GateVerdict, decide
 from ragaudit.results.io import load_results
 
@@ -68,16 +68,14 @@ def number(text: str, flag: str, low: float, high: float, *, open_low: bool) -> 
 
 
 def paired_or_refused(baseline: dict, new: dict, args: argparse.Namespace) -> list[str]:
-    """The pairing check: refuse (exit 2) naming what differs; else the notes to report,
-    model changes among them (they are the change under test)."""
+    """The pairing check: refuse (exit 2) naming what differs; else what it checked."""
     checked = agreement(baseline, new)
     where = f"{args.baseline} and {args.results}"
     if checked.differs:
         raise RagauditError(f"cannot pair {where}: {'; '.join(checked.differs)}")
     if not checked.checked:
         raise RagauditError(f"cannot pair {where}: {checked.notes[-1]}")
-    models, _ = model_notes(baseline, new)
-    return [*checked.notes, *(f"Change under test: {note}" for note in models)]
+    return list(checked.notes)
 
 
 def gate(args: argparse.Namespace) -> tuple[GateVerdict, list[str], list[str]]:
@@ -96,8 +94,8 @@ def gate(args: argparse.Namespace) -> tuple[GateVerdict, list[str], list[str]]:
             f"{args.baseline} and {args.results} share no cell with paired instances: "
             "name the columns with --pair A_CONFIG=B_CONFIG"
         )
-    changed = [f"Config changed: {p.label}" for p in pairs if p.a != p.b]
-    header = [f"baseline: `{args.baseline}`", f"new: `{args.results}`", *changed]
+    notes += changes_under_test(baseline, new, pairs)
+    header = [f"baseline: `{args.baseline}`", f"new: `{args.results}`"]
     return decide(baseline, new, cells, alpha, max_drop), header, notes
 
 
