@@ -147,7 +147,9 @@ def audit(workspace, settings: str, *extra: str, name: str = "s") -> tuple[int, 
             *extra,
         ]
     )
-    return status, json.loads(out.read_text(encoding="utf-8")), ""
+    # an audit that lost a call writes NAME.failed.json and leaves NAME.json as it was
+    written = out if out.exists() else workspace / f"{name}.failed.json"
+    return status, json.loads(written.read_text(encoding="utf-8")), ""
 
 
 def source(results: dict, case_id: str) -> dict:
@@ -306,6 +308,7 @@ def test_embedding_failures_are_counted_printed_and_kept_in_the_denominator(
     out = capsys.readouterr().out
     summary = results["summary"]
     assert status == 1
+    assert not (workspace / "down.json").exists()  # the failed audit went to down.failed.json
     assert (summary["cases"], summary["passed"], summary["failed_calls"]) == (4, 0, 4)
     assert all(c["status"] == "failed_call" and c["error"] for c in results["cases"])
     assert "summary: 0% 0/4 phrasings pass; 0 fail; 4 failed embedding calls" in out

@@ -239,7 +239,9 @@ def test_specs_and_options_are_checked_before_any_call(monkeypatch):
     with pytest.raises(RagauditError, match="option 'api_key' is not supported"):
         load_generator("openai:m", options={"api_key": "x"})
     monkeypatch.setenv("OPENAI_BASE_URL", "127.0.0.1:8080")
-    with pytest.raises(RagauditError, match="OPENAI_BASE_URL='127.0.0.1:8080' is not an http"):
+    with pytest.raises(
+        RagauditError, match="OPENAI_BASE_URL='127.0.0.1:8080': the URL names no scheme"
+    ):
         load_generator("openai:m")
 
 

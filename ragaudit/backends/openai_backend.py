@@ -29,16 +29,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from urllib.parse import urlsplit
 
 import numpy as np
 
 from ragaudit.backends.base import UNKNOWN_WINDOW, ChatMessage, InputWindow, Role, effective_params
+from ragaudit.backends.endpoint import check_endpoint
 from ragaudit.backends.openai_http import OpenAIServer
 from ragaudit.backends.openai_replies import chat_text, embedding_vectors
 from ragaudit.backends.redact import Redactor
 from ragaudit.backends.retry import RetryPolicy
-from ragaudit.errors import ModelCallFailed, RagauditError
+from ragaudit.errors import ModelCallFailed
 
 BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -52,18 +52,7 @@ def openai_base_url(base_url: str | None = None) -> str:
     that names no http(s) server is a RagauditError naming where it came from."""
     label = "base_url" if base_url else BASE_URL_ENV
     given = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
-    parts = urlsplit(given.strip())
-    try:
-        parts.port  # noqa: B018 (raises on a port that is not a number)
-    except ValueError:
-        raise RagauditError(
-            f"{label}={given!r}: the port is not a number from 1 to 65535"
-        ) from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise RagauditError(
-            f"{label}={given!r} is not an http(s) URL with a host (e.g. http://127.0.0.1:8080/v1)"
-        )
-    return given.strip().rstrip("/")
+    return check_endpoint(given, label)
 
 
 def listing_entry(server: OpenAIServer) -> tuple[dict | None, str | None]:

@@ -82,16 +82,18 @@ class Progress:
 
     def __init__(
         self,
-        stream: TextIO | None = sys.stderr,
+        stream: TextIO | None | object = ...,
         json_path: str | Path | None = None,
         callback: Callable[[dict], None] | None = None,
         min_interval: float | None = None,
         failures: CallCache | None = None,
     ) -> None:
-        self.stream = stream
+        # stderr as it is when the run starts, not at import (pytest swaps it per test)
+        self.stream = sys.stderr if stream is ... else stream
         self.failures = FailureNotices(failures) if failures is not None else None
         self.json_path = Path(json_path) if json_path else None
         self.callback = callback
+        stream = self.stream
         self.tty = bool(stream is not None and hasattr(stream, "isatty") and stream.isatty())
         # A TTY redraws in place cheaply; a log file gets a line every few seconds.
         self.min_interval = min_interval if min_interval is not None else (0.2 if self.tty else 5.0)
