@@ -68,11 +68,15 @@ class RunPlan:
     """The Ray cluster to join (--ray-address); None starts a local one for the run."""
     ray_workers: int | None = None
     """Ray workers per model (--ray-workers); None: one per CPU of the cluster."""
+    generation_seed: int | None = None
+    """The seed sent with every generation call when set (`run --repeat` varies it for a
+    remote model that takes one); None: the backend's default."""
 
     @property
     def generation_params(self) -> dict:
         """The parameters every generation call is made with."""
-        return {"max_tokens": self.max_tokens}
+        seed = {} if self.generation_seed is None else {"seed": self.generation_seed}
+        return {"max_tokens": self.max_tokens, **seed}
 
 
 def command_line() -> tuple[str, ...]:
