@@ -153,7 +153,7 @@ def test_a_flaky_instance_is_left_out_and_listed(capsys, tmp_path):
     assert code == 0  # the one loss was flaky: 4/4 → 4/4
     assert "4/4 → 4/4; lost 0" in out
     assert "1 flaky instance(s) left out" in out
-    assert "- `boundary-000`" in summary.read_text().split("Flaky instances")[1]
+    assert "- `boundary-000 (C)`" in summary.read_text().split("Flaky instances")[1]
 
 
 def test_the_step_summary_gets_the_markdown(capsys, tmp_path, monkeypatch):

@@ -14,11 +14,13 @@ import sys
 from pathlib import Path
 
 from ragaudit.cli.executor import add_executor_arguments
+from ragaudit.cli.repeat import gate_after, run_repeated
 from ragaudit.cli.stages import stages_for
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.pipeline.orchestrate import run_matrix
 from ragaudit.pipeline.plan import DEFAULT_EMBEDDERS, RunPlan, plan_from_args
 from ragaudit.pipeline.preflight import preflight
+from ragaudit.results.io import load_results
 from ragaudit.results.outcome import lost_records
 from ragaudit.results.publish import results_target
 from ragaudit.stack import presets
@@ -88,6 +90,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "model calls (default: exit 1, and the results go to <out stem>.failed.json, the "
         "results file left as it was)",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        metavar="K",
+        help="rerun generation under K conditions (llama.cpp thread counts; a remote "
+        "model's seed) and mark the instances whose verdict changes as flaky",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="after the run, gate it against this results file (ragaudit gate)",
+    )
     parser.epilog = EXIT_STATUS
 
 
@@ -141,7 +158,18 @@ def _add_generation_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the matrix the flags describe and write the results file; returns the exit status."""
-    return run_plan(plan_from_args(args), allow_failed_calls=args.allow_failed_calls)
+    plan = plan_from_args(args)
+    if args.baseline is not None:
+        load_results(args.baseline, allow_partial=False)  # refused before any work
+
+    def run_one(one: RunPlan) -> int:
+        return run_plan(one, allow_failed_calls=args.allow_failed_calls)
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr)
+
+    code = run_one(plan) if args.repeat is None else run_repeated(plan, args.repeat, run_one, say)
+    return code if args.baseline is None else gate_after(args.baseline, plan.out, code)
 
 
 def run_plan(plan: RunPlan, *, allow_failed_calls: bool = False) -> int:

@@ -79,8 +79,8 @@ def paired_cells(baseline: dict, new: dict, pairs: list[ColumnPair]) -> list[Pai
                     continue
                 before, after = records_a.get(key_a) or {}, records_b.get(key_b) or {}
                 values, flaky = _pair_up(before, after, measure)
-                if not values:
-                    continue
+                if not values and not flaky:
+                    continue  # kept when every instance is flaky: the gate lists them
                 out.append(
                     PairedCell(
                         probe,

@@ -46,6 +46,8 @@ class GateVerdict:
     cells: tuple[CellVerdict, ...]
     alpha: float
     max_drop: float
+    all_flaky: tuple[PairedCell, ...] = ()
+    """Cells left untested because every paired instance in them is flaky."""
 
     @property
     def failed(self) -> tuple[CellVerdict, ...]:
@@ -53,8 +55,9 @@ class GateVerdict:
 
     @property
     def flaky(self) -> tuple[str, ...]:
-        """Every instance id left out as flaky, once."""
-        return tuple(sorted({i for c in self.cells for i in c.cell.flaky}))
+        """Every instance left out as flaky, once per column: `control-000 (A)`."""
+        cells = [c.cell for c in self.cells] + list(self.all_flaky)
+        return tuple(sorted({f"{i} ({c.pair.label})" for c in cells for i in c.flaky}))
 
 
 def _reasons(cell: PairedCell, p_holm: float, drop: float, alpha: float, max_drop: float):
@@ -72,6 +75,8 @@ def decide(
     baseline: dict, new: dict, cells: list[PairedCell], alpha: float, max_drop: float
 ) -> GateVerdict:
     """Test every cell, Holm-correct over them, and name the lost instances of each."""
+    all_flaky = tuple(c for c in cells if not c.n)
+    cells = [c for c in cells if c.n]
     p_values = [mcnemar_one_sided(len(c.losses), len(c.gains)) for c in cells]
     adjusted = holm(p_values)
     out = []
@@ -93,4 +98,4 @@ def decide(
                 tuple(lost),
             )
         )
-    return GateVerdict(tuple(out), alpha, max_drop)
+    return GateVerdict(tuple(out), alpha, max_drop, all_flaky)

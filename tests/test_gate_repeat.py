@@ -1,0 +1,75 @@
+"""`ragaudit run --repeat K` and `ragaudit run --baseline FILE` against a real local HTTP
+server (tests/helpers/seeded_chat_server.py) whose reply depends on the seed: the run as
+asked sends seed 17 (odd: every reply abstains, so nothing is correct), the rerun seed 18
+(even: the reply is the prompt itself, so a record whose context holds its accepted value
+is graded correct). The flaky records are therefore exactly those the rerun grades correct,
+counted here from the two files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers.hostile_run import FAST, new_key
+from helpers.seeded_chat_server import start_seeded
+
+from ragaudit.cli.main import main
+
+RUN = ["run", "--n", "1", "--no-extra-configs", "--embedders", "openai:hostile-embed"]
+RUN += ["--generator", "openai:hostile-chat", "--gen-configs", "A", "C"]
+RUN += ["--gen-probes", "control", "negation", "superseded", "distractor"]
+
+
+@pytest.fixture
+def seeded(tmp_path, monkeypatch):
+    server = start_seeded()
+    monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", new_key())
+    for name, value in FAST.items():
+        monkeypatch.setenv(name, value)
+    yield server
+    server.stop()
+
+
+def test_repeat_marks_the_verdicts_another_seed_changes(seeded, tmp_path, capsys):
+    out = tmp_path / "latest.json"
+    assert main([*RUN, "--repeat", "2", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    first = json.loads(out.read_text())
+    rerun = json.loads((tmp_path / "latest.repeat-1.json").read_text())
+    assert first["run"]["generation_params"].get("seed") is None  # as asked: the default 17
+    assert rerun["run"]["generation_params"]["seed"] == 18
+    graded = [r for r in first["instances"] if r.get("grade")]
+    assert graded and all(not r["grade"]["correct"] for r in graded)
+    expected = sorted(r["key"] for r in rerun["instances"] if (r.get("grade") or {}).get("correct"))
+    assert expected, "the rerun's echoed prompts grade nothing correct: the test sees nothing"
+    assert first["flaky"] == {"conditions": ["seed 17", "seed 18"], "instances": expected}
+    for record in first["instances"]:
+        if record["key"] in expected:
+            assert record["flaky"]["verdicts"] == ["abstained", "correct"]
+        else:
+            assert "flaky" not in record
+    assert f"{len(expected)} flaky instance(s) under seed 17, seed 18" in err
+    assert f"  flaky {expected[0]}" in err
+
+    # --baseline: the same run again (replayed), gated against the marked file
+    again = tmp_path / "again.json"
+    code = main([*RUN, "--out", str(again), "--baseline", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert printed.splitlines()[-1].startswith("ragaudit gate: PASS")
+    assert f"{len(expected)} flaky instance(s) left out" in printed.splitlines()[-1]
+
+
+def test_repeat_and_baseline_refuse_before_any_work(seeded, tmp_path, capsys):
+    out = tmp_path / "latest.json"
+    for extra, words in (
+        (["--repeat", "1"], "--repeat 1: give 2 to 8 conditions"),
+        (["--repeat", "2", "--no-generate"], "--repeat reruns generation"),
+        (["--baseline", str(tmp_path / "missing.json")], "missing.json"),
+    ):
+        assert main([*RUN, *extra, "--out", str(out)]) == 2, extra
+        err = capsys.readouterr().err
+        assert words in err and len(err.strip().splitlines()) == 1, (extra, err)
+        assert not out.exists()
