@@ -34,6 +34,7 @@ from ragaudit.fileio.lines import Loc, dotted, line_of, load_with_lines, validat
 from ragaudit.stack.bounded import UserCodeLimits
 from ragaudit.stack.components import build_component, import_component
 from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX
+from ragaudit.stack.pipeline_schema import OracleEntry, PipelineEntry, PromptEntry, entry_json
 from ragaudit.stack.settings import k_too_deep
 
 WHAT = "stack file"
@@ -97,14 +98,18 @@ class _StackFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=40)
     description: str = ""
-    splitter: _Component
+    splitter: _Component | None = None
     embedder: str | _Model | None = None
     generator: str | _Model | None = None
-    k: int = Field(ge=1)
+    k: int | None = Field(default=None, ge=1)
     hybrid: bool = False
     retriever: _Retriever | None = None
     probes: list[str] | None = Field(default=None, min_length=1)
     limits: _Limits = Field(default_factory=_Limits)
+    pipeline: PipelineEntry | None = None
+    """The user's whole pipeline in place of splitter, retriever and generator."""
+    oracle: OracleEntry | None = None
+    prompt: PromptEntry | None = None
 
     @field_validator("name")
     @classmethod
@@ -118,14 +123,22 @@ class _StackFile(BaseModel):
 
     @field_validator("k")
     @classmethod
-    def _k_within_pool(cls, value: int) -> int:
-        too_deep = k_too_deep(value)
+    def _k_within_pool(cls, value: int | None) -> int | None:
+        too_deep = k_too_deep(value) if value is not None else None
         if too_deep:
             raise ValueError(too_deep)
         return value
 
     @model_validator(mode="after")
     def _consistent(self) -> _StackFile:
+        if self.pipeline is not None:
+            return self._a_pipeline()
+        if self.oracle is not None:
+            raise ValueError("oracle: only with a pipeline (a stack's oracle is ragaudit's)")
+        if self.splitter is None:
+            raise ValueError("splitter: needed unless a pipeline is given")
+        if self.k is None:
+            raise ValueError("k: needed unless a pipeline is given")
         if self.hybrid and self.retriever is not None:
             raise ValueError(
                 "hybrid: our BM25 fusion runs over our own index; with a retriever, "
@@ -133,6 +146,17 @@ class _StackFile(BaseModel):
             )
         if self.embedder is None and self.retriever is None:
             raise ValueError("embedder: needed unless a retriever is given")
+        return self
+
+    def _a_pipeline(self) -> _StackFile:
+        given = [key for key in ("splitter", "embedder", "generator", "retriever", "prompt")
+                 if getattr(self, key) is not None]  # fmt: skip
+        if given or self.hybrid:
+            extra = given[0] if given else "hybrid"
+            raise ValueError(
+                f"{extra}: a pipeline stands in for the splitter, retriever, generator and "
+                "prompt; leave it out"
+            )
         return self
 
 
@@ -152,8 +176,9 @@ class StackSpec:
     """``{"spec", "base_url", "api_key_env"}``; None when the retriever embeds itself."""
     generator: dict | None
     """Same shape; None: the run's --generator."""
-    k: int
-    """How many chunks reach the model (1..POOL_DEPTH)."""
+    k: int | None
+    """How many chunks reach the model (1..POOL_DEPTH); None for a pipeline: the contexts
+    it returns (at most k when given)."""
     hybrid: bool
     """Our BM25 fusion over their chunks (not with a retriever)."""
     retriever: dict | None
@@ -163,6 +188,12 @@ class StackSpec:
     description: str = ""
     limits: UserCodeLimits = UserCodeLimits()
     """How long and how much its splitter, factory and retriever may take."""
+    pipeline: dict | None = None
+    """The `pipeline:` entry (stack.pipeline_schema.PipelineEntry as JSON), or None."""
+    oracle: dict | None = None
+    """The `oracle:` entry, or None (a pipeline's ceiling is then not measured)."""
+    prompt: dict | None = None
+    """The `prompt:` entry, or None (ragaudit's prompt)."""
     lines: dict = field(default_factory=dict, compare=False, repr=False)
     """field path -> its line in the file (for errors found after loading)."""
 
@@ -177,6 +208,8 @@ class StackSpec:
         ``retriever:<factory>`` when the stack's own retriever ranks without one."""
         if self.embedder is not None:
             return self.embedder["spec"]
+        if self.pipeline is not None:
+            return f"pipeline:{self.name}"
         return f"retriever:{self.retriever['factory']}"
 
     def runs(self, probe: str) -> bool:
@@ -206,11 +239,17 @@ class StackSpec:
                 "embedder": self.embedder,
                 "generator": self.generator,
                 "retriever": self.retriever,
+                "pipeline": self.pipeline,
+                "oracle": self.oracle,
+                "prompt": self.prompt,
             },
         }
 
     def default_description(self) -> str:
         """One line naming the components, for a file without a description."""
+        if self.pipeline is not None:
+            form = self.pipeline["factory"] or self.pipeline["http"]["url"]
+            return f"your pipeline: {form}"
         ranker = (
             f"retriever {self.retriever['factory']}"
             if self.retriever
@@ -238,7 +277,11 @@ def load_stack(path: str | Path) -> StackSpec:
         name=parsed.name,
         file=str(path),
         sha256=hashlib.sha256(raw or b"").hexdigest(),
-        splitter={"class": parsed.splitter.class_, "args": dict(parsed.splitter.args)},
+        splitter=(
+            {"class": parsed.splitter.class_, "args": dict(parsed.splitter.args)}
+            if parsed.splitter is not None
+            else None
+        ),
         embedder=_model(parsed.embedder),
         generator=_model(parsed.generator),
         k=parsed.k,
@@ -247,6 +290,9 @@ def load_stack(path: str | Path) -> StackSpec:
         probes=tuple(parsed.probes) if parsed.probes is not None else None,
         description=parsed.description,
         limits=UserCodeLimits(**parsed.limits.model_dump()),
+        pipeline=entry_json(parsed.pipeline),
+        oracle=entry_json(parsed.oracle),
+        prompt=entry_json(parsed.prompt),
         lines=lines,
     )
     _check_specs(stack)
@@ -309,6 +355,8 @@ def check_stack(stack: StackSpec, probes: list[str], taken: list[str]) -> None:
         raise RagauditError(
             f"{stack.where('name')}: {stack.name!r} clashes with another config or stack"
         )
+    if stack.pipeline is not None:
+        return  # a pipeline is imported and built by userpipeline, before any model loads
     build_splitter(stack)
     if stack.retriever is not None:
         import_component(
