@@ -73,3 +73,26 @@ def test_repeat_and_baseline_refuse_before_any_work(seeded, tmp_path, capsys):
         err = capsys.readouterr().err
         assert words in err and len(err.strip().splitlines()) == 1, (extra, err)
         assert not out.exists()
+
+
+@pytest.mark.slow
+def test_repeat_on_a_local_model_reruns_under_another_thread_count(tmp_path, monkeypatch, capsys):
+    """The 0.5B in process, n=1: the rerun's file records the other thread count."""
+    monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGAUDIT_LLM_THREADS", "2")
+    out = tmp_path / "latest.json"
+    args = ["run", "--n", "1", "--no-extra-configs", "--embedders", "local:minilm"]
+    args += ["--generator", "local:qwen2.5-0.5b", "--gen-configs", "A", "--gen-probes", "control"]
+    assert main([*args, "--repeat", "2", "--out", str(out)]) == 0
+    first = json.loads(out.read_text())
+    rerun = json.loads((tmp_path / "latest.repeat-1.json").read_text())
+    threads = [
+        next(m["llm_threads"] for m in r["models"] if m["kind"] == "generator")
+        for r in (first, rerun)
+    ]
+    assert threads == [2, 1]
+    assert first["flaky"]["conditions"] == ["llama.cpp 2 threads", "llama.cpp 1 thread"]
+    assert rerun["conditions"]["calls_by_model"]["local:qwen2.5-0.5b"]["computed"] >= 1
+    assert (
+        "flaky instance(s) under llama.cpp 2 threads, llama.cpp 1 thread" in capsys.readouterr().err
+    )

@@ -38,6 +38,10 @@ class Condition:
     plan: RunPlan
 
 
+def _threads(count: int) -> str:
+    return f"llama.cpp {count} thread{'' if count == 1 else 's'}"
+
+
 def repeat_path(out: Path, i: int) -> Path:
     """`results/latest.json` -> `results/latest.repeat-2.json`."""
     return out.with_name(f"{out.stem}.repeat-{i}{out.suffix}")
@@ -53,10 +57,10 @@ def conditions(plan: RunPlan, k: int) -> list[Condition]:
     if plan.generator.startswith("local:"):
         threads = threads_from_env(THREADS_ENV)
         others = [t for t in range(1, k + 2) if t != threads][: k - 1]
-        out = [Condition(f"llama.cpp {threads} threads", None, plan)]
+        out = [Condition(_threads(threads), None, plan)]
         for i, t in enumerate(others, start=1):
             rerun = dataclasses.replace(plan, out=repeat_path(plan.out, i))
-            out.append(Condition(f"llama.cpp {t} threads", t, rerun))
+            out.append(Condition(_threads(t), t, rerun))
         return out
     out = [Condition(f"seed {base_seed}", None, plan)]
     for i in range(1, k):
