@@ -203,3 +203,16 @@ def test_the_thread_count_and_the_prompt_are_reported_as_the_change(capsys, tmp_
     assert "Change under test: local:qwen2.5-1.5b: llama.cpp threads 2 → 1" in out
     assert "Change under test: the prompt changed in 2 of 5 records generated in both" in out
     assert "prefix reuse" not in out
+
+
+def test_an_output_that_is_an_input_is_refused(capsys, tmp_path, monkeypatch):
+    args = files(tmp_path, gate_run({("boundary", "C"): ALL5}), gate_run({("boundary", "C"): ALL5}))
+    base = tmp_path / "base.json"
+    before = base.read_bytes()
+    for extra in (["--junit", str(base)], ["--summary", str(tmp_path / "." / "new.json")]):
+        code, out, err = gate(capsys, *args, *extra)
+        assert code == 2 and out == "" and "writing it would replace the input" in err
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(base))
+    code, _, err = gate(capsys, *args)
+    assert code == 2 and "GITHUB_STEP_SUMMARY" in err
+    assert base.read_bytes() == before

@@ -9,6 +9,7 @@ import math
 import os
 from pathlib import Path
 
+from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.compare.agreement import agreement
 from ragaudit.compare.pairing import default_pairs, parse_pair
 from ragaudit.errors import RagauditError
@@ -103,8 +104,13 @@ def run(args: argparse.Namespace) -> int:
     """Gate; print each cell's reasoning and the one-line verdict; write the summary and
     the JUnit file when asked (after every check)."""
     step_summary = os.environ.get(STEP_SUMMARY_ENV) or None
-    for target, flag in ((args.junit, "--junit"), (args.summary, "--summary")):
-        if target is not None:
+    targets = [(f, t) for f, t in (("--junit", args.junit), ("--summary", args.summary)) if t]
+    if step_summary:
+        targets.append((STEP_SUMMARY_ENV, Path(step_summary)))
+    inputs = [("baseline", args.baseline), ("results file", args.results)]
+    refuse_input_as_output(targets, inputs)
+    for flag, target in targets:
+        if flag != STEP_SUMMARY_ENV:
             check_writable(target, flag)
     verdict, header, notes = gate(args)
     text = markdown(verdict, header, notes)
