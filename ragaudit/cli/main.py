@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("ragaudit.cli.export", "write a results file's instance records as CSV/Parquet"),
     "app": ("ragaudit.cli.app", "open the Streamlit inspector"),
     "audit": ("ragaudit.cli.audit", "audit your own corpus and queries"),
+    "mutate": ("ragaudit.cli.mutate", "plant faults in your own corpus and score your stack"),
     "drift": (
         "ragaudit.cli.drift",
         "compare production and evaluation retrieval constants (source or settings files)",
