@@ -9,6 +9,9 @@ Precedence, the first that applies:
 3. ``generation``: the record has no gold span (unanswerable) and was answered wrongly;
    it has no oracle, so no ceiling is measured for it (counted as ``no_oracle``).
 4. ``failed_call``: the oracle's call failed, so the wrong answer cannot be attributed.
+   A user pipeline's record without an `oracle:` entry (its `ceiling` says "not measured
+   (no oracle entry)") is read from its contexts alone: ``generation`` when the gold was in
+   them, else ``retrieval``; its cell's ``ceiling_reason`` says the ceiling was not measured.
 5. ``ceiling``: the oracle reply is wrong too: the generator cannot answer even from the
    gold chunk, wherever the gold was.
 6. ``generation``: the gold was in the retrieved context (every gold span whole in a
@@ -37,6 +40,9 @@ def attribute(record: dict) -> str | None:
         return "correct"
     oracle = record.get("oracle")
     if not oracle:
+        if record.get("ceiling") and record.get("gold_spans"):
+            # a black-box pipeline without an oracle entry: read from its contexts alone
+            return "generation" if record.get("gold_in_context") is True else "retrieval"
         return "generation"
     if (oracle.get("generation") or {}).get("status") == "failed_call":
         return "failed_call"
@@ -58,4 +64,8 @@ def attribute_cell(records: list[dict], generated: bool) -> dict | None:
     n = len(values)
     counts = {name: measure(values.count(name), n) for name in ATTRIBUTIONS}
     no_oracle = sum(1 for r in records if r["attribution"] is not None and not r.get("oracle"))
-    return {"n": n, **counts, "no_oracle": measure(no_oracle, n)}
+    cell = {"n": n, **counts, "no_oracle": measure(no_oracle, n)}
+    ceiling = next((r["ceiling"] for r in records if r.get("ceiling")), None)
+    if ceiling is not None:  # a pipeline's records say why no ceiling was measured
+        cell["ceiling_reason"] = f"ceiling: {ceiling}"
+    return cell
