@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("report",),
     ("pipeline",),  # the stage protocol, the matrix stage, the orchestrator
     ("userstack",),  # a user stack as a stage
+    ("userpipeline",),  # a user's whole pipeline as a stage (its contexts located)
     ("audit",),
     ("drift", "harness", "compare", "export"),
     ("gate",),  # the regression gate: compare's pairing, tested and decided

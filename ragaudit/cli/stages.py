@@ -3,16 +3,22 @@ orchestrator (pipeline.orchestrate) loops over stages and knows none of them by 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ragaudit.pipeline.matrix import BuiltInMatrix
 from ragaudit.pipeline.plan import RunPlan
 from ragaudit.pipeline.stage import Stage
+from ragaudit.userpipeline.stage import build_pipeline_stages
 from ragaudit.userstack.column import build_columns
 
 
 def stages_for(plan: RunPlan) -> list[Stage]:
-    """One column per --stack file, then the built-in matrix (unless --stack-only): the
-    order they retrieve in, the user's code first (a fault in it costs no built-in work).
-    In the results file the matrix comes first (each stage's `order`)."""
-    stages: list[Stage] = list(build_columns(plan))  # built now: nothing written yet
+    """One column per --stack file (a `pipeline:` file is a pipeline stage), then the
+    built-in matrix (unless --stack-only): the order they retrieve in, the user's code
+    first (a fault in it costs no built-in work). In the results file the matrix comes
+    first (each stage's `order`)."""
+    components = tuple(stack for stack in plan.stacks if stack.pipeline is None)
+    stages: list[Stage] = list(build_columns(replace(plan, stacks=components)))
+    stages += build_pipeline_stages(plan)  # built now too: nothing written yet
     stages += [BuiltInMatrix(plan)] if plan.configs else []
     return stages

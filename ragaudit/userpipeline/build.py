@@ -1,0 +1,74 @@
+"""A `pipeline:` stack file built over a corpus: the entry point a stage (and the mutation
+audit, over a mutated corpus) calls. Everything that can be refused is refused here, before
+any call and before any file is written: a factory that cannot be imported, raises while
+building or returns the wrong thing; a header's variable unset; an ingest that fails."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragaudit.backends.cache import identity_key
+from ragaudit.userpipeline.adapters import build_factory
+from ragaudit.userpipeline.answer import PipelineAnswer
+from ragaudit.userpipeline.http_client import http_pipeline
+from ragaudit.userpipeline.identity import describe_entry
+from ragaudit.userpipeline.ingest import ingest
+from ragaudit.userpipeline.oracle import build_oracle
+
+
+@dataclass
+class BuiltPipeline:
+    """A pipeline ready to be asked, and what the results file and the cache call it."""
+
+    ask: Callable[[str], PipelineAnswer]
+    form: str
+    """``query_engine``, ``runnable``, ``callable`` or ``http``."""
+    model: str
+    """``pipeline:<name>``: its calls' model in the counts and the cache."""
+    identity: dict
+    """What its answers are keyed by (userpipeline.identity)."""
+    indexed_documents: Any = None
+    """"asserted by the user" under `ingest: none`, else None (ragaudit handed them)."""
+    oracle: Callable[[str], PipelineAnswer] | None = None
+    oracle_model: str | None = None
+    oracle_identity: dict | None = None
+    services: list = field(default_factory=list)
+
+    def models(self) -> list[dict]:
+        """The results file's `models` entries: the pipeline and its oracle."""
+        entries = [_model_entry(self.model, "pipeline", self.identity)]
+        if self.oracle is not None:
+            entries.append(_model_entry(self.oracle_model, "oracle", self.oracle_identity))
+        return entries
+
+
+def _model_entry(spec: str, kind: str, identity: dict) -> dict:
+    return {
+        "spec": spec, "kind": kind, "backend": "pipeline", "name": spec,
+        "digest": identity_key(identity), "digest_reason": None, "identity": identity,
+    }  # fmt: skip
+
+
+def build_pipeline(stack: Any, documents: Sequence[Any]) -> BuiltPipeline:
+    """The stack's pipeline built over `documents` (its oracle too); RagauditError when bad."""
+    entry = stack.pipeline
+    model = f"pipeline:{stack.name}"
+    if entry.get("factory"):
+        label = stack.where("pipeline", "factory")
+        ask, form = build_factory(entry, documents, label, stack.limits)
+        built = BuiltPipeline(ask, form, model, describe_entry(entry, label))
+    else:
+        label = stack.where("pipeline", "http")
+        ask, service = http_pipeline(entry["http"], label)
+        indexed = ingest(entry["ingest"], documents, stack.where("pipeline", "ingest"))
+        built = BuiltPipeline(ask, "http", model, describe_entry(entry, label), indexed)
+        built.services.append(service)
+    if stack.oracle:
+        label = stack.where("oracle")
+        built.oracle, service = build_oracle(stack.oracle, label, stack.limits)
+        built.oracle_model = f"oracle:{stack.name}"
+        built.oracle_identity = describe_entry(stack.oracle, label)
+        built.services += [service] if service is not None else []
+    return built

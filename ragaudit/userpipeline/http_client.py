@@ -1,0 +1,251 @@
+"""A `pipeline: http:` (or `oracle: http:`) entry asked: one request per question, the
+reply read through the entry's response mapping.
+
+The url and body are templates. `{{question}}` in the url is the question URL-quoted; in a
+body given as YAML/JSON (a mapping or list) a string equal to `{{question}}` (or
+`{{contexts}}`, the oracle's list of context texts) becomes that value and any other
+string has the placeholder replaced by the text, then the body is sent as JSON; in a body
+given as text the placeholders are replaced by the JSON-escaped text (so a JSON body
+written as text stays JSON). Header values are read from the environment variables the
+entry names, when it is built; a missing or control-character value is bad input naming
+the variable, never the value, and every message built from a reply is redacted of them.
+
+Network errors, 429 and 5xx are retried (backends.retry, RAGAUDIT_RETRIES...); what still
+fails, a 4xx, a reply that is not JSON, larger than RAGAUDIT_MAX_REPLY_MB, or missing a
+mapped field is one failed call (ModelCallFailed) with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+from ragaudit.backends.openai_http import max_reply_bytes
+from ragaudit.backends.redact import Redactor, one_line
+from ragaudit.backends.retry import (
+    RetriesExhausted,
+    RetryPolicy,
+    call_with_retries,
+    describe_network_error,
+)
+from ragaudit.errors import ModelCallFailed, RagauditError
+from ragaudit.stack.response_paths import ResponsePath, compile_path
+from ragaudit.userpipeline.answer import (
+    Context,
+    PipelineAnswer,
+    id_of,
+    read_citations,
+    score_of,
+    text_of,
+)
+
+QUESTION, CONTEXTS = "{{question}}", "{{contexts}}"
+
+
+class Redactors:
+    """Every header value's Redactor, applied in turn."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        self._each = [Redactor(secret) for secret in secrets if secret]
+
+    def __call__(self, text: object) -> str:
+        text = str(text)
+        for redact in self._each:
+            text = redact(text)
+        return text
+
+
+def header_values(headers: dict, label: str) -> dict[str, str]:
+    """Header name -> value, read from the environment variables the entry names."""
+    values = {}
+    for name, given in headers.items():
+        env, prefix = (given, "") if isinstance(given, str) else (given["env"], given["prefix"])
+        value = os.environ.get(env)
+        if value is None:
+            raise RagauditError(f"{label}: header {name}: environment variable {env} is not set")
+        if any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise RagauditError(
+                f"{label}: header {name}: environment variable {env} holds a control "
+                "character (a trailing newline from a secret file?); strip it"
+            )
+        values[name] = prefix + value
+    return values
+
+
+def render(template: Any, values: dict[str, Any]) -> Any:
+    """`template` with each placeholder (``{{question}}``...) replaced (module docstring)."""
+    if isinstance(template, str):
+        if template in values:
+            return values[template]
+        for placeholder, value in values.items():
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            template = template.replace(placeholder, shown)
+        return template
+    if isinstance(template, dict):
+        return {key: render(value, values) for key, value in template.items()}
+    if isinstance(template, list):
+        return [render(value, values) for value in template]
+    return template
+
+
+def _text_body(template: str, values: dict[str, Any]) -> str:
+    escaped = {
+        placeholder: json.dumps(value, ensure_ascii=False)[1:-1]
+        if isinstance(value, str)
+        else json.dumps(value, ensure_ascii=False)
+        for placeholder, value in values.items()
+    }
+    return render(template, escaped)
+
+
+class HttpService:
+    """One service as the entry describes it; `ask(values)` makes one request."""
+
+    def __init__(self, entry: dict, label: str) -> None:
+        self.entry, self.label = entry, label
+        self.headers = header_values(entry.get("headers") or {}, label)
+        self.redact = Redactors(list(self.headers.values()))
+        self.paths = {
+            key: compile_path(entry[key]) if entry.get(key) else None
+            for key in ("answer", "contexts", "context_text", "context_id", "context_score",
+                        "citations")
+        }  # fmt: skip
+        self.policy = RetryPolicy.from_env()
+        self.max_reply = max_reply_bytes()
+        self._client: Any = None
+
+    def request(self, values: dict[str, Any]) -> Any:
+        """The reply's JSON for one request with the placeholders' `values`."""
+        import httpx
+
+        entry = self.entry
+        url = entry["url"]
+        for placeholder, value in values.items():
+            url = url.replace(
+                placeholder, quote(value if isinstance(value, str) else json.dumps(value))
+            )
+        body, kind = entry.get("body"), None
+        if isinstance(body, dict | list):
+            content, kind = json.dumps(render(body, values), ensure_ascii=False), "application/json"
+        elif isinstance(body, str):
+            content = _text_body(body, values)
+            kind = "application/json" if _is_json(content) else "text/plain"
+        else:
+            content = None
+        headers = dict(self.headers)
+        if kind is not None:
+            headers.setdefault("Content-Type", kind)
+        if self._client is None:
+            self._client = httpx.Client(timeout=entry.get("timeout", 60.0))
+
+        def once() -> bytes:
+            with self._client.stream(entry.get("method", "POST"), url, content=content,
+                                     headers=headers) as reply:  # fmt: skip
+                data = bytearray()
+                for part in reply.iter_bytes():
+                    data += part
+                    if len(data) > self.max_reply:
+                        raise ModelCallFailed(
+                            f"{self.label}: reply larger than {self.max_reply} bytes "
+                            "(RAGAUDIT_MAX_REPLY_MB)"
+                        )
+                if reply.status_code >= 400:
+                    text = bytes(data).decode("utf-8", "replace")
+                    error = httpx.HTTPStatusError(
+                        f"HTTP {reply.status_code}: {text}", request=reply.request, response=reply
+                    )
+                    raise error
+                return bytes(data)
+
+        try:
+            data = call_with_retries(once, self.policy)
+        except ModelCallFailed:
+            raise
+        except RetriesExhausted as error:
+            raise self._failed(f"{error.attempts} attempt(s), last: "
+                               f"{_describe(error.last_error)}") from None  # fmt: skip
+        except Exception as error:
+            raise self._failed(_describe(error)) from None
+        try:
+            return json.loads(data)
+        except ValueError:
+            raise self._failed(f"the reply is not JSON: {data[:80]!r}") from None
+
+    def _failed(self, reason: str) -> ModelCallFailed:
+        return ModelCallFailed(f"{self.label}: {one_line(reason, self.redact)}")
+
+    def answer_of(self, reply: Any) -> PipelineAnswer:
+        """The reply read through the mapping: the answer, each context, the citations."""
+        found, answer = self.paths["answer"].one(reply)
+        if not found:
+            raise self._failed(f"the reply has no {self.paths['answer'].text} (the answer)")
+        answer = text_of(answer, f"the answer at {self.paths['answer'].text}", self.label)
+        contexts: tuple[Context, ...] = ()
+        if self.paths["contexts"] is not None:
+            contexts = tuple(self._context(item) for item in self._items(reply))
+        citations = None
+        if self.paths["citations"] is not None:
+            found, value = self.paths["citations"].one(reply)
+            citations = read_citations(value, self.label) if found else None
+        return PipelineAnswer(self.redact(answer), contexts, citations)
+
+    def _items(self, reply: Any) -> list[Any]:
+        path = self.paths["contexts"]
+        found = path.find(reply)
+        if len(found) == 1 and isinstance(found[0], list):
+            return found[0]  # the path named the list itself
+        if not found and not path.one(reply)[0]:
+            raise self._failed(f"the reply has no {path.text} (the contexts)")
+        return found
+
+    def _context(self, item: Any) -> Context:
+        text_path = self.paths["context_text"]
+        if text_path is None:
+            return Context(text_of(item, "a context", self.label))
+        text = _field(text_path, item, self.label, "a context's text", required=True)
+        return Context(
+            self.redact(text_of(text, f"a context's text at {text_path.text}", self.label)),
+            id_of(_field(self.paths["context_id"], item, self.label, "id")),
+            score_of(_field(self.paths["context_score"], item, self.label, "score"), self.label),
+        )
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+def _field(
+    path: ResponsePath | None, item: Any, label: str, what: str, required: bool = False
+) -> Any:
+    if path is None:
+        return None
+    found, value = path.one(item)
+    if not found and required:
+        raise ModelCallFailed(f"{label}: a context has no {path.text} ({what})")
+    return value
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _describe(error: BaseException) -> str:
+    import httpx
+
+    if isinstance(error, httpx.HTTPStatusError):
+        return str(error)
+    return describe_network_error(error)
+
+
+def http_pipeline(entry: dict, label: str) -> tuple[Callable[[str], PipelineAnswer], HttpService]:
+    """The asker of a `pipeline: http:` entry, and its service (to close)."""
+    service = HttpService(entry, label)
+    return (lambda question: service.answer_of(service.request({QUESTION: question}))), service
