@@ -29,6 +29,7 @@ from ragaudit.userpipeline.answer import Context
 from ragaudit.userstack.locate import locate_chunks
 
 _TAG = re.compile(r"<[^<>\n]{0,200}>")
+_CLOSING = set(".,;:!?)]\"'\u2019\u201d")
 MIN_NORMALISED = 12
 """Word characters a context must keep once normalised to be matched that way: a shorter
 one ("Yes.") would match anywhere."""
@@ -51,12 +52,16 @@ class NormalisedText:
                 origin.append(index)
         self.text, self.origin = "".join(chars), origin
 
-    def span_of(self, needle: str) -> tuple[int, int] | None:
-        """The original span of the first place `needle` (normalised) occurs."""
+    def span_of(self, needle: str, original: str) -> tuple[int, int] | None:
+        """The original span of the first place `needle` (normalised) occurs, with the
+        closing punctuation after its last word (a sentence's full stop)."""
         found = self.text.find(needle) if needle else -1
         if found < 0:
             return None
-        return self.origin[found], self.origin[found + len(needle) - 1] + 1
+        end = self.origin[found + len(needle) - 1] + 1
+        while end < len(original) and original[end] in _CLOSING:
+            end += 1
+        return self.origin[found], end
 
 
 def normalised(text: str) -> str:
@@ -74,7 +79,20 @@ class ContextLocator:
         self._by_place: dict[tuple[str, int, int, str], Chunk] = {}
         self._normal: dict[str, NormalisedText] | None = None  # built when first needed
 
-    def locate(self, context: Context) -> Chunk | None:
+    def locate_all(self, contexts: Sequence[Context]) -> list[Chunk | None]:
+        """Each of one answer's contexts located; two equal texts from no named document
+        are two places (the first not already taken), as a retriever returning a passage
+        that repeats across documents returned two of its copies."""
+        taken: set[str] = set()
+        placed = []
+        for context in contexts:
+            chunk = self.locate(context, taken)
+            if chunk is not None:
+                taken.add(chunk.chunk_id)
+            placed.append(chunk)
+        return placed
+
+    def locate(self, context: Context, taken: set[str] | frozenset = frozenset()) -> Chunk | None:
         """The chunk `context` is, or None when it matches no document."""
         text = context.text
         if not text.strip():
@@ -86,10 +104,17 @@ class ContextLocator:
             return self._chunk(named.doc_id, placed.start, placed.end, text, placed.exact and once)
         holding = [doc for doc in self.documents.values() if text in doc.text]
         if holding:
-            doc = holding[0]
-            start = doc.text.index(text)
-            exact = len(holding) == 1 and doc.text.count(text) == 1
-            return self._chunk(doc.doc_id, start, start + len(text), text, exact)
+            exact = len(holding) == 1 and holding[0].text.count(text) == 1
+            first = None
+            for doc in holding:
+                start = doc.text.find(text)
+                while start >= 0:
+                    known = self._by_place.get((doc.doc_id, start, start + len(text), text))
+                    if known is None or known.chunk_id not in taken:
+                        return self._chunk(doc.doc_id, start, start + len(text), text, exact)
+                    first = first or known
+                    start = doc.text.find(text, start + 1)
+            return first
         return self._normalised(text, named)
 
     def _normalised(self, text: str, named: Any) -> Chunk | None:
@@ -100,7 +125,7 @@ class ContextLocator:
             self._normal = {d: NormalisedText(doc.text) for d, doc in self.documents.items()}
         order = [named.doc_id] if named is not None else []
         for doc_id in [*order, *self.documents]:
-            span = self._normal[doc_id].span_of(needle)
+            span = self._normal[doc_id].span_of(needle, self.documents[doc_id].text)
             if span is not None:
                 return self._chunk(doc_id, span[0], span[1], text, False)
         return None

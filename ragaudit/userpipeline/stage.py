@@ -75,9 +75,7 @@ class PipelineStage:
         )  # fmt: skip
         self.locator = locator = ContextLocator(list(corpus.documents), stack.chunking_name)
         placed = {
-            q: [locator.locate(c) for c in a.contexts]
-            for q, a in answers.items()
-            if not isinstance(a, str)
+            q: locator.locate_all(a.contexts) for q, a in answers.items() if not isinstance(a, str)
         }
         view = ChunkingView(stack.chunking_name, locator.chunks)
         chunk_by_id = {chunk.chunk_id: chunk for chunk in locator.chunks}
