@@ -1,0 +1,87 @@
+"""near_duplicate: a copy of the expected document about another entity is added, with a
+different value: the anchor is replaced by another intent's anchor or, with no anchor, a
+qualifier of the answer's sentence is changed. The original value is right; the copy's
+value is the trap."""
+
+from __future__ import annotations
+
+import re
+
+from ragaudit.mutate.edits import Edit
+from ragaudit.mutate.operator import Context, NotApplicable, Operator, Plan, Target, declare
+from ragaudit.mutate.values import changed_value
+
+NAME = "near_duplicate"
+QUALIFIERS = (
+    ("north", "south"), ("east", "west"), ("first", "second"), ("annual", "monthly"),
+    ("senior", "junior"), ("internal", "external"), ("primary", "secondary"),
+    ("weekday", "weekend"), ("upper", "lower"), ("domestic", "international"),
+    ("full-time", "part-time"), ("day", "night"), ("standard", "premium"),
+)  # fmt: skip
+"""Qualifier pairs a copy without an anchor swaps (either way)."""
+
+
+def _anchor_edits(target: Target, context: Context) -> tuple[list[Edit], str] | str:
+    intent, text = target.intent, target.doc.text
+    if intent.anchor:
+        others = sorted({i.anchor for i in context.others(intent) if i.anchor} - {intent.anchor})
+        others = [a for a in others if a not in text and intent.anchor not in a]
+        if not others:
+            return "no other intent's anchor to put in its place"
+        other = context.rng(NAME, intent.name).choice(others)
+        edits = [
+            Edit(m.start(), m.end(), other, "anchor", intent.name)
+            for m in re.finditer(re.escape(intent.anchor), text)
+        ]
+        return edits, f"anchor {intent.anchor!r} -> {other!r}"
+    start, end = target.sentence
+    sentence = text[start:end]
+    for a, b in QUALIFIERS:
+        for old, new in ((a, b), (b, a)):
+            m = re.search(rf"\b{re.escape(old)}\b", sentence, re.IGNORECASE)
+            if m and old.lower() not in intent.answer.lower():
+                word = new.capitalize() if m.group()[0].isupper() else new
+                edit = Edit(start + m.start(), start + m.end(), word, "qualifier", intent.name)
+                return [edit], f"qualifier {m.group()!r} -> {word!r}"
+    return "no anchor given and no qualifier (north/south, first/second, ...) in its sentence"
+
+
+def plan(target: Target, context: Context) -> Plan | NotApplicable:
+    """A copy with the entity (or a qualifier) and the value changed."""
+    intent, text = target.intent, target.doc.text
+    entity = _anchor_edits(target, context)
+    if isinstance(entity, str):
+        return NotApplicable(NAME, intent.name, entity)
+    edits, entity_rule = entity
+    others = [i.answer for i in context.others(intent)]
+    new, rule = changed_value(
+        intent.answer, context.rng(NAME, "value/" + intent.name), others, text
+    )
+    if new is None:
+        return NotApplicable(NAME, intent.name, f"the answer cannot be changed: {rule}")
+    taken = [(e.start, e.end) for e in edits]
+    start = text.find(intent.answer)
+    while start != -1:
+        end = start + len(intent.answer)
+        if not any(s < end and start < e for s, e in taken):
+            edits.append(Edit(start, end, new, "value", intent.name))
+        start = text.find(intent.answer, end)
+    sentence = target.sentence
+    return Plan(
+        NAME,
+        intent.name,
+        "added",
+        target.doc.doc_id,
+        rule=f"{entity_rule}; {intent.answer!r} -> {new!r} ({rule})",
+        expect="answer",
+        accept=(intent.answer,),
+        traps=(new,),
+        edits=tuple(edits),
+        gold=(("original", *sentence, "gold"),),
+        trap=(("mutant", *sentence, "trap"),),
+        checks={"old": intent.answer, "new": new},
+    )
+
+
+PROBE = declare(NAME, "a near-copy of the answer's document about another entity")
+OPERATOR = Operator(NAME, plan, "original_first", PROBE)

@@ -1,0 +1,141 @@
+"""What an operator is: it takes one intent's answer in its document and returns a plan of
+the mutant (the edits to plant, what the right answer then is, what the trap is), or says
+why it cannot apply to that intent. Operators are LLM-free; all randomness comes from a
+generator seeded by (seed, operator, document), so a run is the same for the same seed, and
+two intents in one document get one consistent mutant of it."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ragaudit.documents import Document
+from ragaudit.mutate.cases import MutationIntent
+from ragaudit.mutate.edits import Edit
+from ragaudit.mutate.text import sentence_around
+from ragaudit.probes.base import Probe
+
+Splitter = Callable[[Document], list[tuple[int, int]]]
+"""The user's splitter on one document: its chunks' [start, end) offsets, in order."""
+
+PIPELINE_CHUNKS = "not applicable: a pipeline's chunks are its own"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every operator may read: the corpus, every intent, the seed and the splitter."""
+
+    documents: tuple[Document, ...]
+    intents: tuple[MutationIntent, ...]
+    seed: int
+    splitter: Splitter | None
+    """None when ragaudit cannot cut the corpus as the stack does (a pipeline)."""
+    splitter_reason: str = PIPELINE_CHUNKS
+
+    def rng(self, operator: str, key: str) -> random.Random:
+        """The generator of one operator on one document (or intent)."""
+        return random.Random(f"{self.seed}/{operator}/{key}")
+
+    def document(self, doc_id: str) -> Document:
+        return next(d for d in self.documents if d.doc_id == doc_id)
+
+    def others(self, intent: MutationIntent) -> list[MutationIntent]:
+        return [i for i in self.intents if i.name != intent.name]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One intent's answer where it sits: the document, the answer and its sentence."""
+
+    intent: MutationIntent
+    doc: Document
+
+    @property
+    def answer_span(self) -> tuple[int, int]:
+        return self.intent.answer_start, self.intent.answer_end
+
+    @property
+    def sentence(self) -> tuple[int, int]:
+        return sentence_around(self.doc.text, *self.answer_span)
+
+
+SpanRef = tuple[Literal["original", "mutant"], int, int, str]
+"""(which document, start, end, role) in ORIGINAL offsets of the changed document; the
+corpus grouping moves mutant spans to where the edits put them."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One intent's mutant, before it is grouped with the operator's other mutants."""
+
+    operator: str
+    intent: str
+    kind: Literal["in_place", "added", "removed"]
+    """Replace the document by its mutant, add the mutant beside it, or remove documents."""
+    doc_id: str
+    rule: str
+    """What was changed, in words (the value rule, the padding length, ...)."""
+    expect: Literal["answer", "abstain"]
+    accept: tuple[str, ...] = ()
+    traps: tuple[str, ...] = ()
+    edits: tuple[Edit, ...] = ()
+    removed: tuple[str, ...] = ()
+    gold: tuple[SpanRef, ...] = ()
+    trap: tuple[SpanRef, ...] = ()
+    extra: tuple[SpanRef, ...] = ()
+    checks: dict = field(default_factory=dict)
+    """What the validity checks need beyond the spans (old value, new value, ...)."""
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """The operator cannot make this intent's mutant; no weaker mutant is made instead."""
+
+    operator: str
+    intent: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Operator:
+    """A registered mutation operator: its name (a probe of the `mutation` family), how it
+    plans one intent's mutant, and the retrieval-side measure that says it was handled."""
+
+    name: str
+    plan: Callable[[Target, Context], Plan | NotApplicable]
+    handled_without_generation: str
+    """The retrieval-side measure (mutate.score) that kills a mutant under --no-generate."""
+    probe: Probe
+
+
+def not_planted(*_: object) -> None:
+    """A mutation probe builds no planted instance: `ragaudit mutate` builds its mutants."""
+    raise RuntimeError("a mutation operator builds its mutants from a user's corpus")
+
+
+def declare(name: str, description: str, layer: str = "architectural") -> Probe:
+    """The probe declaration of an operator (family `mutation`, skipped by the corpus)."""
+    return Probe(name, layer, description, not_planted, family="mutation")  # type: ignore[arg-type]
+
+
+def filler_sentences(context: Context, avoid: Sequence[str], rng: random.Random) -> list[str]:
+    """Sentences of the user's own documents that hold none of `avoid` (answers, anchors),
+    shuffled by `rng`: the padding and sections operators insert."""
+    found = []
+    for doc in context.documents:
+        for line in doc.text.splitlines():
+            for sentence in line.replace("? ", "?\n").replace(". ", ".\n").split("\n"):
+                sentence = sentence.strip()
+                if len(sentence.split()) >= 5 and not sentence.startswith(("|", "#")):
+                    if not any(a.lower() in sentence.lower() for a in avoid):
+                        found.append(sentence)
+    found = sorted(set(found))
+    rng.shuffle(found)
+    return found
+
+
+def every_answer_and_anchor(context: Context) -> list[str]:
+    """What padding must never carry: any intent's answer or anchor."""
+    return [v for i in context.intents for v in (i.answer, i.anchor) if v]

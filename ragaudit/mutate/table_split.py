@@ -1,0 +1,105 @@
+"""table_split: where the answer sits in a table row (Markdown, CSV or aligned text), prose
+from the user's other documents is inserted between the table's header and its rows, as much
+as the user's splitter needs to put the header and the answer's row in different chunks."""
+
+from __future__ import annotations
+
+import re
+
+from ragaudit.mutate.edits import Edit
+from ragaudit.mutate.operator import (
+    Context,
+    NotApplicable,
+    Operator,
+    Plan,
+    Target,
+    declare,
+    every_answer_and_anchor,
+    filler_sentences,
+)
+from ragaudit.mutate.padding import MAX_PADDING_WORDS, search, together
+
+NAME = "table_split"
+_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
+_ALIGNED = re.compile(r"\S {2,}\S.* {2,}\S")
+
+
+def _kind(line: str) -> str | None:
+    stripped = line.strip()
+    if stripped.startswith("|") and stripped.count("|") >= 3:
+        return "markdown"
+    if line.count(",") >= 2:
+        return f"csv:{line.count(',')}"
+    if _ALIGNED.search(line):
+        return "aligned"
+    return None
+
+
+def table_around(text: str, position: int) -> tuple[str, list[tuple[int, int]], int] | None:
+    """(kind, the table's line spans, the answer's line index) when `position` sits in a
+    table's data row, else None."""
+    lines, offset = [], 0
+    for line in text.split("\n"):
+        lines.append((offset, offset + len(line)))
+        offset += len(line) + 1
+    at = next(i for i, (s, e) in enumerate(lines) if s <= position <= e)
+    kind = _kind(text[slice(*lines[at])])
+    if kind is None:
+        return None
+    first = at
+    while first > 0 and _kind(text[slice(*lines[first - 1])]) == kind:
+        first -= 1
+    last = at
+    while last + 1 < len(lines) and _kind(text[slice(*lines[last + 1])]) == kind:
+        last += 1
+    header_lines = 2 if kind == "markdown" and first + 1 <= last and _SEPARATOR.match(
+        text[slice(*lines[first + 1])]
+    ) else 1  # fmt: skip
+    if at < first + header_lines:
+        return None  # the answer is in the header
+    return kind.split(":")[0], lines[first : last + 1], at - first
+
+
+def plan(target: Target, context: Context) -> Plan | NotApplicable:
+    """Push the rows away from the header until no chunk holds both."""
+    intent, text = target.intent, target.doc.text
+    if context.splitter is None:
+        return NotApplicable(NAME, intent.name, context.splitter_reason)
+    table = table_around(text, intent.answer_start)
+    if table is None:
+        return NotApplicable(NAME, intent.name, "the answer is not in a table row")
+    kind, rows, row_index = table
+    header_count = 2 if kind == "markdown" and _SEPARATOR.match(text[slice(*rows[1])]) else 1
+    header = (rows[0][0], rows[header_count - 1][1])
+    row = rows[row_index]
+    at = rows[header_count][0]  # where the first data row starts
+    avoid = every_answer_and_anchor(context)
+    sentences = filler_sentences(context, avoid, context.rng(NAME, target.doc.doc_id))
+
+    def apart(chunks: list[tuple[int, int]], added: int) -> bool:
+        return not together(chunks, [header, (row[0] + added, row[1] + added)])
+
+    found = search(target.doc, at, sentences, apart, context.splitter, joiner="\n")
+    if found is None:
+        return NotApplicable(
+            NAME,
+            intent.name,
+            f"the splitter keeps the header with the row under {MAX_PADDING_WORDS} words of prose",
+        )
+    padding, _ = found
+    return Plan(
+        NAME,
+        intent.name,
+        "in_place",
+        target.doc.doc_id,
+        rule=f"{kind} table: {len(padding)} characters of prose between header and rows",
+        expect="answer",
+        accept=(intent.answer,),
+        edits=(Edit(at, at, padding, "padding", intent.name),),
+        gold=(("mutant", *row, "gold"),),
+        extra=(("mutant", *header, "table_header"), ("mutant", *row, "table_row")),
+    )
+
+
+PROBE = declare(NAME, "the answer's table row pushed away from the table's header")
+OPERATOR = Operator(NAME, plan, "header_and_row_in_context", PROBE)

@@ -1,0 +1,73 @@
+"""Text facts operators rely on: the sentence around an answer, word shingles and their
+Jaccard similarity, and the shape of a value (number, date, words)."""
+
+from __future__ import annotations
+
+import re
+
+SHINGLE_WORDS = 3
+"""Word shingles of this many words: what a near-duplicate's similarity is counted over."""
+_WORD = re.compile(r"\w+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
+
+
+def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The sentence (or line) holding text[start:end]: back to the previous sentence end
+    or line break, forward to the next, trailing spaces left out."""
+    begin = 0
+    for match in _SENTENCE_END.finditer(text, 0, start):
+        begin = match.end()
+    following = _SENTENCE_END.search(text, end)
+    stop = following.start() if following else len(text)
+    while stop > end and text[stop - 1].isspace():
+        stop -= 1
+    return begin, max(stop, end)
+
+
+def shingles(text: str, size: int = SHINGLE_WORDS) -> set[tuple[str, ...]]:
+    """The text's lower-cased word shingles (the words themselves for a shorter text)."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    if len(words) < size:
+        return {tuple(words)} if words else set()
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+
+
+def jaccard(a: set, b: set) -> float:
+    """|a & b| / |a | b| (0 for two empty sets)."""
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+_LONG_DATE = re.compile(r"^(\d{1,2}) (" + "|".join(MONTHS) + r") (\d{4})$")
+_US_DATE = re.compile(r"^(" + "|".join(MONTHS) + r") (\d{1,2}), (\d{4})$")
+
+
+def shape(value: str) -> str:
+    """`date`, `number` (holds digits), or `words:<n>` (n words, no digit)."""
+    if _ISO_DATE.match(value) or _LONG_DATE.match(value) or _US_DATE.match(value):
+        return "date"
+    if _NUMBER.search(value):
+        return "number"
+    return f"words:{len(value.split())}"
+
+
+def numbers(value: str) -> list[re.Match]:
+    """The numbers written in `value`, in order."""
+    return list(_NUMBER.finditer(value))
+
+
+def date_parts(value: str) -> tuple[int, int, int, str] | None:
+    """(year, month, day, form) of a date `shape` accepts, else None."""
+    if m := _ISO_DATE.match(value):
+        return int(m[1]), int(m[2]), int(m[3]), "iso"
+    if m := _LONG_DATE.match(value):
+        return int(m[3]), MONTHS.index(m[2]) + 1, int(m[1]), "long"
+    if m := _US_DATE.match(value):
+        return int(m[3]), MONTHS.index(m[1]) + 1, int(m[2]), "us"
+    return None
