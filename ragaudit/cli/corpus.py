@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.corpus.build import DEFAULT_N, DEFAULT_SEED, build_corpus
+from ragaudit.corpus.export import FORMATS, export_documents
 from ragaudit.corpus.files import check_corpus, load_corpus, write_corpus
 from ragaudit.corpus.stats import instrument_stats
 
@@ -28,6 +29,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--check", action="store_true", help="list files that differ from the manifest"
     )
     parser.add_argument("--json", action="store_true", help="with --stats: print JSON")
+    action.add_argument(
+        "--export",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write the corpus's documents into DIR for your own service to index (a "
+        "pipeline: stack file's ingest); --n cuts it as a run would",
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, default="jsonl", help="with --export (default jsonl)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,6 +48,13 @@ def run(args: argparse.Namespace) -> int:
     probes = [p.strip() for p in args.probes.split(",") if p.strip()] if args.probes else None
     seed = DEFAULT_SEED if args.seed is None else args.seed
     n = DEFAULT_N if args.n is None else args.n
+    if args.export is not None:
+        corpus = load_corpus(folder)
+        if args.n is not None and args.n < corpus.n:
+            corpus = corpus.subset(args.n)
+        written = export_documents(corpus.documents, args.export, args.format)
+        print(f"wrote {len(corpus.documents)} documents to {args.export} ({len(written)} files)")
+        return 0
     if args.check:
         problems = check_corpus(folder)
         for problem in problems:

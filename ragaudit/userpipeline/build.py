@@ -62,7 +62,8 @@ def build_pipeline(stack: Any, documents: Sequence[Any]) -> BuiltPipeline:
     else:
         label = stack.where("pipeline", "http")
         ask, service = http_pipeline(entry["http"], label)
-        indexed = ingest(entry["ingest"], documents, stack.where("pipeline", "ingest"))
+        where = stack.where("pipeline", "ingest")
+        indexed = ingest(entry["ingest"], documents, where, service.headers)
         built = BuiltPipeline(ask, "http", model, describe_entry(entry, label), indexed)
         built.services.append(service)
     if stack.oracle:

@@ -23,23 +23,26 @@ from ragaudit.errors import RagauditError
 ASSERTED = "asserted by the user"
 
 
-def ingest(entry: Any, documents: Sequence[Any], label: str) -> str | None:
-    """Hand the service `documents` as `entry` says; returns `indexed_documents` for the
-    results file (ASSERTED under `none`, else None: ragaudit handed them)."""
+def ingest(
+    entry: Any, documents: Sequence[Any], label: str, headers: dict | None = None
+) -> str | None:
+    """Hand the service `documents` as `entry` says (an endpoint is sent the pipeline's
+    `headers` too: it is the same service); returns `indexed_documents` for the results
+    file (ASSERTED under `none`, else None: ragaudit handed them)."""
     if entry == "none":
         return ASSERTED
     if entry.get("url"):
-        _post_batches(entry, documents, label)
+        _post_batches(entry, documents, label, headers or {})
     else:
         _run_command(entry, documents, label)
     return None
 
 
-def _post_batches(entry: dict, documents: Sequence[Any], label: str) -> None:
+def _post_batches(entry: dict, documents: Sequence[Any], label: str, headers: dict) -> None:
     import httpx
 
     batch = entry["batch"]
-    with httpx.Client(timeout=entry["timeout"]) as client:
+    with httpx.Client(timeout=entry["timeout"], headers=headers) as client:
         for start in range(0, len(documents), batch):
             part = [exported_document(d) for d in documents[start : start + batch]]
             where = f"documents {start + 1}-{start + len(part)} of {len(documents)}"

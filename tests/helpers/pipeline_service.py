@@ -1,0 +1,25 @@
+"""Start tests/helpers/pipeline_server.py as its own process on 127.0.0.1 and stop it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SERVER = Path(__file__).with_name("pipeline_server.py")
+
+
+@contextmanager
+def running_service(*flags: str) -> Iterator[str]:
+    """The service's base URL (``http://127.0.0.1:<port>``) while it runs with `flags`."""
+    process = subprocess.Popen(
+        [sys.executable, str(SERVER), "--port", "0", *flags], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        port = int(process.stdout.readline())
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
