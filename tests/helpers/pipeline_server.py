@@ -34,7 +34,7 @@ def add(documents: list[dict]) -> None:
     with LOCK:
         for doc in documents:
             for para in doc["text"].split("\n\n"):
-                if para.strip():
+                if para.strip() and (doc["id"], para) not in PASSAGES:  # ingest is idempotent
                     PASSAGES.append((doc["id"], para))
 
 
