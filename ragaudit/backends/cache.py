@@ -264,6 +264,20 @@ class CallCache:
         with self._sqlite():
             return int(self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
 
+    def recorded_seconds(
+        self, *, identity: str | None = None, model: str | None = None
+    ) -> tuple[int, float | None]:
+        """How many stored calls of `identity` (else of `model`) recorded their time, and
+        their mean seconds (None when none did): what a dry run estimates time from."""
+        column, value = ("identity", identity) if identity is not None else ("model", model)
+        with self._sqlite():
+            count, mean = self._conn.execute(
+                f"SELECT COUNT(*), AVG(seconds) FROM calls WHERE {column} = ? "
+                "AND seconds IS NOT NULL",
+                (value,),
+            ).fetchone()
+        return int(count), mean
+
     def stored_between(self, start: float, end: float) -> tuple[int, float | None]:
         """How many calls were stored at `start` <= created_at < `end` (epoch seconds), and
         when the last of them was: what a killed session computed, read after it died."""
