@@ -22,10 +22,12 @@ NAME = "boundary"
 
 
 def words_of(context: Context, doc_id: str) -> list[str]:
-    """The padding's words: sentences of the other documents, one word at a time."""
+    """The padding's words: sentences of the other documents, one word at a time, their
+    sentence ends dropped."""
     avoid = every_answer_and_anchor(context)
     sentences = filler_sentences(context, avoid, context.rng(NAME, doc_id))
-    return [w for s in sentences for w in s.split()]
+    # without sentence ends: a splitter that prefers ". " must still cut inside the run
+    return [w.rstrip(".!?;:") for s in sentences for w in s.split() if w.rstrip(".!?;:")]
 
 
 def plan(target: Target, context: Context) -> Plan | NotApplicable:

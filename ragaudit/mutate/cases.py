@@ -16,6 +16,7 @@ from ragaudit.audit.cases import Case, IntentSpec, PhrasingSpec
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.fileio.lines import line_of, load_with_lines, validate
+from ragaudit.mutate.text import find_value, holds
 
 WHAT = "mutation case file"
 
@@ -125,13 +126,13 @@ def _resolve(
             raise RagauditError(
                 f"{where}: intent {intent.intent!r} expects unknown source id {source!r}"
             )
-    holder = next((s for s in sources if intent.answer in by_id[s].text), None)
+    holder = next((s for s in sources if holds(by_id[s].text, intent.answer)), None)
     if holder is None:
         raise RagauditError(
             f"{where}: intent {intent.intent!r}: answer {intent.answer!r} appears in none of "
             f"its expected sources ({', '.join(sources)})"
         )
-    start = by_id[holder].text.index(intent.answer)
+    start = find_value(by_id[holder].text, intent.answer)
     if intent.anchor is not None and intent.anchor not in by_id[holder].text:
         raise RagauditError(
             f"{where}: intent {intent.intent!r}: anchor {intent.anchor!r} does not appear in "

@@ -9,6 +9,7 @@ import re
 
 from ragaudit.mutate.edits import Edit
 from ragaudit.mutate.operator import Context, NotApplicable, Operator, Plan, Target, declare
+from ragaudit.mutate.text import find_value
 from ragaudit.mutate.values import changed_value
 
 NAME = "near_duplicate"
@@ -60,12 +61,12 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
     if new is None:
         return NotApplicable(NAME, intent.name, f"the answer cannot be changed: {rule}")
     taken = [(e.start, e.end) for e in edits]
-    start = text.find(intent.answer)
+    start = find_value(text, intent.answer)
     while start != -1:
         end = start + len(intent.answer)
         if not any(s < end and start < e for s, e in taken):
             edits.append(Edit(start, end, new, "value", intent.name))
-        start = text.find(intent.answer, end)
+        start = find_value(text, intent.answer, end)
     sentence = target.sentence
     return Plan(
         NAME,

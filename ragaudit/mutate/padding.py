@@ -5,6 +5,7 @@ operator wants appears. The amount is measured, never assumed from a chunk size.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from ragaudit.documents import Document
 from ragaudit.mutate.operator import Splitter
@@ -41,7 +42,7 @@ def search(
             return None
         padding = joiner.join(pieces[:n]) + joiner
         text = doc.text[:at] + padding + doc.text[at:]
-        chunks = splitter(Document(doc.doc_id, text, doc.metadata, doc.source_type))
+        chunks = splitter(replace(doc, text=text))
         if wanted(chunks, len(padding)):
             return padding, chunks
     return None

@@ -4,6 +4,7 @@ answer string. The right behaviour is to abstain; an answer given anyway is a fa
 from __future__ import annotations
 
 from ragaudit.mutate.operator import Context, NotApplicable, Operator, Plan, Target, declare
+from ragaudit.mutate.text import holds
 
 NAME = "remove_answer"
 
@@ -11,7 +12,7 @@ NAME = "remove_answer"
 def plan(target: Target, context: Context) -> Plan | NotApplicable:
     """Every document holding the answer string goes."""
     answer = target.intent.answer
-    removed = tuple(d.doc_id for d in context.documents if answer in d.text)
+    removed = tuple(d.doc_id for d in context.documents if holds(d.text, answer))
     if len(removed) == len(context.documents):
         return NotApplicable(NAME, target.intent.name, "every document holds the answer")
     return Plan(

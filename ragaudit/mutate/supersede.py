@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ragaudit.mutate.edits import Edit
 from ragaudit.mutate.operator import Context, NotApplicable, Operator, Plan, Target, declare
-from ragaudit.mutate.text import MONTHS
+from ragaudit.mutate.text import MONTHS, find_value
 from ragaudit.mutate.values import changed_value
 
 NAME = "supersede"
@@ -30,10 +30,10 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
     if new is None:
         return NotApplicable(NAME, intent.name, f"the answer cannot be changed: {rule}")
     edits = [Edit(0, 0, revision_line(context, target.doc.doc_id), "revision", intent.name)]
-    start = text.find(intent.answer)
+    start = find_value(text, intent.answer)
     while start != -1:
         edits.append(Edit(start, start + len(intent.answer), new, "value", intent.name))
-        start = text.find(intent.answer, start + len(intent.answer))
+        start = find_value(text, intent.answer, start + len(intent.answer))
     sentence = target.sentence
     return Plan(
         NAME,

@@ -71,3 +71,19 @@ def date_parts(value: str) -> tuple[int, int, int, str] | None:
     if m := _US_DATE.match(value):
         return int(m[3]), MONTHS.index(m[1]) + 1, int(m[2]), "us"
     return None
+
+
+def _value_pattern(value: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)")
+
+
+def find_value(text: str, value: str, start: int = 0) -> int:
+    """Where `value` first appears in `text` from `start` as a value of its own (not inside
+    a longer word or number: '7 days' is not in '27 days'); -1 when it does not."""
+    match = _value_pattern(value).search(text, start)
+    return match.start() if match else -1
+
+
+def holds(text: str, value: str) -> bool:
+    """`text` states `value` as a value of its own (see `find_value`)."""
+    return find_value(text, value) != -1

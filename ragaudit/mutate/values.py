@@ -8,7 +8,7 @@ import datetime as dt
 import random
 from collections.abc import Sequence
 
-from ragaudit.mutate.text import MONTHS, date_parts, numbers, shape
+from ragaudit.mutate.text import MONTHS, date_parts, holds, numbers, shape
 
 
 def changed_value(
@@ -21,7 +21,7 @@ def changed_value(
     if kind.startswith("words"):
         words = kind.split(":")[1]
         same = sorted({o for o in others if shape(o) == kind and o != value})
-        usable = [o for o in same if o not in forbidden and value not in o]
+        usable = [o for o in same if not holds(forbidden, o) and value not in o]
         if not same:
             return None, f"no other intent's answer has the same shape ({words} words)"
         if not usable:
@@ -29,7 +29,7 @@ def changed_value(
         return rng.choice(usable), f"another intent's answer of the same shape ({words} words)"
     for _ in range(20):
         new, rule = _shifted_date(value, rng) if kind == "date" else _shifted_number(value, rng)
-        if new != value and new not in forbidden and value not in new:
+        if new != value and not holds(forbidden, new) and not holds(new, value):
             return new, rule
     return None, "no shifted value absent from the document was found"
 

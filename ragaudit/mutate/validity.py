@@ -1,0 +1,100 @@
+"""The instrument tests of the planted corpus, applied to each mutant: the planted text
+sits exactly where it is recorded; a superseding revision no longer states the old value; a
+boundary mutant is really cut by the user's splitter; a table row is really apart from its
+header; a near-duplicate is near its original and near nothing else; a removed answer is in
+no document left; a diluted document really is that much longer. A mutant failing any of
+them is withdrawn (mutate.grouping), never kept as a weaker one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragaudit.mutate.padding import cuts, together
+from ragaudit.mutate.text import holds, jaccard, shingles
+
+NEAR_ORIGINAL = 0.8
+"""A near-duplicate's word-shingle Jaccard to its original is at least this."""
+NEAR_OTHERS = 0.5
+"""... and below this to every other document of its corpus."""
+
+
+def _check(name: str, passed: bool, detail: str) -> dict:
+    return {"check": name, "passed": bool(passed), "detail": detail}
+
+
+def check_mutant(mutant: Any, plan: Any, corpus: Any, context: Any) -> list[dict]:
+    """Every check that applies to this mutant's operator, passed or not."""
+    docs = {d.doc_id: d for d in corpus.documents}
+    checks = [_planted_where_recorded(mutant, docs)]
+    checks += _values_where_intended(mutant)
+    kind = mutant.operator
+    target = docs.get(mutant.mutant_doc_id) if mutant.mutant_doc_id else None
+    if kind == "remove_answer":
+        holding = [d.doc_id for d in corpus.documents if holds(d.text, plan.traps[0])]
+        checks.append(_check("answer_absent", not holding, ", ".join(holding) or "in no document"))
+    elif kind == "supersede":
+        old = plan.checks["old"]
+        checks.append(_check("old_value_absent", not holds(target.text, old), f"{old!r}"))
+    elif kind == "near_duplicate":
+        checks += _near_duplicate(mutant, target, corpus)
+    elif kind in ("boundary", "table_split"):
+        checks.append(_cut(mutant, target, context))
+    elif kind == "dilute":
+        factor = plan.checks["factor"]
+        original = corpus.originals[target.doc_id]
+        ratio = len(target.text) / len(original.text)
+        checks.append(_check("diluted", ratio >= factor, f"{ratio:.1f}x its length"))
+    return checks
+
+
+def _planted_where_recorded(mutant: Any, docs: dict) -> dict:
+    bad = [
+        s for s in (*mutant.planted, *mutant.gold_spans, *mutant.trap_spans, *mutant.extra_spans)
+        if s.doc_id not in docs or docs[s.doc_id].text[s.start : s.end] != s.text
+    ]  # fmt: skip
+    detail = f"{len(bad)} span(s) not at their offsets" if bad else "every span at its offsets"
+    return _check("planted_where_recorded", not bad, detail)
+
+
+def _values_where_intended(mutant: Any) -> list[dict]:
+    """The right value inside the gold span and the trap value inside the trap span."""
+    out = []
+    for values, spans, name in (
+        (mutant.accept, mutant.gold_spans, "right_value_in_gold"),
+        (mutant.traps, mutant.trap_spans, "trap_value_in_trap"),
+    ):
+        if values and spans:
+            missing = [v for v in values if not any(v in s.text for s in spans)]
+            out.append(_check(name, not missing, ", ".join(map(repr, missing)) or "present"))
+    return out
+
+
+def _near_duplicate(mutant: Any, copy: Any, corpus: Any) -> list[dict]:
+    original = corpus.originals[copy.doc_id]
+    mine = shingles(copy.text)
+    to_original = jaccard(mine, shingles(original.text))
+    others = [
+        (jaccard(mine, shingles(d.text)), d.doc_id)
+        for d in corpus.documents
+        if d.doc_id not in (copy.doc_id, original.doc_id)
+    ]
+    worst = max(others, default=(0.0, "none"))
+    return [
+        _check("near_original", to_original >= NEAR_ORIGINAL, f"Jaccard {to_original:.2f}"),
+        _check(
+            "near_nothing_else", worst[0] < NEAR_OTHERS, f"Jaccard {worst[0]:.2f} to {worst[1]}"
+        ),
+    ]
+
+
+def _cut(mutant: Any, target: Any, context: Any) -> dict:
+    chunks = context.splitter(target)
+    if mutant.operator == "boundary":
+        span = mutant.gold_spans[0]
+        return _check(
+            "cut_by_splitter", cuts(chunks, span.start, span.end), f"{len(chunks)} chunks"
+        )
+    header = next(s for s in mutant.extra_spans if s.role == "table_header")
+    row = next(s for s in mutant.extra_spans if s.role == "table_row")
+    apart = not together(chunks, [(header.start, header.end), (row.start, row.end)])
+    return _check("header_apart_from_row", apart, f"{len(chunks)} chunks")
