@@ -30,12 +30,15 @@ def test_command_serves_on_loopback_without_usage_stats():
     command = app_cli.streamlit_command(8765)
     flags = dict(zip(command[5::2], command[6::2], strict=True))
     assert command[2:4] == ["streamlit", "run"]
-    assert command[4] == str(CHECKOUT / "app.py")  # the checkout's
+    # the launcher that serves the checkout's app.py through st.App (ui/one_backend.py)
+    assert command[4] == str(CHECKOUT / "ragaudit" / "ui" / "launcher" / "inspector.py")
     assert flags == {
         "--server.address": "127.0.0.1",
         "--server.port": "8765",
         "--browser.gatherUsageStats": "false",
         "--server.headless": "true",
+        "--client.toolbarMode": "minimal",  # as app.py's .streamlit/config.toml says
+        "--server.fileWatcherType": "none",
     }
 
 

@@ -34,15 +34,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+LAUNCHER = Path(__file__).resolve().parent.parent / "ui" / "launcher" / "inspector.py"
+"""Serves app.py through Streamlit's st.App with the page-address fix (ui/one_backend.py)."""
+
+
 def streamlit_command(port: int) -> list[str]:
-    """The command line that serves app.py on loopback only, without usage statistics."""
-    app = paths.app_script()
+    """The command line that serves app.py on loopback only, without usage statistics.
+
+    Streamlit runs the launcher, whose folder has no .streamlit/config.toml, so the frame's
+    settings that app.py's config.toml holds are given here too."""
     return [
-        sys.executable, "-m", "streamlit", "run", str(app),
+        sys.executable, "-m", "streamlit", "run", str(LAUNCHER),
         "--server.address", HOST,
         "--server.port", str(port),
         "--browser.gatherUsageStats", "false",
         "--server.headless", "true",
+        "--client.toolbarMode", "minimal",
+        "--server.fileWatcherType", "none",
     ]  # fmt: skip
 
 

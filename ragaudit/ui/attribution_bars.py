@@ -16,7 +16,7 @@ from ragaudit.results.format import NOT_MEASURED, NOT_RUN, fmt_count, fmt_measur
 from ragaudit.results.palette import ATTRIBUTION_FILLS, NOT_RUN_FILL
 from ragaudit.results.schema import ATTRIBUTIONS
 from ragaudit.results.view import Column, cell_attribution, column_cells
-from ragaudit.ui.charts import clicked_cell
+from ragaudit.ui.charts import ROWS_BOTTOM_PX, ROWS_TOP_PX, clicked_cell, rows_height, rows_range
 from ragaudit.ui.common import PAGES, link_params
 
 CHART_KEY = "matrix_attribution_bars"
@@ -28,8 +28,7 @@ SEGMENT_LABELS = {
     "failed_call": "failed call",
 }
 NO_ORACLE = "no oracle context (no gold span, or retrieval failed), so no ceiling measured"
-# Rows as tall as the heatmap's, and the same top margin, so a bar sits beside its row.
-_ROW_PX, _TOP_PX, _LEGEND_PX = 52, 30, 60
+_LEGEND_PX = 60  # below the rows, so the rows keep the heatmap's geometry (charts.ROW_PX)
 
 
 def attributed_columns(
@@ -149,15 +148,18 @@ def _lay_out(fig, probes: list[str]) -> None:
         bargap=0.35,
         clickmode="event+select",
         dragmode=False,
-        height=80 + _ROW_PX * len(probes) + _LEGEND_PX,  # the heatmap's, plus the legend
-        margin={"l": 10, "r": 10, "t": _TOP_PX, "b": 10 + _LEGEND_PX},
+        height=rows_height(len(probes)) + _LEGEND_PX,  # the heatmap's, plus the legend
+        margin={"l": 10, "r": 10, "t": ROWS_TOP_PX, "b": ROWS_BOTTOM_PX + _LEGEND_PX},
         legend={"orientation": "h", "y": 0, "yanchor": "top", "x": 0, "font": {"size": 11}},
         plot_bgcolor=NOT_RUN_FILL,
         uniformtext={"minsize": 9, "mode": "hide"},
     )
     fig.update_xaxes(range=[0, 1], showticklabels=False, showgrid=False, fixedrange=True)
     fig.update_yaxes(
-        autorange="reversed", type="category", categoryorder="array", categoryarray=probes
+        range=rows_range(len(probes)),
+        type="category",
+        categoryorder="array",
+        categoryarray=probes,
     )
     fig.update_yaxes(fixedrange=True)
     fig.update_annotations(font={"size": 12})
@@ -174,17 +176,25 @@ def _no_oracle_note(probes, columns: list[Column], cells) -> str | None:
     return f"Records with {NO_ORACLE}: {', '.join(noted)}." if noted else None
 
 
-def render_attribution_bars(results: dict, probes: list[str], columns: list[Column], embedder: str):
+BARS_CAPTION = "Failure attribution (count/n). Click a bar to open the cell."
+
+
+def render_attribution_bars(
+    results: dict, probes: list[str], columns: list[Column], embedder: str, *, titled: bool = True
+):
     """Draw the bars of `embedder`'s columns with an attribution (a stack's under its own
     embedder); a clicked bar opens that cell on the Instance page. Nothing when no cell
-    records one (the page's attribution line says why)."""
+    records one (the page's attribution line says why). `titled`: the caption above them
+    (beside the heatmap the page draws it above both charts instead, so the two start
+    level)."""
     import streamlit as st
 
     cells = column_cells(results, probes, columns)
     panels = attributed_columns(probes, columns, cells)
     if not panels:
         return
-    st.caption("Failure attribution (count/n). Click a bar to open the cell.")
+    if titled:
+        st.caption(BARS_CAPTION)
     event = st.plotly_chart(
         attribution_figure(probes, panels, cells),
         key=CHART_KEY,
@@ -209,21 +219,27 @@ MAX_PANELS_BESIDE = 3
 
 
 @contextmanager
-def beside_attribution_bars(results: dict, probes: list[str], columns: list[Column], embedder):
-    """Run the body (the heatmap) in a left column with the attribution bars to its right,
-    when any cell records an attribution; with more than MAX_PANELS_BESIDE panels, or none,
-    the body takes the full width (and the bars follow it below)."""
+def beside_attribution_bars(
+    results: dict, probes: list[str], columns: list[Column], embedder, caption: str
+):
+    """Run the body (the heatmap's chart) in a left column with the attribution bars to its
+    right, when any cell records an attribution; with more than MAX_PANELS_BESIDE panels,
+    or none, the body takes the full width (and the bars follow it below). `caption` is
+    the heatmap's: side by side, both captions go above both charts, so the charts start
+    at the same height whatever each caption's wrapping."""
     import streamlit as st
 
     panels = attributed_columns(probes, columns, column_cells(results, probes, columns))
     if not panels or len(panels) > MAX_PANELS_BESIDE:
+        st.caption(caption)
         yield
         if panels:
             render_attribution_bars(results, probes, columns, embedder)
         return
+    st.caption(f"{caption} Right: {BARS_CAPTION[0].lower()}{BARS_CAPTION[1:]}")
     # The heatmap's share grows with its columns, the bars' with their panels.
     left, right = st.columns([len(columns) + 1, 2 * len(panels) + 2], gap="small")
     with left:
         yield
     with right:
-        render_attribution_bars(results, probes, columns, embedder)
+        render_attribution_bars(results, probes, columns, embedder, titled=False)

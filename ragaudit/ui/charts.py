@@ -132,14 +132,31 @@ def heatmap_figure(
     fig = go.Figure([heat, _overlay(points)])
     fig.update_layout(
         clickmode="event+select",
-        height=80 + 52 * len(probes),
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        height=rows_height(len(probes)),
+        margin={"l": 10, "r": 10, "t": ROWS_TOP_PX, "b": ROWS_BOTTOM_PX},
         xaxis={"side": "top", "type": "category", "fixedrange": True},
-        yaxis={"autorange": "reversed", "type": "category", "fixedrange": True},
+        yaxis={"range": rows_range(len(probes)), "type": "category", "fixedrange": True},
         dragmode=False,
         plot_bgcolor="#f3f3f3",
     )
     return fig
+
+
+# The probe rows' geometry, shared by the heatmap and the attribution bars drawn beside
+# it, so that each bar sits level with its row: the same top margin, the same row height,
+# and the category range fixed (autorange pads it by the overlay markers' size, and the
+# two charts' markers and bars padded differently: their rows drifted 23-33 px apart).
+ROW_PX, ROWS_TOP_PX, ROWS_BOTTOM_PX = 52, 40, 10
+
+
+def rows_height(n_rows: int) -> int:
+    """A chart's height in px for `n_rows` probe rows, margins included."""
+    return ROWS_TOP_PX + ROW_PX * n_rows + ROWS_BOTTOM_PX
+
+
+def rows_range(n_rows: int) -> list[float]:
+    """The y range drawing `n_rows` categories top to bottom, each one row high."""
+    return [n_rows - 0.5, -0.5]
 
 
 def _overlay(points: list[dict]):

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ragaudit.ui.allowed import Refused
 from ragaudit.ui.data import results_path
+from ragaudit.ui.links import chosen_file
 
 TOOL = "ragaudit"
 
@@ -36,7 +37,8 @@ def set_frame(page: str) -> None:
     """Set the page's title (naming the results file) and the wide layout."""
     import streamlit as st
 
-    st.set_page_config(page_title=page_title(page, st.query_params.get("results")), layout="wide")
+    # the session's chosen file, which a sidebar link drops from the URL (ui.links)
+    st.set_page_config(page_title=page_title(page, chosen_file("results")), layout="wide")
 
 
 def draw_with_progress(render: Callable[[], None]) -> None:

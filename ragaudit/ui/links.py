@@ -74,6 +74,14 @@ CARRIED_FILES = ("results", "audit_results")
 """URL params naming the file a session opened: kept across pages."""
 
 
+def chosen_file(name: str) -> str | None:
+    """The file this session chose for `name` (``results``): the URL's, else the one
+    carry_chosen_files will put back into it on this run."""
+    import streamlit as st
+
+    return st.query_params.get(name) or st.session_state.get(f"_carried_{name}")
+
+
 def carry_chosen_files() -> None:
     """Keep the file a session chose in the URL on every page: the navigation's sidebar
     links carry no query params, so a person who opened `?results=other.json` would land

@@ -100,8 +100,13 @@ def render() -> None:
         st.write(f"No records for {embedder} in this file.")
         return
     if results["cells"]:
-        with beside_attribution_bars(results, probes, columns, embedder):  # bars at its right
-            _heatmap(results, probes, columns, measure, embedder)
+        caption = (
+            f"{MEASURE_LABELS[measure]}: rate and count/n per cell; hover for the "
+            f"{_interval_name(results)}. Click a cell to open its instances."
+        )
+        with beside_attribution_bars(results, probes, columns, embedder, caption):
+            _heatmap(results, probes, columns, measure, embedder)  # the bars at its right
+        _cells_table(results, probes, columns, measure)
     else:
         st.info(
             f"No cells in this file yet: {len(results['instances'])} instance records are "
@@ -127,10 +132,6 @@ def _heatmap(results, probes, columns: list[Column], measure: str, embedder: str
     cells = column_cells(results, probes, columns)
     scopes = {c.label: list(c.probes) for c in columns if c.probes}
 
-    st.caption(
-        f"{MEASURE_LABELS[measure]}: rate and count/n per cell; hover for the "
-        f"{_interval_name(results)}. Click a cell to open its instances."
-    )
     fig = heatmap_figure(probes, labels, cells, measure, probe_layers(results), scopes)
     event = st.plotly_chart(
         fig,
@@ -148,6 +149,12 @@ def _heatmap(results, probes, columns: list[Column], measure: str, embedder: str
             query_params=link_params(probe=target[0], config=config, embedder=embedder),
         )
 
+
+def _cells_table(results, probes, columns: list[Column], measure: str) -> None:
+    import streamlit as st
+
+    labels = [c.label for c in columns]
+    cells = column_cells(results, probes, columns)
     with st.expander("The same cells as a table"):
         rows = []
         for probe in probes:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -31,18 +30,16 @@ def _free_port() -> int:
 def serve_app(
     home: Path, results: Path, log: Path, corpus: Path | None = None, cwd: Path = REPO
 ) -> tuple[subprocess.Popen, str]:
-    """Start `streamlit run app.py` on a free loopback port (from `cwd`, the checkout
-    unless given); return it and its base URL."""
+    """Start the inspector's server as `ragaudit app` does (its Streamlit command line) on
+    a free loopback port, from `cwd` (the checkout unless given); return it and its base
+    URL."""
     port = _free_port()
     env = dict(os.environ, RAGAUDIT_HOME=str(home), RAGAUDIT_RESULTS=str(results))
     if corpus is not None:
         env["RAGAUDIT_CORPUS"] = str(corpus)
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
-        "--server.headless", "true", "--server.address", "127.0.0.1",
-        "--server.port", str(port), "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-    ]  # fmt: skip
+    from ragaudit.cli.app import streamlit_command
+
+    command = streamlit_command(port)  # served as `ragaudit app` serves it
     process = subprocess.Popen(
         command, cwd=cwd, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
         start_new_session=True,
