@@ -247,3 +247,18 @@ def test_an_oracle_entry_measures_the_ceiling(home, tmp_path):
             )  # fmt: skip
             assert record["attribution"] == expected
     assert "oracle:words" in {m["spec"] for m in results["models"]}
+
+
+def test_dry_run_counts_the_calls_and_writes_nothing(home, tmp_path, capsys):
+    stack = stack_file(tmp_path, PLAIN.replace("SHAPE", "plain"))
+    flags = ["run", "--stack", str(stack), "--stack-only", "--n", "1", "--dry-run"]
+    assert main(flags) == 0
+    out = capsys.readouterr().out
+    # 11 distinct questions at --n 1, none asked yet, no time recorded for it
+    assert "pipeline:words: 11 calls, 0 cached, 11 to compute" in out
+    assert "no recorded calls of this pipeline yet" in out and not home.exists()
+    run(home, stack)
+    capsys.readouterr()
+    assert main(flags) == 0
+    out = capsys.readouterr().out
+    assert "11 calls, 11 cached, 0 to compute" in out and "mean of 11 recorded calls" in out

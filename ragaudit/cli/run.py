@@ -105,6 +105,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="after the run, gate it against this results file (ragaudit gate)",
     )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check every input, print the calls the run would make (cached, to compute, "
+        "estimated time from the cache's recorded durations), call nothing, write nothing",
+    )
     parser.epilog = EXIT_STATUS
 
 
@@ -161,6 +167,12 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
     if args.baseline is not None:
         load_results(args.baseline, allow_partial=False)  # refused before any work
+    if getattr(args, "dry_run", False):
+        from ragaudit.cli.dry_run import estimate_lines, run_estimates
+
+        for line in estimate_lines(run_estimates(plan, stages_for(plan))):
+            print(line)
+        return 0
 
     def run_one(one: RunPlan) -> int:
         return run_plan(one, allow_failed_calls=args.allow_failed_calls)

@@ -58,6 +58,12 @@ class PipelineStage:
             config["indexed_documents"] = self.built.indexed_documents
         return {"configs": [config], "embedders": []}
 
+    def estimate(self, corpus: Any, cache: Any) -> list:
+        """--dry-run: the calls a run would make (userpipeline.dryrun), asking nothing."""
+        from ragaudit.userpipeline.dryrun import pipeline_estimates
+
+        return pipeline_estimates(self, corpus, cache)
+
     def _generates(self, probe: str) -> bool:
         return self.generate_answers and (self.gen_probes is None or probe in self.gen_probes)
 
