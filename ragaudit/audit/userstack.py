@@ -70,6 +70,11 @@ def prepare_stack(stack: StackSpec, documents: Sequence[Any]) -> PreparedStack:
 def load_audit_stack(path: Any) -> StackSpec:
     """The stack file, checked (components importable) before anything is embedded."""
     stack = load_stack(path)
+    if stack.pipeline is not None:
+        raise RagauditError(
+            f"{stack.where('pipeline')}: audit --stack ranks your cases with a component "
+            "stack; audit a whole pipeline with ragaudit run --stack"
+        )
     check_stack(stack, list(stack.probes or ()), [])  # probes are the planted corpus's
     return stack
 
