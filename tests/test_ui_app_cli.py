@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -137,6 +139,47 @@ def test_the_server_is_given_both_files_and_serves_from_the_checkout(tmp_path):
         assert environ["RAGAUDIT_RESULTS"] == str(tmp_path.resolve() / "runs" / "latest.json")
         assert environ["RAGAUDIT_AUDIT_RESULTS"] == str(tmp_path.resolve() / "audit.json")
         assert Path(os.readlink(f"/proc/{streamlit}/cwd")) == CHECKOUT
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def _get(url: str, encoding: str | None = None) -> tuple[int, object, bytes]:
+    request = urllib.request.Request(url, headers={"Accept-Encoding": encoding or "identity"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.status, reply.headers, reply.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def test_every_page_address_names_its_backend_so_the_browser_asks_no_missing_path(tmp_path):
+    """`ragaudit app` serves each page's HTML with the backend's address set, so Streamlit's
+    frontend never asks /<page>/_stcore/health (a 404, streamlit#7074); everything else is
+    Streamlit's own answer."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ragaudit", "app", "--port", str(port)],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        _healthy(base, time.time() + 90)
+        script = b'window.__streamlit={BACKEND_BASE_URL:window.location.origin+"/"}'
+        for path in ("/", "/lab", "/severity?probe=boundary", "/instance/"):
+            status, headers, body = _get(base + path, encoding="gzip")  # asked compressed
+            assert status == 200 and b"<head><script>" + script in body, path
+            assert int(headers["Content-Length"]) == len(body), path
+        _, _, root = _get(base + "/")
+        assert root.count(b"window.__streamlit") == 1
+        # the paths the frontend asked before still answer as Streamlit answers them
+        assert _get(base + "/lab/_stcore/health")[0] == 404
+        assert _get(base + "/_stcore/health")[2] == b"ok"
+        # a file is sent untouched
+        (asset,) = re.findall(rb'src="\./(static/js/index\.[^"]+\.js)"', root)
+        status, _, js = _get(f"{base}/{asset.decode()}")
+        assert status == 200 and b"BACKEND_BASE_URL:window.location" not in js
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
