@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("userstack",),  # a user stack as a stage
     ("userpipeline",),  # a user's whole pipeline as a stage (its contexts located)
     ("audit",),
+    ("mutate",),  # planted faults in a user's corpus, through the audit's machinery
     ("drift", "harness", "compare", "export"),
     ("gate",),  # the regression gate: compare's pairing, tested and decided
     ("bench",),

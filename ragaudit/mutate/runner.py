@@ -15,6 +15,7 @@ from typing import Any
 from ragaudit.analysis import analyse
 from ragaudit.audit.corpus_io import load_corpus
 from ragaudit.backends.cache import CallCache
+from ragaudit.backends.specs import describe_model, load_generator
 from ragaudit.mutate.cases import load_mutation_cases
 from ragaudit.mutate.column import Column
 from ragaudit.mutate.grouping import OperatorCorpus, build_operator_corpus, control_corpus
@@ -22,7 +23,11 @@ from ragaudit.mutate.operator import Context
 from ragaudit.mutate.operators import CONTROL, CONTROL_PROBE, operators
 from ragaudit.mutate.records import mutant_record
 from ragaudit.mutate.score import mutation_section
+from ragaudit.pipeline.generate import failed_calls
 from ragaudit.results.schema import SCHEMA_VERSION
+
+DEFAULT_GENERATOR = "local:qwen2.5-0.5b"
+"""The cheap local generator (the quick preset's)."""
 
 
 @dataclass
@@ -53,7 +58,7 @@ def prepare(inputs: MutateInputs) -> tuple[Any, list, Column, list, list[Operato
     return corpus, intents, column, chosen, corpora
 
 
-def run_mutation(inputs: MutateInputs, generator: Any = None) -> dict:
+def run_mutation(inputs: MutateInputs) -> dict:
     """The results document of one mutation audit (see docs/mutate.md)."""
     started = time.perf_counter()
     corpus, intents, column, chosen, corpora = prepare(inputs)
@@ -72,10 +77,13 @@ def run_mutation(inputs: MutateInputs, generator: Any = None) -> dict:
         failures += got["failures"]
     results = _document(inputs, corpus, column, corpora, records, chunks, offsets, indexes)
     results["models"] = models
-    if inputs.generate and generator is not None:
+    if inputs.generate:
         from ragaudit.mutate.answer import answer_records
 
+        generator = load_generator(inputs.generator or DEFAULT_GENERATOR, cache)
+        results["models"].append(describe_model(generator))
         answer_records(results, generator, column, inputs.workers)
+        failures += failed_calls(results["instances"], generator.spec)
     analyse(results)
     results["mutation"] = mutation_section(results, corpora, chosen, inputs.generate)
     results["conditions"] = {
@@ -180,7 +188,7 @@ def _document(
         },
         "configs": [column.config_json()],
         "embedders": [{"spec": column.embedder_label, "role": "primary"}],
-        "generator": {"spec": inputs.generator} if inputs.generate else None,
+        "generator": {"spec": inputs.generator or DEFAULT_GENERATOR} if inputs.generate else None,
         "models": [], "conditions": {}, "chunks": chunks, "chunk_offsets": offsets,
         "instances": records, "cells": [], "comparisons": [], "extra_measurements": {},
     }  # fmt: skip

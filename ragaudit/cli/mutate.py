@@ -1,0 +1,91 @@
+"""`ragaudit mutate CORPUS CASES [--stack FILE | --settings FILE] [--operators ...] [--seed N]
+[--no-generate]`: plant known faults in your own corpus and score your stack on them.
+
+Exit status: 0 when every applicable mutant is killed (and the score reaches --fail-under);
+1 when a mutant survives, a score falls below --fail-under, or a model call failed; 2 on bad
+input (one line naming the file, the field or the value; nothing written)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ragaudit import paths
+from ragaudit.backends.specs import check_generator_spec
+from ragaudit.cli.workers import add_workers_argument
+from ragaudit.errors import RagauditError
+from ragaudit.fileio import check_writable, write_json_atomic
+from ragaudit.mutate.junit import write_mutation_junit
+from ragaudit.mutate.operators import operator_names
+from ragaudit.mutate.report import mutation_lines
+from ragaudit.mutate.runner import DEFAULT_GENERATOR, MutateInputs, run_mutation
+from ragaudit.pipeline.lock import hold_run_lock
+from ragaudit.report.audit_junit import add_junit_argument
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The mutate command's arguments."""
+    parser.add_argument("corpus", type=Path, help="folder of .txt/.md/.html files, or a .jsonl")
+    parser.add_argument("cases", type=Path, help="mutation case file: intents with answer:")
+    column = parser.add_mutually_exclusive_group()
+    column.add_argument("--settings", type=Path, default=None, help="retrieval settings file")
+    column.add_argument("--stack", type=Path, default=None, help="your stack file")
+    parser.add_argument(
+        "--operators", nargs="+", default=None, metavar="NAME",
+        help=f"operators to run (default all: {', '.join(operator_names())})",
+    )  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0, help="the operators' seed (default 0)")
+    parser.add_argument(
+        "--no-generate", action="store_true",
+        help="retrieval-side measures only (no generator loads)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--generator", default=None, help=f"generator spec (default {DEFAULT_GENERATOR})"
+    )
+    parser.add_argument(
+        "--fail-under", type=float, default=None, metavar="SCORE",
+        help="exit 1 when an operator's mutation score is below SCORE (0 to 1)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--out", type=Path, default=None,
+        help="results file (default: results/mutate-latest.json in the data folder)",
+    )  # fmt: skip
+    add_junit_argument(parser)
+    add_workers_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check every input, run the mutation audit, print the section, write the files."""
+    if args.fail_under is not None and not 0 <= args.fail_under <= 1:
+        raise RagauditError(f"--fail-under {args.fail_under}: give a score from 0 to 1")
+    if args.operators is not None and not args.operators:
+        raise RagauditError("--operators: name at least one operator")
+    if not args.no_generate:
+        check_generator_spec(args.generator or DEFAULT_GENERATOR)
+    out = args.out or paths.results_dir() / "mutate-latest.json"
+    check_writable(out, "--out")
+    if args.junit is not None:
+        check_writable(args.junit, "--junit")
+    inputs = MutateInputs(
+        args.corpus, args.cases, args.settings, args.stack,
+        tuple(args.operators) if args.operators else None, args.seed, not args.no_generate,
+        args.generator, args.workers, ["mutate", *sys.argv[2:]],
+    )  # fmt: skip
+    with hold_run_lock():  # the call cache and Chroma are written as by a run
+        results = run_mutation(inputs)
+    for line in mutation_lines(results):
+        print(line)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out, results)
+    print(f"results: {out}")
+    write_mutation_junit(args.junit, results)
+    section = results["mutation"]
+    low = [
+        s["operator"] for s in section["scores"]
+        if args.fail_under is not None and s["score"] is not None and s["score"] < args.fail_under
+    ]  # fmt: skip
+    if low:
+        print(f"below --fail-under {args.fail_under}: {', '.join(low)}", file=sys.stderr)
+    lost = results["conditions"]["failed_calls"]
+    return 1 if section["survivors"] or low or lost else 0
