@@ -196,7 +196,10 @@ def _peak_kb(code: str, home: Path) -> tuple[str, int]:
     """Run `code` in a fresh Python; (what it printed, its own peak RSS in KB)."""
     wrapped = (
         code
-        + "\nimport resource\nprint('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        # VmHWM is this process image's own peak: ru_maxrss would carry over the parent's
+        # (pytest's) peak across fork and exec, which in a long session is over 1 GiB
+        + "\nimport re\nstatus = open('/proc/self/status').read()\n"
+        + "print('peak', re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", wrapped], capture_output=True, text=True, timeout=300,
