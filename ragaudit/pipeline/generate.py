@@ -33,13 +33,43 @@ def citation_label(rank_index: int) -> str:
     return f"c{rank_index + 1}"
 
 
-def build_messages(question: str, chunks: list[dict]) -> list[dict]:
-    """Chat messages for one question over `chunks` ({"chunk_id", "text"}, rank order)."""
-    context = "\n\n".join(
-        f"[{citation_label(i)}] {chunk['text'].strip()}" for i, chunk in enumerate(chunks)
+DEFAULT_TEMPLATE = "Context:\n{context}\n\nQuestion: {question}"
+DEFAULT_CHUNK_LABEL = "[c{n}]"
+
+
+def prompt_used(prompt: dict | None) -> dict:
+    """The prompt a generation runs with, as the results file records it: a stack file's
+    `prompt:` entry over ragaudit's defaults (SYSTEM_PROMPT, DEFAULT_TEMPLATE, [c1]...)."""
+    prompt = prompt or {}
+    system = prompt.get("system")
+    return {
+        "system": SYSTEM_PROMPT if system is None else system,
+        "template": prompt.get("template") or DEFAULT_TEMPLATE,
+        "chunk_label": prompt.get("chunk_label") or DEFAULT_CHUNK_LABEL,
+        "separator": prompt.get("separator", "\n\n"),
+        "default": not prompt,
+    }
+
+
+def build_messages(question: str, chunks: list[dict], prompt: dict | None = None) -> list[dict]:
+    """Chat messages for one question over `chunks` ({"chunk_id", "text"}, rank order),
+    with ragaudit's prompt or a stack file's `prompt:` entry (its template, system message
+    and chunk label; an empty system message sends none). The chunk label's {n} is the
+    chunk's rank, which parse_citations reads back as [c<n>] or [<n>]."""
+    if prompt is None:
+        context = "\n\n".join(
+            f"[{citation_label(i)}] {chunk['text'].strip()}" for i, chunk in enumerate(chunks)
+        )
+        user = f"Context:\n{context}\n\nQuestion: {question.strip()}"
+        return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    used = prompt_used(prompt)
+    context = used["separator"].join(
+        f"{used['chunk_label'].format(n=i + 1)} {chunk['text'].strip()}"
+        for i, chunk in enumerate(chunks)
     )
-    user = f"Context:\n{context}\n\nQuestion: {question.strip()}"
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    user = used["template"].format(context=context, question=question.strip())
+    system = [{"role": "system", "content": used["system"]}] if used["system"] else []
+    return [*system, {"role": "user", "content": user}]
 
 
 def parse_citations(reply: str, labels: dict[str, str]) -> list[str]:
@@ -131,9 +161,10 @@ def generate_records(
     params: dict | None = None,
     chunk_offsets: dict | None = None,
     workers: int = DEFAULT_WORKERS,
+    prompt: dict | None = None,
 ) -> dict:
     """Fill record["generation"] and record["oracle"] for the selected records (see
-    `select_records`).
+    `select_records`), with ragaudit's prompt or `prompt` (a stack file's entry).
 
     Each record asks one prompt over its retrieved chunks and, when it has gold spans, one
     over its oracle context (pipeline.oracle, read from `chunk_offsets` and `chunks_by_id`),
@@ -150,7 +181,7 @@ def generate_records(
     params = dict(DEFAULT_GEN_PARAMS if params is None else params)
     spec = getattr(generator, "spec", type(generator).__name__)
     selected = select_records(records, gen_configs, gen_probes)
-    pool = _prompt_pool(selected, chunks_by_id, chunk_offsets or {}, params, spec)
+    pool = _prompt_pool(selected, chunks_by_id, chunk_offsets or {}, params, spec, prompt)
     prompts = [(sha, entry["messages"]) for sha, entry in pool.items()]
     ordered = prefix_order(prompts)
     outcomes = _run_prompts(generator, ordered, params, spec, progress, workers)
@@ -192,7 +223,12 @@ def token_totals(outcomes: Iterable[dict]) -> dict:
 
 
 def _prompt_pool(
-    selected: list[dict], chunks_by_id: dict, chunk_offsets: dict, params: dict, spec: str
+    selected: list[dict],
+    chunks_by_id: dict,
+    chunk_offsets: dict,
+    params: dict,
+    spec: str,
+    prompt: dict | None = None,
 ) -> dict[str, dict]:
     """sha -> {"messages", "uses": [(record, citation labels, "generation"|"oracle")]}, in
     the order records first ask each prompt. Records whose retrieval failed get their
@@ -201,7 +237,7 @@ def _prompt_pool(
     pool: dict[str, dict] = {}
 
     def ask(record: dict, chunks: list[dict], slot: str) -> None:
-        messages = build_messages(record["question"], chunks)
+        messages = build_messages(record["question"], chunks, prompt)
         labels = {citation_label(i): c["chunk_id"] for i, c in enumerate(chunks)}
         entry = pool.setdefault(prompt_sha256(messages, params), {"messages": messages, "uses": []})
         entry["uses"].append((record, labels, slot))

@@ -9,7 +9,7 @@ from typing import Any
 
 from ragaudit.backends.specs import describe_model, load_embedder, load_generator
 from ragaudit.grading.grade import grade_records
-from ragaudit.pipeline.generate import failed_calls, generate_records
+from ragaudit.pipeline.generate import failed_calls, generate_records, prompt_used
 from ragaudit.pipeline.plan import RunPlan
 from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
 from ragaudit.stack.index import open_client
@@ -61,6 +61,7 @@ class BuiltInMatrix:
         plan = self.plan
         generator = load_generator(plan.generator, cache)
         results["models"].append(describe_model(generator))
+        results["run"]["prompt_used"] = prompt_used(None)  # ragaudit's, as recorded
         primary = [r for r in results["instances"] if r["embedder"] == plan.embedders[0]]
         progress.stage(f"generate {plan.generator}", 0)
 

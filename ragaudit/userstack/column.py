@@ -13,7 +13,7 @@ from typing import Any
 from ragaudit.backends.specs import OPTION_KEYS, describe_model, load_embedder, load_generator
 from ragaudit.corpus.files import load_corpus
 from ragaudit.grading.grade import grade_records
-from ragaudit.pipeline.generate import failed_calls, generate_records
+from ragaudit.pipeline.generate import failed_calls, generate_records, prompt_used
 from ragaudit.pipeline.plan import RunPlan
 from ragaudit.pipeline.retrieve import table_split_wide
 from ragaudit.pipeline.stage import add_models
@@ -56,7 +56,9 @@ class UserStackColumn:
         return [describe_model(embedder)] if embedder is not None else []
 
     def describe(self, corpus: Any) -> dict:
-        return {"configs": [self.stack.to_config_json()], "embedders": []}
+        config = self.stack.to_config_json()
+        config["prompt_used"] = prompt_used(self.stack.prompt)  # the default when not set
+        return {"configs": [config], "embedders": []}
 
     def retrieve(self, corpus: Any, cache: Any, progress: Any) -> dict:
         """Their embedder loaded (unless their retriever embeds), then the stack's
@@ -103,6 +105,7 @@ class UserStackColumn:
             params=self.plan.generation_params,
             chunk_offsets=results["chunk_offsets"],
             workers=self.plan.workers,
+            prompt=stack.prompt,
         )
         grade_records(records, results["chunks"])
         return failed_calls(records, model["spec"])
