@@ -179,7 +179,8 @@ def _document(
             "seed": inputs.seed, "operators": [c.operator for c in corpora[1:]],
             "generate": inputs.generate, "gen_configs": [column.name] if inputs.generate else [],
             "gen_probes": [p["name"] for p in probes] if inputs.generate else [],
-            "indexes": indexes, "chunk_counts": {column.chunking_name: indexes[0]["chunks"]},
+            "indexes": [], "operator_indexes": indexes,
+            "chunk_counts": {column.chunking_name: indexes[0]["chunks"]},
             "cases_file": str(inputs.cases),
         },
         "corpus": {

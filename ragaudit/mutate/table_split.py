@@ -70,7 +70,7 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
         return NotApplicable(NAME, intent.name, "the answer is not in a table row")
     kind, rows, row_index = table
     header_count = 2 if kind == "markdown" and _SEPARATOR.match(text[slice(*rows[1])]) else 1
-    header = (rows[0][0], rows[header_count - 1][1])
+    header = rows[0]  # the line naming the columns (a Markdown separator names none)
     row = rows[row_index]
     at = rows[header_count][0]  # where the first data row starts
     avoid = every_answer_and_anchor(context)
