@@ -1,4 +1,4 @@
-"""Start tests/helpers/pipeline_server.py as its own process on 127.0.0.1 and stop it."""
+"""Start ragaudit/bench/rag_service.py as its own process on 127.0.0.1 and stop it."""
 
 from __future__ import annotations
 
@@ -6,16 +6,15 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
-
-SERVER = Path(__file__).with_name("pipeline_server.py")
 
 
 @contextmanager
 def running_service(*flags: str) -> Iterator[str]:
     """The service's base URL (``http://127.0.0.1:<port>``) while it runs with `flags`."""
     process = subprocess.Popen(
-        [sys.executable, str(SERVER), "--port", "0", *flags], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "ragaudit.bench.rag_service", "--port", "0", *flags],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         port = int(process.stdout.readline())
