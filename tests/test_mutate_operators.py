@@ -1,0 +1,102 @@
+"""The operators and their validity checks on a small corpus, with no model: seeded and
+deterministic, the planted text where it is recorded, a superseding revision without the
+old value, a boundary really cut by the splitter, a near-duplicate near its original only,
+a removed answer in no document left, and an operator that cannot apply says why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragaudit.audit.corpus_io import load_corpus
+from ragaudit.cli.main import main
+from ragaudit.errors import RagauditError
+from ragaudit.mutate.cases import load_mutation_cases
+from ragaudit.mutate.column import Column
+from ragaudit.mutate.grouping import build_operator_corpus
+from ragaudit.mutate.operator import Context
+from ragaudit.mutate.operators import operators
+from ragaudit.stack.chunking import Chunking, chunk_spans
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "mutate"
+
+
+def corpora(settings: str, seed: int = 0, names=None, tmp_path=None):
+    corpus = load_corpus(EXAMPLE / "corpus")
+    intents = load_mutation_cases(EXAMPLE / "cases.yaml", corpus.documents)
+    path = tmp_path / "settings.yaml"
+    path.write_text(settings, encoding="utf-8")
+    column = Column(path, None)
+    context = Context(tuple(corpus.documents), tuple(intents), seed, column.splitter())
+    return {op.name: build_operator_corpus(op, context) for op in operators(names)}, corpus
+
+
+RECURSIVE = "name: r\nsplitter: recursive\nchunk_size: 1000\noverlap: 200\nk: 3\n"
+
+
+def test_mutants_are_the_same_for_a_seed_and_change_with_it(tmp_path):
+    first, _ = corpora(RECURSIVE, 0, ["supersede", "boundary"], tmp_path)
+    again, _ = corpora(RECURSIVE, 0, ["supersede", "boundary"], tmp_path)
+    other, _ = corpora(RECURSIVE, 7, ["supersede", "boundary"], tmp_path)
+    texts = {n: [d.text for d in c.documents] for n, c in first.items()}
+    assert texts == {n: [d.text for d in c.documents] for n, c in again.items()}
+    assert texts["supersede"] != [d.text for d in other["supersede"].documents]
+
+
+def test_supersede_states_the_new_value_where_recorded_and_not_the_old(tmp_path):
+    built, corpus = corpora(RECURSIVE, 0, ["supersede"], tmp_path)
+    docs = {d.doc_id: d for d in built["supersede"].documents}
+    mutant = next(m for m in built["supersede"].mutants if m.intent == "annual-leave-days")
+    revision = docs["policies/leave~supersede"].text
+    assert "27 days" not in revision and "27 days" in docs["policies/leave"].text
+    (new,) = mutant.accept
+    assert new != "27 days" and new in mutant.gold_spans[0].text
+    for span in mutant.planted:
+        assert revision[span.start : span.end] == span.text
+    assert revision.startswith("Revision ") and "supersedes every earlier version" in revision
+    assert all(check["passed"] for check in mutant.validity)
+    assert mutant.diff.startswith("--- policies/leave\n+++ policies/leave~supersede\n")
+
+
+def test_a_boundary_mutant_is_cut_by_the_splitter_and_a_whole_document_chunk_is_not(tmp_path):
+    built, _ = corpora(RECURSIVE, 0, ["boundary"], tmp_path)
+    for mutant in built["boundary"].mutants:
+        assert mutant.applied, mutant.reason
+        doc = next(d for d in built["boundary"].documents if d.doc_id == mutant.mutant_doc_id)
+        gold = mutant.gold_spans[0]
+        # cut again here, by the built-in recursive splitter: a chunk end inside the sentence
+        spans = chunk_spans(doc.text, Chunking("recursive", 1000, 200))
+        assert any(gold.start < end < gold.end for _, end in spans)
+    whole, _ = corpora("name: d\nsplitter: document\nk: 3\n", 0, ["boundary"], tmp_path)
+    reasons = {m.reason for m in whole["boundary"].mutants}
+    assert reasons == {"the splitter cuts no padding of up to 1500 words into the sentence"}
+
+
+def test_near_duplicates_remove_answer_and_table_split_say_what_they_did(tmp_path):
+    built, corpus = corpora(RECURSIVE, 0, ["near_duplicate", "remove_answer", "table_split"],
+                            tmp_path)  # fmt: skip
+    for mutant in built["near_duplicate"].mutants:
+        checks = {c["check"]: c for c in mutant.validity}
+        assert checks["near_original"]["passed"] and checks["near_nothing_else"]["passed"]
+    left = [d.text for d in built["remove_answer"].documents]
+    assert not any("46 euros" in text for text in left)
+    table = {m.intent: m for m in built["table_split"].mutants}
+    assert table["zone-c-price"].applied and table["eastfield-manager"].applied
+    assert table["mileage-rate"].reason == "the answer is not in a table row"
+
+
+def test_an_answer_its_sources_do_not_hold_is_refused_in_one_line(tmp_path, capsys):
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(
+        "intents:\n  - intent: leave\n    expect: [policies/leave]\n    answer: 99 days\n"
+        "    phrasings: [How many days of leave]\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(RagauditError, match="intent 'leave': answer '99 days' appears in none"):
+        load_mutation_cases(cases, load_corpus(EXAMPLE / "corpus").documents)
+    out = tmp_path / "never.json"
+    status = main(["mutate", str(EXAMPLE / "corpus"), str(cases), "--no-generate",
+                   "--out", str(out)])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and "intent 'leave'" in err[0] and not out.exists()
