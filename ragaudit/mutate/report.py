@@ -1,0 +1,49 @@
+"""The mutation audit's report section: the score per operator with its interval, the
+control row, the survivors named, and why operators did not apply. Read from the results
+file's `mutation` section only; figures formatted by results.format."""
+
+from __future__ import annotations
+
+from ragaudit.results.format import fmt_ratio
+
+
+def mutation_lines(results: dict) -> list[str]:
+    """The section as Markdown lines (printed by `ragaudit mutate`, and in the report)."""
+    section = results.get("mutation")
+    if not section:
+        return []
+    column = (results.get("configs") or [{}])[0].get("name", "?")
+    basis = "graded answers" if section["basis"] == "answer" else "retrieval-side measures"
+    control = section["control"]
+    out = [
+        f"## Mutation score: {column} ({basis})",
+        "",
+        f"Control row: {fmt_ratio(control['passed'], control['cases'])} unmutated cases pass."
+        + (
+            f" Excluded from their mutants: {', '.join(section['excluded_cases'])}."
+            if section["excluded_cases"]
+            else ""
+        ),  # fmt: skip
+        "",
+        "| operator | killed / applicable (95% interval) | not applicable |",
+        "| --- | --- | --- |",
+    ]
+    for score in section["scores"]:
+        if score["applicable"]:
+            shown = fmt_ratio(score["killed"], score["applicable"], score["wilson"])
+        else:
+            shown = f"— ({score['score_reason']})"
+        out.append(f"| {score['operator']} | {shown} | {score['not_applicable']} |")
+    out += ["", f"Survivors ({len(section['survivors'])}):"]
+    out += [
+        f"- {s['mutant']}: {', '.join(s['phrasings'])} ({s['rule']})" for s in section["survivors"]
+    ] or ["- none"]
+    reasons: dict[tuple[str, str], list[str]] = {}
+    for mutant in section["mutants"]:
+        if mutant["status"] in ("not_applicable", "excluded"):
+            reasons.setdefault((mutant["operator"], mutant["reason"]), []).append(mutant["intent"])
+    if reasons:
+        out += ["", "Not applicable:"]
+        out += [f"- {op}: {why} ({len(names)}: {', '.join(names)})"
+                for (op, why), names in reasons.items()]  # fmt: skip
+    return out
