@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import heapq
 import json
 import re
 import sys
@@ -26,6 +27,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PASSAGES: list[tuple[str, str]] = []
+WORDS: list[set[str]] = []  # each passage's words, computed once (ranking stays cheap)
+SEEN: set[tuple[str, str]] = set()
 LOCK = threading.Lock()
 
 
@@ -37,8 +40,10 @@ def add(documents: list[dict]) -> None:
     with LOCK:
         for doc in documents:
             for para in doc["text"].split("\n\n"):
-                if para.strip() and (doc["id"], para) not in PASSAGES:  # ingest is idempotent
+                if para.strip() and (doc["id"], para) not in SEEN:  # ingest is idempotent
+                    SEEN.add((doc["id"], para))
                     PASSAGES.append((doc["id"], para))
+                    WORDS.append(words(para))
 
 
 def faulty(question: str) -> bool:
@@ -80,7 +85,10 @@ class Handler(BaseHTTPRequestHandler):
                 if options.fault == "missing":
                     return self._json(200, {"data": {"sources": []}})
             q = words(question)
-            ranked = sorted(PASSAGES, key=lambda p: (-len(q & words(p[1])), p[0]))[: options.k]
+            order = heapq.nsmallest(
+                options.k, range(len(PASSAGES)), key=lambda i: (-len(q & WORDS[i]), PASSAGES[i][0])
+            )
+            ranked = [PASSAGES[i] for i in order]
             sources = []
             for doc_id, text in ranked:
                 content: object = text
