@@ -44,6 +44,7 @@ PAGES_IN_ORDER: tuple[Page, ...] = (
     Page("compare", "Compare", "ragaudit.ui.compare_page:render"),
     Page("runs", "Runs", "ragaudit.ui.runs_page:render"),
     Page("audit", "Audit", "ragaudit.ui.audit_page:render"),
+    Page("judges", "Judges", "ragaudit.ui.judges_page:render"),
 )
 """Every page, in the order the navigation lists them."""
 
