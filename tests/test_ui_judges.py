@@ -41,7 +41,8 @@ def scorecard_path(tmp_path, monkeypatch):
         _evaluation("s/control-1/B/m", metric.name, 1.0, "Faithful."),
     ]
     document = build(
-        source={"results": "r.json", "sha256": "x", "created_at": "2026-01-01", "records_available": 3},
+        source={"results": "r.json", "sha256": "x", "created_at": "2026-01-01",
+                "records_available": 3},
         judge={"spec": "openai:scripted", "model": "scripted", "base_url": None,
                "digest": "d" * 64, "digest_reason": None, "settings": {"server": "a test"}},
         metrics=[metric], versions={"deepeval": "4.3.1"},
