@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="file to write (default: <results stem>.records.<format> beside the results)",
     )
+    parser.add_argument(
+        "--judges", type=Path, default=None, help="a judges scorecard: add each metric's columns"
+    )
 
 
 def default_out(results_path: Path, fmt: str) -> Path:
@@ -40,6 +43,11 @@ def run(args: argparse.Namespace) -> int:
     results = load_results(path)
     check_writable(target, "--out")
     frame = records_frame(results)
+    if getattr(args, "judges", None) is not None:
+        from ragaudit.export.judges import add_judge_columns
+        from ragaudit.judges.scorecard import load_scorecard
+
+        frame = add_judge_columns(frame, load_scorecard(args.judges))
     data = export_bytes(frame, args.format)
     try:
         write_bytes_atomic(target, data)
