@@ -1,5 +1,5 @@
 """`ragaudit judges` end to end through the real RAGAS and DeepEval libraries, against the
-scripted judge (tests/helpers/judge_server.py: a real OpenAI-compatible server on
+scripted judge (ragaudit/bench/judge_stand_in.py: a real OpenAI-compatible server on
 127.0.0.1 that answers by a rule stated there). Each expected score is the rule applied
 here to the shipped reference run's own records."""
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.judge_server import ABSTAIN, start_judge_server, supported
+from ragaudit.bench.judge_stand_in import ABSTAIN, start_judge_server, supported
 
 REFERENCE = Path(__file__).resolve().parent.parent / "ragaudit/assets/reference/reference.json.gz"
 METRICS = [

@@ -17,6 +17,7 @@ BENCHES = {
     "ray": "ragaudit.bench.ray_fanout",
     "ray-scaling": "ragaudit.bench.ray_scaling",
     "gate": "ragaudit.bench.gate",
+    "judges": "ragaudit.bench.judges",
 }
 
 
