@@ -65,11 +65,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ):
         parser.add_argument(flag, type=kind, default=default, metavar="N", help=helptext)
     parser.add_argument("--out", type=Path, default=None, help="the scorecard to write")
+    parser.add_argument("--report-from", type=Path, default=None, metavar="SCORECARD",
+                        help="run nothing: render this scorecard's report section")  # fmt: skip
+    parser.add_argument("--out-md", type=Path, default=None, metavar="FILE.md",
+                        help="with --report-from: write the section here")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     """Check everything, run the evaluations, write the scorecard; see the module doc."""
     from ragaudit.judges.server import check_spec
+
+    if args.report_from is not None:
+        return _report(args.report_from, args.out_md)
 
     names = list(dict.fromkeys(args.metric or METRICS))
     metrics = [metric_named(name) for name in names]
@@ -102,6 +109,24 @@ def run(args: argparse.Namespace) -> int:
         "records_available": len(_generated(results)),
     }
     return _judge(args, metrics, versions, plan, source, samples, out)
+
+
+def _report(path: Path, out_md: Path | None) -> int:
+    """Render a scorecard's report section (docs/judges.md is written this way)."""
+    from ragaudit.fileio import write_text_atomic
+    from ragaudit.judges.scorecard import load_scorecard
+    from ragaudit.report.judges import render_judges_markdown
+
+    text = render_judges_markdown(load_scorecard(path))
+    if out_md is None:
+        print(text)
+        return 0
+    if out_md.suffix != ".md":
+        raise RagauditError(f"--out-md {out_md}: name a Markdown file ending in .md")
+    check_writable(out_md, "--out-md")
+    write_text_atomic(out_md, text + "\n")
+    print(f"wrote {out_md}", file=sys.stderr)
+    return 0
 
 
 def _generated(results: dict) -> list:
@@ -174,7 +199,9 @@ def _conditions(cache: CallCache, args, started_at: str, seconds: float, plan: d
         "started_at": started_at,
         "elapsed_seconds": round(seconds, 1),
         "sessions": [s for s in sessions if s.get("plan_id") == plan_id(plan)],
-        "computing_seconds": computing_seconds(sessions, plan_id(plan)),
+        # this session's time counts once it has computed a call (it is not in the ledger yet)
+        "computing_seconds": computing_seconds(sessions, plan_id(plan))
+        + (round(seconds, 1) if cache.stats()["computed"] else 0.0),
     }
 
 
