@@ -16,9 +16,9 @@ import uuid
 from pathlib import Path
 
 import pytest
+from helpers.pipeline_modules import write_word_rag
 
 from ragaudit.cli.main import main
-from tests.helpers.pipeline_modules import write_word_rag
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus" / "documents"

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.pipeline_service import running_service
 
 from ragaudit.cli.main import main
-from tests.helpers.pipeline_service import running_service
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "svc-key-7f3a9c2e5b1d"

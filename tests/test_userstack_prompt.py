@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.hostile_openai_server import CHAT_MODEL, EMBED_MODEL, start_hostile
 
 from ragaudit.cli.main import main
 from ragaudit.pipeline.generate import SYSTEM_PROMPT, build_messages
-from tests.helpers.hostile_openai_server import CHAT_MODEL, EMBED_MODEL, start_hostile
 
 STACK = """name: own_prompt
 splitter:
