@@ -16,11 +16,19 @@ def test_backends_bench_prints_every_figure(ragaudit_home, tmp_path, capsys):
     argv += ["--gen-tokens", "4", "--context-chars", "200", "--generator", "local:qwen2.5-0.5b"]
     assert backends.main([*argv, "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert printed.count(" ratio ") == 4
+    assert printed.count(" ratio ") == 5 and printed.count("target >= 0.9") == 4
+    assert "each prompt evaluated whole on both sides" in printed and "reuse saves" in printed
     figures = json.loads(out.read_text())
     assert [row["spec"] for row in figures["embedders"]] == ["local:minilm", "local:e5-small"]
     assert all(row["computed"] == row["texts"] for row in figures["embedders"])
-    assert figures["generator"]["prompt_tokens"] > 0
+    generator = figures["generator"]
+    assert generator["prompt_tokens"] > 0
+    # like with like: both sides evaluated every prompt token (no prefix reused on either)
+    evaluated = generator["prompt_tokens_evaluated"]
+    assert evaluated["raw"] == evaluated["wrapper"] == generator["prompt_tokens"]
+    # under reuse, both evaluate the same part of the second prompt, less than all of it
+    raw, wrapper, whole = (generator["reuse"][k] for k in ("raw", "wrapper", "whole"))
+    assert raw["evaluated"] == wrapper["evaluated"] < wrapper["tokens"] == whole["evaluated"]
     assert figures["generator"]["replayed_calls_per_s"] > 0
     # the benchmark's caches live in a temp dir, never in the user's cache
     assert not (ragaudit_home / "cache.sqlite").exists()
