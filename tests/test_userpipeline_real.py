@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.openai_server import API_KEY, CHAT_MODEL, unused_port
 
 from ragaudit.cli.main import main
-from tests.helpers.openai_server import API_KEY, CHAT_MODEL, unused_port
 
 pytestmark = pytest.mark.slow
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "pipeline"
