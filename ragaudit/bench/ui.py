@@ -14,6 +14,10 @@ measured in the same run (other work on the machine makes raw timings noisy).
    beside the page's unchanged rerun (ragaudit/bench/ui_lab_timeline.py).
 5. The Compare page's first render for two n=25 files, beside the Matrix page's first
    render of one (ragaudit/bench/ui_compare.py).
+6. With --demo (alone: its reference case starts the quick run, so run it under
+   `flock /tmp/ragaudit-model.lock`): `ragaudit demo` to the "what failed" summary on
+   screen in a real browser, on the reference and (--finished FILE) on a finished quick
+   run (ragaudit/bench/ui_demo.py).
 """
 
 from __future__ import annotations
@@ -180,7 +184,16 @@ def main(argv: list[str]) -> int:
         default=None,
         help="RAGAUDIT_HOME whose call cache the Lab uses (default: an empty one, so cold)",
     )
+    parser.add_argument(
+        "--demo", action="store_true", help="only the demo-to-summary figures (see above)"
+    )
+    parser.add_argument("--finished", default=None, help="a finished quick run's results file")
     args = parser.parse_args(argv)
+    if args.demo:
+        from ragaudit.bench.ui_demo import report_demo
+
+        report_demo(args.finished)
+        return 0
     import logging
 
     # AppTest outside a server logs a line per cache call; the figures are what matter here.
