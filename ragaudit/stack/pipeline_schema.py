@@ -140,6 +140,9 @@ class PipelineEntry(BaseModel):
     """A LangChain Runnable's output key holding the answer (create_retrieval_chain's)."""
     context_key: str = Field(default="context", min_length=1)
     """Its output key holding the contexts (a list of Documents)."""
+    input_key: str | None = "input"
+    """The key a LangChain Runnable is invoked with ({input_key: question}); null: the
+    question itself."""
     version: str | int | None = None
     """Yours to bump: part of the pipeline's identity in the call cache."""
 
