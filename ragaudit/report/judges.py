@@ -106,9 +106,11 @@ def findings(scorecard: dict) -> list[str]:
         if metric["measures"] == "answer" and probes:
             rate, probe, rates = min(probes, key=lambda item: (item[0], -item[2]["recall"]["n"]))
             missed = rates["recall"]["n"] - rates["recall"]["count"]
+            if not missed:
+                continue  # it flagged every wrong answer it saw: nothing passed
             out.append(
-                f"`{metric['name']}` passes most of the wrong answers on **{probe}**: it flags "
-                f"{fmt_share(rates['recall'])} of them ({missed} passed as faithful)."
+                f"`{metric['name']}` passes wrong answers most often on **{probe}**: it "
+                f"flags {fmt_share(rates['recall'])} of them ({missed} passed as faithful)."
             )
     evaluations = [e for e in scorecard["evaluations"] if e["outcome"] != "not_applicable"]
     empty = [e for e in evaluations if e["outcome"] not in ("scored",)]
