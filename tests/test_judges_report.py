@@ -1,0 +1,85 @@
+"""The judges report section from a scorecard built by hand: the summary row, the findings
+and the wrong answers a metric passed, each figure worked out from the records below."""
+
+from __future__ import annotations
+
+from ragaudit.cli.main import main
+from ragaudit.fileio import write_json_atomic
+from ragaudit.judges.metrics import METRICS
+from ragaudit.judges.samples import Sample
+from ragaudit.judges.scorecard import build
+from ragaudit.report.judges import findings, render_judges_markdown, summary_rows
+
+
+def _sample(key, probe, verdict, correct) -> Sample:
+    return Sample(key, probe, "B", "q?", f"answer {key}", ("ctx",), "ref", verdict, correct,
+                  f"branch-{key}", True)  # fmt: skip
+
+
+def _evaluation(key, outcome, score, repetition=1) -> dict:
+    return {
+        "key": key, "metric": "ragas:faithfulness", "repetition": repetition,
+        "outcome": outcome, "score": score, "flagged": score is not None and score < 0.5,
+        "reason": None, "judge_replies": ["{}"], "calls": 2, "replayed": 0, "computed": 2,
+        "failed": 0, "prompt_tokens": 2000, "completion_tokens": 100, "tokens_unreported": 0,
+        "seconds": 30.0,
+    }  # fmt: skip
+
+
+def scorecard() -> dict:
+    """superseded: 2 wrong, 1 flagged (0.0), 1 passed (1.0); negation: 1 wrong, flagged;
+    control: 1 correct, a parse failure. superseded-1 run twice: 1.0 then 0.0 (changed)."""
+    samples = [
+        _sample("superseded-1", "superseded", "trap_taken", False),
+        _sample("superseded-2", "superseded", "trap_taken", False),
+        _sample("negation-1", "negation", "trap_taken", False),
+        _sample("control-1", "control", "correct", True),
+    ]
+    evaluations = [
+        _evaluation("superseded-1", "scored", 1.0),
+        _evaluation("superseded-2", "scored", 0.0),
+        _evaluation("negation-1", "scored", 0.0),
+        _evaluation("control-1", "parse_failure", None),
+        _evaluation("superseded-1", "scored", 0.0, repetition=2),
+    ]
+    return build(
+        source={"results": "r", "sha256": "s", "created_at": "2026-01-01", "records_available": 9},
+        judge={"spec": "local:qwen2.5-1.5b", "model": "qwen", "base_url": None,
+               "digest": "c" * 64, "digest_reason": None, "settings": {"server": "llama.cpp"}},
+        metrics=[METRICS["ragas:faithfulness"]], versions={"ragas": "0.4.3"},
+        plan={"per_group": 3, "seed": 0, "stability": 1, "max_records": None},
+        samples=samples, evaluations=evaluations,
+        conditions={"calls": {"replayed": 0, "computed": 10, "failed": 0}, "workers": 1,
+                    "computing_seconds": 3900.0},
+        complete=True,
+    )  # fmt: skip
+
+
+def test_the_summary_row_reads_the_figures():
+    (row,) = summary_rows(scorecard())
+    assert row[3] == "67% 2/3"  # recall: superseded-2 and negation-1 flagged
+    assert row[4] == "0% 0/1"  # the parse failure is not flagged
+    assert row[6] == "1/4: 1 parse failure"
+    assert row[7] == "0% 0/1 same outcome, mean score change 1.00"
+    assert row[8] == "2.0 (source: 2)"
+    assert row[9] == "2,000 in + 100 out"
+
+
+def test_findings_name_the_probe_and_the_empty_verdicts():
+    lines = findings(scorecard())
+    assert lines[0].startswith("`ragas:faithfulness` passes wrong answers most often on")
+    assert "**superseded**" in lines[0] and "50% 1/2" in lines[0]
+    # over every evaluation the judge made, the stability rerun included: 1 of 5
+    assert "20% 1/5" in lines[1] and "1 parse failure" in lines[1]
+    assert "`ragas:faithfulness`, the same outcome on 0% 0/1" in lines[2]
+
+
+def test_the_section_lists_the_passed_wrong_answer_and_the_wall_time(tmp_path, capsys):
+    text = render_judges_markdown(scorecard())
+    assert "| `ragas:faithfulness` | `superseded-1` | trap_taken (`branch-superseded-1`)" in text
+    assert "1 h 05 min" in text
+    path = tmp_path / "judges.json"
+    write_json_atomic(path, scorecard())
+    out = tmp_path / "judges.md"
+    assert main(["judges", "--report-from", str(path), "--out-md", str(out)]) == 0
+    assert out.read_text() == text + "\n"
