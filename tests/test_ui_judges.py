@@ -101,3 +101,17 @@ def test_no_scorecard_says_how_to_make_one(tmp_path, monkeypatch):
     at.run()
     assert not at.exception
     assert "ragaudit judges --results" in " ".join(str(m.value) for m in at.markdown)
+
+
+def test_with_no_local_scorecard_the_page_opens_the_shipped_one(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from ragaudit.judges.scorecard import SHIPPED, scorecard_to_show
+
+    monkeypatch.delenv("RAGAUDIT_JUDGES", raising=False)
+    monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path))  # an empty data folder
+    assert scorecard_to_show() == SHIPPED and SHIPPED.is_file()
+    at = AppTest.from_function(_page, default_timeout=30)
+    at.run()
+    assert not at.exception
+    assert "Recorded reference scorecard, shipped with ragaudit" in at.info[0].value

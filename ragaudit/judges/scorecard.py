@@ -152,3 +152,26 @@ def computing_seconds(sessions: list[dict], plan: str) -> float:
     return round(
         sum(s["seconds"] for s in sessions if s.get("plan_id") == plan and s.get("computed")), 1
     )
+
+
+def ship(source: str | Path, target: Path = SHIPPED) -> Path:
+    """Compress the scorecard `source` into the package as the reference scorecard (checked
+    first; a run still in progress is refused)."""
+    from ragaudit.fileio import read_text, write_bytes_atomic
+    from ragaudit.results.compressed import gzip_bytes
+
+    document = load_scorecard(source)
+    if not document.get("complete"):
+        from ragaudit.errors import RagauditError
+
+        raise RagauditError(f"{source}: the run that writes this scorecard has not finished")
+    write_bytes_atomic(target, gzip_bytes(read_text(source, str(source))))
+    return target
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m ragaudit.judges.scorecard SCORECARD.json")
+    print(f"wrote {ship(sys.argv[1])}")
