@@ -26,7 +26,8 @@ KIND_NOTE = (
     "The kind is ragaudit's verdict on the answer; `correct` rows have no wrong answer to "
     "flag, so what they show is the context metrics' recall of missed gold."
 )
-MISSED_HEADERS = ["Metric", "Record", "ragaudit's verdict (branch)", "Answer", "Score", "Reason"]
+MISSED_HEADERS = ["Metric", "Record", "ragaudit's verdict (branch)", "Answer", "Score",
+                  "The metric's reason (or its judge's last reply)"]  # fmt: skip
 
 
 def _metrics(scorecard: dict) -> list[dict]:
@@ -151,7 +152,10 @@ def _missed_rows(scorecard: dict) -> list[list[str]]:
             continue
         for key in scorecard["summary"][metric["name"]]["overall"]["missed"]:
             sample, evaluation = samples[key], evaluations[(key, metric["name"], 1)]
-            reason = " ".join(str(evaluation.get("reason") or "").split())[:REASON_CHARS]
+            # RAGAS gives no reason of its own: its judge's last reply (the verdicts) instead
+            replies = evaluation.get("judge_replies") or [""]
+            reason = evaluation.get("reason") or (f"judge: {replies[-1]}" if replies[-1] else "")
+            reason = " ".join(reason.split())[:REASON_CHARS]
             rows.append(
                 [
                     f"`{metric['name']}`",
