@@ -35,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE.md",
         help="write only the Markdown report, to this file (e.g. docs/reference-run.md)",
     )
+    parser.add_argument(
+        "--judges", type=Path, default=None, metavar="SCORECARD",
+        help="add the judges section of this scorecard (ragaudit judges) at the end",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     for target in targets:
         check_writable(target, "--out")
     tables, documents = _render(results, path, targets)
+    if getattr(args, "judges", None) is not None:
+        documents = _with_judges(args.judges, targets, results)
     print(tables, end="")
     if why and not getattr(args, "out_md", None):
         print(f"{path} {why}: the report goes to the data folder's results/")
@@ -102,6 +108,22 @@ def _render(results: dict, path: Path, targets: list[Path]) -> tuple[str, list[s
             f"{path}: cannot render a report: a field is missing or holds a value the "
             f"results schema (docs/results-schema.md) does not allow ({detail})"
         ) from None
+
+
+def _with_judges(scorecard_path: Path, targets: list[Path], results: dict) -> list[str]:
+    """Each target's text with the scorecard's judges section after the report's own."""
+    from ragaudit.judges.scorecard import load_scorecard
+    from ragaudit.report.document import report_blocks
+    from ragaudit.report.judges import judges_blocks
+    from ragaudit.report.render import blocks_to_html, blocks_to_markdown
+
+    blocks = report_blocks(results) + judges_blocks(load_scorecard(scorecard_path))
+    return [
+        blocks_to_markdown(blocks)
+        if target.suffix == ".md"
+        else blocks_to_html(blocks, title="ragaudit report")
+        for target in targets
+    ]
 
 
 def _markdown_target(path: Path) -> Path:
