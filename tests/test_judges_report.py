@@ -83,3 +83,22 @@ def test_the_section_lists_the_passed_wrong_answer_and_the_wall_time(tmp_path, c
     out = tmp_path / "judges.md"
     assert main(["judges", "--report-from", str(path), "--out-md", str(out)]) == 0
     assert out.read_text() == text + "\n"
+
+
+def test_ragaudit_report_adds_the_section_after_its_own(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    reference = (
+        Path(__file__).resolve().parent.parent / "ragaudit/assets/reference/reference.json.gz"
+    )
+    monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path / "home"))
+    path = tmp_path / "judges.json"
+    write_json_atomic(path, scorecard())
+    out = tmp_path / "out"
+    assert (
+        main(["report", "--results", str(reference), "--judges", str(path), "--out", str(out)]) == 0
+    )
+    markdown = (out / "report.md").read_text()
+    assert markdown.index("# ragaudit report") < markdown.index("## LLM judges: how often")
+    assert "`superseded-1`" in markdown
+    assert "LLM judges: how often" in (out / "report.html").read_text()
