@@ -129,7 +129,7 @@ def test_the_wheel_ships_the_corpus_and_the_app(wheel):
 
     pages = [page.file for page in PAGES_IN_ORDER]
     # Matrix, Instance, Lab, Severity & detectability, Runs, Audit, Compare
-    assert len(pages) == len(list((CHECKOUT / "pages").glob("*.py"))) == 7
+    assert len(pages) == len(list((CHECKOUT / "pages").glob("*.py"))) == 8
     # the inspector's frame (no Deploy button) is read from beside the shipped app.py
     for shipped in ["app.py", ".streamlit/config.toml", *pages]:
         assert f"ragaudit/_shipped/{shipped}" in names
