@@ -73,7 +73,7 @@ def test_the_fastapi_service_ingested_and_audited_over_http(environment):
     try:
         import httpx
 
-        from tests.helpers.openai_server import _wait_until_listening
+        from helpers.openai_server import _wait_until_listening
 
         _wait_until_listening(f"http://127.0.0.1:{port}")  # any reply: it listens
         stack = environment / "service.yaml"

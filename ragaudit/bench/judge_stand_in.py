@@ -52,13 +52,18 @@ def _between(text: str, start: str, end: str) -> str:
     return head.split(end, 1)[0].strip() if end in head else head.strip()
 
 
+def _parsed(parse, text: str):
+    try:
+        return parse(text)
+    except (ValueError, SyntaxError) as error:
+        return error  # not this notation: the caller tries the next one
+
+
 def _as_list(text: str) -> list:
     for parse in (json.loads, ast.literal_eval):
-        try:
-            value = parse(text)
+        value = _parsed(parse, text)
+        if not isinstance(value, Exception):
             return value if isinstance(value, list) else [value]
-        except (ValueError, SyntaxError):
-            continue
     return [text]
 
 
