@@ -62,7 +62,8 @@ def differences(before, now, where="") -> list[str]:
     if isinstance(before, float) and isinstance(now, float):
         # Embedding floats differ in the 7th digit across CPUs (SIMD paths); any
         # change that matters moves a rank, a verdict or a count, compared exactly.
-        return [] if math.isclose(before, now, rel_tol=1e-5, abs_tol=1e-7) else [f"{where}: {before!r} -> {now!r}"]
+        close = math.isclose(before, now, rel_tol=1e-5, abs_tol=1e-7)
+        return [] if close else [f"{where}: {before!r} -> {now!r}"]
     return [] if before == now else [f"{where}: {str(before)[:80]!r} -> {str(now)[:80]!r}"]
 
 

@@ -72,7 +72,6 @@ def test_the_fastapi_service_ingested_and_audited_over_http(environment):
     )  # fmt: skip
     try:
         import httpx
-
         from helpers.openai_server import _wait_until_listening
 
         _wait_until_listening(f"http://127.0.0.1:{port}")  # any reply: it listens
