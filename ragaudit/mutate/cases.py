@@ -7,6 +7,7 @@ one line naming the intent, before anything is embedded."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,7 +68,11 @@ def load_mutation_cases(path: Path, documents: list[Document]) -> list[MutationI
     seen_ids: set[str] = set()
     for i, intent in enumerate(spec.intents):
         cases = _cases(intent, i, path, lines, seen_ids)
-        where = f"{WHAT} {path}: line {line_of(('intents', i, 'answer'), lines)}"
+
+        def where(field: str, i: int = i) -> str:
+            at = line_of(("intents", i, field), lines) or line_of(("intents", i), lines)
+            return f"{WHAT} {path}: line {at}: intents[{i}].{field}"
+
         intents.append(_resolve(intent, cases, by_id, where, line_of(("intents", i), lines)))
     return intents
 
@@ -117,25 +122,25 @@ def _resolve(
     intent: MutationIntentSpec,
     cases: tuple[Case, ...],
     by_id: dict[str, Document],
-    where: str,
+    where: Callable[[str], str],
     line: int | None,
 ) -> MutationIntent:
     sources = list(dict.fromkeys(s for c in cases for s in c.expected_sources))
     for source in sources:
         if source not in by_id:
             raise RagauditError(
-                f"{where}: intent {intent.intent!r} expects unknown source id {source!r}"
+                f"{where('expect')}: intent {intent.intent!r} expects unknown source id {source!r}"
             )
     holder = next((s for s in sources if holds(by_id[s].text, intent.answer)), None)
     if holder is None:
         raise RagauditError(
-            f"{where}: intent {intent.intent!r}: answer {intent.answer!r} appears in none of "
-            f"its expected sources ({', '.join(sources)})"
+            f"{where('answer')}: intent {intent.intent!r}: answer {intent.answer!r} appears in "
+            f"none of its expected sources ({', '.join(sources)})"
         )
     start = find_value(by_id[holder].text, intent.answer)
     if intent.anchor is not None and intent.anchor not in by_id[holder].text:
         raise RagauditError(
-            f"{where}: intent {intent.intent!r}: anchor {intent.anchor!r} does not appear in "
-            f"{holder}"
+            f"{where('anchor')}: intent {intent.intent!r}: anchor {intent.anchor!r} does not "
+            f"appear in {holder}"
         )
     return MutationIntent(intent.intent, intent.answer, intent.anchor, cases, holder, start, line)
