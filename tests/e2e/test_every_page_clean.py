@@ -56,7 +56,12 @@ def test_every_page_opens_without_a_console_error_or_exception(wide, app_url):
         wide.wait_for_timeout(1000)  # late plotly and component loads
         exceptions = wide.get_by_test_id("stException").count()
         assert (seen, exceptions) == ([], 0), page.key
+        if page.key == "audit":  # a fresh data folder: the shipped example, labelled as one
+            assert wide.get_by_text("Example audit:").count() == 1
     shot(wide, "clean-last-page")
+    listed = wide.get_by_test_id("stSidebarNav").get_by_role("link").all_inner_texts()
+    assert [t.strip() for t in listed] == [p.title for p in PAGES_IN_ORDER]
+    assert {"Compare", "Judges"} <= set(listed)  # every page, these two included
 
 
 def test_every_page_loaded_by_its_own_address_logs_no_console_error(wide, app_url):
