@@ -1,5 +1,6 @@
-"""One Chroma collection per (embedder, chunking), built through llama-index with the
-embeddings we computed (Chroma's own embedding function never runs: it would download)."""
+"""One Chroma collection per (embedder, chunking), filled with the embeddings we computed
+(Chroma's own embedding function never runs: it would download), and open to llama-index
+as a VectorStoreIndex (`ChunkIndex.index`)."""
 
 from __future__ import annotations
 
@@ -232,7 +233,24 @@ def build_index(
                 error = errors.get(searched_text(chunk), "no vector for this chunk")
                 result.failures[chunk.chunk_id] = error
         if batch:
-            # nodes that carry .embedding are stored as is, never re-embedded
-            result.index.insert_nodes(chunk_nodes(batch, vectors, searched_text))
+            _add_chunks(collection, batch, vectors, searched_text)
             result.added += len(batch)
     return result
+
+
+def _add_chunks(
+    collection: Any,
+    chunks: Sequence[Any],
+    vectors: dict[str, list[float]],
+    searched_text: Callable[[Any], str],
+) -> None:
+    """Store chunks with their vectors straight into Chroma: every vector is already
+    computed, and llama-index's insert_nodes cost a cold run seconds of import and index
+    set-up to do the same `add`. The records (id, vector, text, doc_id/start/end) are what
+    llama-index's ChromaVectorStore reads back as TextNodes (`ChunkIndex.index`)."""
+    collection.add(
+        ids=[chunk.chunk_id for chunk in chunks],
+        embeddings=[vectors[searched_text(chunk)] for chunk in chunks],
+        documents=[searched_text(chunk) for chunk in chunks],
+        metadatas=[{"doc_id": c.doc_id, "start": c.start, "end": c.end} for c in chunks],
+    )
