@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "dry_run", False):
         from ragaudit.cli.dry_run import estimate_lines, run_estimates
 
-        for line in estimate_lines(run_estimates(plan, stages_for(plan))):
+        for line in estimate_lines(run_estimates(plan, stages_for(plan, dry_run=True))):
             print(line)
         return 0
 

@@ -12,13 +12,13 @@ from ragaudit.userpipeline.stage import build_pipeline_stages
 from ragaudit.userstack.column import build_columns
 
 
-def stages_for(plan: RunPlan) -> list[Stage]:
+def stages_for(plan: RunPlan, *, dry_run: bool = False) -> list[Stage]:
     """One column per --stack file (a `pipeline:` file is a pipeline stage), then the
     built-in matrix (unless --stack-only): the order they retrieve in, the user's code
     first (a fault in it costs no built-in work). In the results file the matrix comes
-    first (each stage's `order`)."""
+    first (each stage's `order`). `dry_run`: a pipeline is checked, not built or ingested."""
     components = tuple(stack for stack in plan.stacks if stack.pipeline is None)
     stages: list[Stage] = list(build_columns(replace(plan, stacks=components)))
-    stages += build_pipeline_stages(plan)  # built now too: nothing written yet
+    stages += build_pipeline_stages(plan, dry_run=dry_run)  # built now too: nothing written yet
     stages += [BuiltInMatrix(plan)] if plan.configs else []
     return stages

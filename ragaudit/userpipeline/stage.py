@@ -27,8 +27,9 @@ class PipelineStage:
     """The planted-fault corpus (or any corpus) through one `pipeline:` stack file."""
 
     def __init__(self, stack: Any, *, workers: int = 1, generate: bool = True,
-                 gen_probes: tuple[str, ...] | None = None) -> None:  # fmt: skip
-        self.stack, self.workers = stack, workers
+                 gen_probes: tuple[str, ...] | None = None,
+                 dry_run: bool = False) -> None:  # fmt: skip
+        self.stack, self.workers, self.dry_run = stack, workers, dry_run
         self.generate_answers, self.gen_probes = generate, gen_probes
         self.name = f"pipeline {stack.name}"
         self.order = 1
@@ -38,8 +39,9 @@ class PipelineStage:
         self.documents: dict = {}
 
     def build(self, corpus: Any) -> None:
-        """Build the pipeline over `corpus` (bad input: one line, nothing written)."""
-        self.built = build_pipeline(self.stack, corpus.documents)
+        """Build the pipeline over `corpus` (bad input: one line, nothing written); for a
+        dry run, checked without calling the user's code or ingesting (userpipeline.build)."""
+        self.built = build_pipeline(self.stack, corpus.documents, dry_run=self.dry_run)
         self._built_for = corpus.documents
         self.documents = {doc.doc_id: doc for doc in corpus.documents}
 
@@ -194,14 +196,17 @@ class PipelineStage:
         return failed
 
 
-def build_pipeline_stages(plan: Any, corpus: Any = None) -> list[PipelineStage]:
+def build_pipeline_stages(
+    plan: Any, corpus: Any = None, *, dry_run: bool = False
+) -> list[PipelineStage]:
     """One stage per `pipeline:` stack file of the plan, each built over the corpus the run
     reads (the planted corpus at the plan's n, unless `corpus` is given: a mutated one)
-    before any model loads and before the run writes a file."""
+    before any model loads and before the run writes a file (for `dry_run`: checked, not
+    built, nothing ingested)."""
     stacks = [stack for stack in plan.stacks if stack.pipeline is not None]
     stages = [
         PipelineStage(stack, workers=plan.workers, generate=plan.generate,
-                      gen_probes=plan.gen_probes)
+                      gen_probes=plan.gen_probes, dry_run=dry_run)
         for stack in stacks
     ]  # fmt: skip
     if stages and corpus is None:
