@@ -18,6 +18,7 @@ BENCHES = {
     "ray-scaling": "ragaudit.bench.ray_scaling",
     "gate": "ragaudit.bench.gate",
     "judges": "ragaudit.bench.judges",
+    "mutate": "ragaudit.bench.mutate",
 }
 
 

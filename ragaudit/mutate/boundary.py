@@ -27,7 +27,12 @@ def words_of(context: Context, doc_id: str) -> list[str]:
     avoid = every_answer_and_anchor(context)
     sentences = filler_sentences(context, avoid, context.rng(NAME, doc_id))
     # without sentence ends: a splitter that prefers ". " must still cut inside the run
-    return [w.rstrip(".!?;:") for s in sentences for w in s.split() if w.rstrip(".!?;:")]
+    words: list[str] = []
+    for sentence in sentences:
+        words += [w.rstrip(".!?;:") for w in sentence.split() if w.rstrip(".!?;:")]
+        if len(words) > MAX_PADDING_WORDS:  # the search never reads further
+            break
+    return words
 
 
 def plan(target: Target, context: Context) -> Plan | NotApplicable:

@@ -11,6 +11,7 @@ from ragaudit.mutate.operator import (
     Operator,
     Plan,
     Target,
+    avoided,
     declare,
     every_answer_and_anchor,
 )
@@ -21,16 +22,21 @@ DILUTION_FACTOR = 4
 
 def sections(context: Context, doc_id: str) -> list[str]:
     """Paragraphs of the other documents holding no answer or anchor, shuffled per document."""
-    avoid = [a.lower() for a in every_answer_and_anchor(context)]
-    found = sorted({
-        part.strip()
-        for doc in context.documents
-        if doc.doc_id != doc_id
-        for part in doc.text.split("\n\n")
-        if len(part.split()) >= 8 and not any(a in part.lower() for a in avoid)
-    })  # fmt: skip
+    found = sorted({part for owner, part in context.memo(("sections",), lambda: _all(context))
+                    if owner != doc_id})  # fmt: skip
     context.rng(NAME, doc_id).shuffle(found)
     return found
+
+
+def _all(context: Context) -> list[tuple[str, str]]:
+    """(document id, paragraph) of every long paragraph holding no answer or anchor."""
+    holds_avoided = avoided(every_answer_and_anchor(context))
+    return [
+        (doc.doc_id, part.strip())
+        for doc in context.documents
+        for part in doc.text.split("\n\n")
+        if len(part.split()) >= 8 and not holds_avoided(part)
+    ]
 
 
 def plan(target: Target, context: Context) -> Plan | NotApplicable:

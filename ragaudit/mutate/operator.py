@@ -7,9 +7,10 @@ two intents in one document get one consistent mutant of it."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ragaudit.documents import Document
 from ragaudit.mutate.cases import MutationIntent
@@ -43,6 +44,14 @@ class Context:
 
     def others(self, intent: MutationIntent) -> list[MutationIntent]:
         return [i for i in self.intents if i.name != intent.name]
+
+    def memo(self, key: tuple, compute: Callable[[], object]) -> Any:
+        """`compute()` once per context and key: what every intent's plan reads of the
+        whole corpus (its filler sentences, its sections) is found once, not per intent."""
+        cache = self.__dict__.setdefault("_memo", {})
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
 
 
 @dataclass(frozen=True)
@@ -123,17 +132,32 @@ def declare(name: str, description: str, layer: str = "architectural") -> Probe:
 def filler_sentences(context: Context, avoid: Sequence[str], rng: random.Random) -> list[str]:
     """Sentences of the user's own documents that hold none of `avoid` (answers, anchors),
     shuffled by `rng`: the padding and sections operators insert."""
-    found = []
+    found = list(context.memo(("filler", tuple(avoid)), lambda: _filler(context, avoid)))
+    rng.shuffle(found)
+    return found
+
+
+def _filler(context: Context, avoid: Sequence[str]) -> list[str]:
+    """The sorted, unshuffled filler sentences (computed once per context and `avoid`)."""
+    holds_avoided = avoided(avoid)
+    found = set()
     for doc in context.documents:
         for line in doc.text.splitlines():
             for sentence in line.replace("? ", "?\n").replace(". ", ".\n").split("\n"):
                 sentence = sentence.strip()
                 if len(sentence.split()) >= 5 and not sentence.startswith(("|", "#")):
-                    if not any(a.lower() in sentence.lower() for a in avoid):
-                        found.append(sentence)
-    found = sorted(set(found))
-    rng.shuffle(found)
-    return found
+                    if not holds_avoided(sentence):
+                        found.add(sentence)
+    return sorted(found)
+
+
+def avoided(avoid: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a text holds any of `avoid`, case-insensitively (one regex, not a loop: a
+    corpus of thousands of sentences against hundreds of answers and anchors)."""
+    if not avoid:
+        return lambda _text: False
+    pattern = re.compile("|".join(re.escape(a.lower()) for a in sorted(set(avoid), key=len)))
+    return lambda text: pattern.search(text.lower()) is not None
 
 
 def every_answer_and_anchor(context: Context) -> list[str]:

@@ -36,7 +36,8 @@ def mutation_lines(results: dict) -> list[str]:
         out.append(f"| {score['operator']} | {shown} | {score['not_applicable']} |")
     out += ["", f"Survivors ({len(section['survivors'])}):"]
     out += [
-        f"- {s['mutant']}: {', '.join(s['phrasings'])} ({s['rule']})" for s in section["survivors"]
+        f"- {s['mutant']}: {', '.join(_phrasing(s, c) for c in s['phrasings'])} ({s['rule']})"
+        for s in section["survivors"]
     ] or ["- none"]
     reasons: dict[tuple[str, str], list[str]] = {}
     for mutant in section["mutants"]:
@@ -47,3 +48,12 @@ def mutation_lines(results: dict) -> list[str]:
         out += [f"- {op}: {why} ({len(names)}: {', '.join(names)})"
                 for (op, why), names in reasons.items()]  # fmt: skip
     return out
+
+
+def _phrasing(survivor: dict, case: str) -> str:
+    """A surviving phrasing, with its verdict and attribution when answers were graded."""
+    verdict = (survivor.get("verdicts") or {}).get(case)
+    if verdict is None:
+        return case
+    blame = (survivor.get("attributions") or {}).get(case)
+    return f"{case} [{verdict}{f', {blame}' if blame else ''}]"

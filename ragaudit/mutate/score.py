@@ -39,7 +39,8 @@ def mutation_section(results: dict, corpora: list, chosen: list, generate: bool)
             eligible = [r for r in mine if control.get(r["instance_id"], False)]
             entry["phrasings"] = {
                 r["instance_id"]: {"handled": r["mutation"]["handled"],
-                                   "control_passed": control.get(r["instance_id"], False)}
+                                   "control_passed": control.get(r["instance_id"], False),
+                                   **_answer(r, mutant)}
                 for r in mine
             }  # fmt: skip
             if name != CONTROL and mutant.applied:
@@ -52,9 +53,7 @@ def mutation_section(results: dict, corpora: list, chosen: list, generate: bool)
                     entry["status"] = "survived" if lost else "killed"
                     killed += not lost
                     if lost:
-                        survivors.append({"mutant": mutant.mutant_id, "operator": name,
-                                          "intent": mutant.intent, "phrasings": lost,
-                                          "rule": mutant.rule})  # fmt: skip
+                        survivors.append(_survivor(mutant, name, lost, entry["phrasings"]))
             mutants.append(entry)
         if name != CONTROL:
             scores.append(_score(name, killed, applicable, operator_corpus))
@@ -67,6 +66,30 @@ def mutation_section(results: dict, corpora: list, chosen: list, generate: bool)
         "control": {"cases": len(control), "passed": len(control) - len(excluded)},
         "mutants": mutants,
     }
+
+
+def _survivor(mutant: Any, name: str, lost: list[str], phrasings: dict) -> dict:
+    return {
+        "mutant": mutant.mutant_id, "operator": name, "intent": mutant.intent,
+        "phrasings": lost, "rule": mutant.rule,
+        "verdicts": {c: phrasings[c].get("verdict") for c in lost},
+        "attributions": {c: phrasings[c].get("attribution") for c in lost},
+    }  # fmt: skip
+
+
+def _answer(record: dict, mutant: Any) -> dict:
+    """With generation: the phrasing's reply, its verdict (an answer where the mutant
+    expects an abstention is a fabrication) and the analysis's attribution."""
+    generation, grade = record.get("generation"), record.get("grade")
+    if not generation:
+        return {}
+    verdict = (grade or {}).get("verdict")
+    if mutant.expect == "abstain" and verdict == "wrong":
+        verdict = "fabrication"
+    return {
+        "reply": generation.get("reply"), "verdict": verdict,
+        "attribution": record.get("attribution"),
+    }  # fmt: skip
 
 
 def _score(name: str, killed: int, applicable: int, corpus: Any) -> dict:

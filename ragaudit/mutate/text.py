@@ -4,6 +4,7 @@ Jaccard similarity, and the shape of a value (number, date, words)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 SHINGLE_WORDS = 3
 """Word shingles of this many words: what a near-duplicate's similarity is counted over."""
@@ -24,12 +25,14 @@ def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
     return begin, max(stop, end)
 
 
-def shingles(text: str, size: int = SHINGLE_WORDS) -> set[tuple[str, ...]]:
-    """The text's lower-cased word shingles (the words themselves for a shorter text)."""
+@lru_cache(maxsize=8192)
+def shingles(text: str, size: int = SHINGLE_WORDS) -> frozenset[tuple[str, ...]]:
+    """The text's lower-cased word shingles (the words themselves for a shorter text).
+    Cached: each near-duplicate is compared with every document of its corpus."""
     words = [w.lower() for w in _WORD.findall(text)]
     if len(words) < size:
-        return {tuple(words)} if words else set()
-    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+        return frozenset({tuple(words)} if words else ())
+    return frozenset(tuple(words[i : i + size]) for i in range(len(words) - size + 1))
 
 
 def jaccard(a: set, b: set) -> float:
@@ -80,6 +83,8 @@ def _value_pattern(value: str) -> re.Pattern[str]:
 def find_value(text: str, value: str, start: int = 0) -> int:
     """Where `value` first appears in `text` from `start` as a value of its own (not inside
     a longer word or number: '7 days' is not in '27 days'); -1 when it does not."""
+    if text.find(value, start) == -1:  # the plain search first: most texts lack it
+        return -1
     match = _value_pattern(value).search(text, start)
     return match.start() if match else -1
 
