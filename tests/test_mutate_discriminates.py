@@ -186,3 +186,92 @@ def test_a_retriever_adding_the_documents_head_kills_table_split(workspace):
     assert score(headed, "table_split") == (1, 1)
     rows = mutate(workspace, "rowonly", "table_split", 120, 0, only_best=True)
     assert score(rows, "table_split") == (0, 1)
+
+
+DENSITY_RETRIEVER = '''
+import math
+import re
+
+WORDS = re.compile(r"[a-z0-9]+")
+
+
+def make(chunks):
+    """Score each chunk as a bag-of-words cosine does: the question words it shares over
+    the square root of its length, so a longer chunk saying the same scores lower."""
+    nodes = [(n.node_id, WORDS.findall(n.get_content().lower())) for n in chunks]
+
+    def retrieve(question):
+        asked = {w for w in WORDS.findall(question.lower()) if len(w) > 3 or w.isdigit()}
+        scored = sorted(((len(asked & set(words)) / math.sqrt(len(words) or 1), cid)
+                         for cid, words in nodes), reverse=True)
+        return [(cid, score) for score, cid in scored]
+    return retrieve
+'''
+ROSTER = (
+    "Quay roster. Overtime on the quay is planned a week ahead by the site office, which "
+    "posts the names of the crew on the board beside the canteen door every Friday morning, "
+    "together with the berths, the cranes and the ships expected during the coming week."
+)
+"""Shares 'overtime' and 'quay' with the question, in a short text: under the handbook
+whole, above it once the handbook is four times longer."""
+NEWS = [
+    "The choir rehearses on Monday evenings in the music room above the library, and singers "
+    "of every voice are welcome to join for the winter concert in the town hall.",
+    "The bicycle shed behind the office has room for forty bikes, with a pump and a small "
+    "set of tools that anyone may borrow for a quick repair before riding home.",
+    "The photography group walks along the river every second Sunday and shares the best "
+    "pictures of birds, bridges and sunsets in the newsletter that goes out each month.",
+    "The language café meets at lunchtime on Wednesdays, where colleagues practise Spanish, "
+    "Dutch or Polish over coffee with native speakers from the accounting department.",
+    "The garden club looks after the vegetable beds on the roof terrace, and the tomatoes, "
+    "beans and herbs it grows are handed out to anyone who passes by in late summer.",
+    "The chess club plays in the meeting room on Tuesday nights, keeps a ladder of results on "
+    "the wall, and holds a friendly tournament against the neighbouring company in spring.",
+]
+DILUTE_CASES = """
+intents:
+  - intent: overtime-rate
+    expect: [handbook]
+    answer: 150 percent
+    anchor: Overtime
+    phrasings:
+      - What is the overtime pay rate on the quay for the first two hours?
+"""
+
+
+def test_whole_document_chunks_let_dilution_survive_and_chunking_kills_it(tmp_path, monkeypatch):
+    # Handbook whole: 4 shared words over 84 (4/sqrt(84) = 0.44) beats the roster's 2 over
+    # 46 (0.29); made 4x longer it falls to about 0.44/2 = 0.22, under the roster. Cut at 300
+    # characters, the overtime paragraph's chunk is the same before and after: it stays first.
+    monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path / "home"))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "handbook.md").write_text(POLICY, encoding="utf-8")
+    (corpus / "roster.md").write_text(ROSTER, encoding="utf-8")
+    for i, text in enumerate(FILLER + NEWS):
+        (corpus / f"news-{i}.md").write_text(text, encoding="utf-8")
+    (tmp_path / "cases.yaml").write_text(DILUTE_CASES, encoding="utf-8")
+    (tmp_path / "density_retriever.py").write_text(DENSITY_RETRIEVER, encoding="utf-8")
+    sections = {}
+    for name, size in (("whole", 100_000), ("chunked", 300)):
+        stack = tmp_path / f"{name}.yaml"
+        stack.write_text(textwrap.dedent(f"""\
+            name: {name}
+            splitter:
+              class: langchain_text_splitters.RecursiveCharacterTextSplitter
+              args: {{chunk_size: {size}, chunk_overlap: 0}}
+            retriever:
+              factory: density_retriever:make
+              args: {{}}
+            k: 1
+            """), encoding="utf-8")  # fmt: skip
+        out = tmp_path / f"{name}.json"
+        argv = ["mutate", str(corpus), str(tmp_path / "cases.yaml"), "--stack", str(stack)]
+        status = main([*argv, "--operators", "dilute", "--no-generate", "--out", str(out)])
+        sections[name] = json.loads(out.read_text(encoding="utf-8"))["mutation"]
+        assert status == (1 if sections[name]["survivors"] else 0)
+    for section in sections.values():
+        assert section["control"] == {"cases": 1, "passed": 1}
+    assert score(sections["chunked"], "dilute") == (1, 1)
+    assert score(sections["whole"], "dilute") == (0, 1)
+    assert [s["mutant"] for s in sections["whole"]["survivors"]] == ["dilute/overtime-rate"]
