@@ -67,6 +67,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="your stack file: its splitter, retriever or embedder, and k rank the cases; the "
         "settings' slot policy (pool, threshold, cap, floor, backfill) applies on top",
     )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check every input, print the embedding calls the audit would make (cached, "
+        "to compute, estimated time from the cache's recorded durations), call nothing, "
+        "write nothing",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
         args.corpus, args.cases, args.settings, args.dilution, args.rank_depth, args.workers,
         stack=args.stack,
     )  # fmt: skip
+    if args.dry_run:
+        from ragaudit.cli.audit_dry_run import audit_dry_run
+
+        return audit_dry_run(inputs)
     argv = ["audit", *sys.argv[2:]] if sys.argv[1:2] == ["audit"] else None
     # An audit with cases writes the call cache and Chroma like a run: one at a time.
     with hold_run_lock() if args.cases is not None else contextlib.nullcontext():

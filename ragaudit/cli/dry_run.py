@@ -48,7 +48,9 @@ def run_estimates(plan: Any, stages: Sequence[Any]) -> list[CallEstimate]:
     return estimates
 
 
-def _by_model(what: str, spec: str, calls: int, cache: Any, tokens: str | None) -> CallEstimate:
+def by_model(what: str, spec: str, calls: int, cache: Any, tokens: str | None) -> CallEstimate:
+    """`calls` of the model `spec`, their cached share told once it loads, their time at the
+    mean the cache recorded for it (every call: an upper bound), else that none was."""
     recorded, mean = cache.recorded_seconds(model=spec) if cache is not None else (0, None)
     if mean is None:
         seconds, reason = None, f"no recorded calls of {spec} yet"
@@ -63,14 +65,14 @@ def _matrix_estimates(plan: Any, corpus: Any, cache: Any) -> list[CallEstimate]:
         c.text for config in plan.configs for c in chunk_corpus(corpus.documents, config.chunking)
     }
     estimates = [
-        _by_model(f"matrix: embed {spec}", spec, len(texts) + len(questions), cache, "n/a")
+        by_model(f"matrix: embed {spec}", spec, len(texts) + len(questions), cache, "n/a")
         for spec in plan.embedders
     ]
     if plan.generate:
         probes = set(plan.gen_probes or corpus.probes)
         records = sum(1 for i in corpus.instances if i.probe in probes) * len(plan.gen_configs)
         estimates.append(
-            _by_model(f"matrix: generate {plan.generator} (prompts, with oracle prompts at most "
+            by_model(f"matrix: generate {plan.generator} (prompts, with oracle prompts at most "
                       "twice the records)", plan.generator, 2 * records, cache, NO_TOKENS)
         )  # fmt: skip
     return estimates
@@ -84,14 +86,14 @@ def _stack_estimates(column: Any, corpus: Any, plan: Any, cache: Any) -> list[Ca
         texts = {c.text for c in column.stage.chunks} | {i.question for i in instances}
         spec = stack.embedder["spec"]
         estimates.append(
-            _by_model(f"stack {stack.name}: embed {spec}", spec, len(texts), cache, "n/a")
+            by_model(f"stack {stack.name}: embed {spec}", spec, len(texts), cache, "n/a")
         )
     if plan.generate:
         spec = (stack.generator or {"spec": plan.generator})["spec"]
         probes = set(plan.gen_probes or corpus.probes)
         records = sum(1 for i in instances if i.probe in probes)
         estimates.append(
-            _by_model(f"stack {stack.name}: generate {spec}", spec, 2 * records, cache, NO_TOKENS)
+            by_model(f"stack {stack.name}: generate {spec}", spec, 2 * records, cache, NO_TOKENS)
         )
     return estimates
 

@@ -1,0 +1,70 @@
+"""`ragaudit audit --dry-run`: every input checked as the audit checks it (settings, cases
+and their structure, corpus, the sources the cases name, the stack file), then the
+embedding calls the audit would make, printed as `run --dry-run` prints them
+(cli.dry_run.estimate_lines); nothing embedded, nothing written, exit 0.
+
+The calls are the distinct texts the audit embeds: each chunk's searched text (the
+settings' chunking, or the stack's splitter) and each case's question. As for the
+matrix, which of them the cache holds shows only once the model has loaded (the key holds
+its digest), so the time is that of every call at the mean the cache recorded for the
+embedder, or says that none was recorded. A stack's own retriever makes its own calls:
+they are not counted. A fatal structural check is printed and exits 2, as the audit does.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import PurePosixPath
+from typing import Any
+
+from ragaudit.audit.cases import check_sources, check_structure, load_cases
+from ragaudit.audit.chunks import build_chunks
+from ragaudit.audit.corpus_io import load_corpus
+from ragaudit.audit.engine import embed_text_of
+from ragaudit.audit.settings import AuditSettings, check_floor_source_type, load_settings
+from ragaudit.audit.userstack import audit_chunks, load_audit_stack, stack_settings
+from ragaudit.cli.dry_run import by_model, estimate_lines, open_cache
+from ragaudit.userpipeline.dryrun import CallEstimate
+
+NO_EMBEDDING = "n/a"
+
+
+def audit_dry_run(inputs: Any) -> int:
+    """Check `inputs` (audit.runner.AuditInputs), print the calls; the exit status."""
+    settings = load_settings(inputs.settings) if inputs.settings else AuditSettings(name="default")
+    cases = load_cases(inputs.cases) if inputs.cases is not None else []
+    structure = check_structure(cases)
+    if structure.fatal:
+        for line in structure.fatal_lines(inputs.cases):
+            print(line, file=sys.stderr)
+        return 2
+    corpus = load_corpus(inputs.corpus)
+    check_floor_source_type(settings, {d.source_type for d in corpus.documents}, inputs.settings)
+    skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
+    check_sources(cases, corpus.ids(), inputs.cases, skipped)
+    stack = load_audit_stack(inputs.stack) if inputs.stack else None
+    if stack is not None:
+        settings = stack_settings(stack, settings, stack.where("k"))
+    for line in estimate_lines(_estimates(cases, corpus, settings, stack)):
+        print(line)
+    return 0
+
+
+def _estimates(cases: list, corpus: Any, settings: AuditSettings, stack: Any) -> list:
+    if not cases:
+        return [CallEstimate("audit: dilution report only", 0, 0, 0.0, "nothing is embedded",
+                             tokens_reason=NO_EMBEDDING)]  # fmt: skip
+    questions = {case.question for case in cases}
+    cache = open_cache()
+    if stack is None:
+        chunks, _ = build_chunks(corpus.documents, settings)
+        what = f"audit: embed {settings.embedder}"
+    elif stack.retriever is None:
+        chunks, _ = audit_chunks(stack, corpus.documents)
+        what = f"audit stack {stack.name}: embed {settings.embedder}"
+    else:
+        reason = "not counted: your retriever makes its own calls"
+        return [CallEstimate(f"audit stack {stack.name}: retriever", 0, None, None, reason,
+                             tokens_reason=NO_EMBEDDING)]  # fmt: skip
+    texts = {embed_text_of(chunk) for chunk in chunks} | questions
+    return [by_model(what, settings.embedder, len(texts), cache, NO_EMBEDDING)]
