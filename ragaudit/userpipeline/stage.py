@@ -119,7 +119,7 @@ class PipelineStage:
             "instances": records,
             "chunks": {cid: chunk_json(by_id[cid]) for cid in sorted(used)},
             "chunk_counts": {stack.chunking_name: len(locator.chunks)},
-            "chunk_offsets": chunk_offsets(chunkings),
+            "chunk_offsets": self._indexed_offsets(chunk_offsets(chunkings), corpus),
             "indexes": [stats],
             "failed_calls": [
                 {"model": built.model, "kind": "pipeline", "error": e, "instance_keys": keys}
@@ -129,6 +129,17 @@ class PipelineStage:
             "extra_measurements": {},
             "anchor_selectivity": {},
         }
+
+    def _indexed_offsets(self, offsets: dict, corpus: Any) -> dict:
+        """`offsets` with every document handed to the pipeline (a factory's `documents=`,
+        an ingest's batches or folder), an empty list where no context was found in it: the
+        indexed set compare and gate pair by (compare.agreement) is what the pipeline was
+        given, not only where its contexts came from. Under `ingest: none` the set is the
+        user's assertion instead (describe)."""
+        per_doc = offsets.setdefault(self.stack.chunking_name, {})
+        for doc in corpus.documents:
+            per_doc.setdefault(doc.doc_id, [])
+        return offsets
 
     def _oracle_chunks(self, records: list[dict]) -> None:
         """Each answered record with gold spans gets its oracle context's passages as

@@ -1,5 +1,6 @@
 """A local HTTP process on 127.0.0.1 that records every request it gets (one JSON line per
-request: method and path, appended to a log file) and answers each with
+request: method, path and the ids of the documents a JSON body's "documents" holds,
+appended to a log file) and answers each with
 ``{"answer": "recorded", "sources": []}``: proof of whether a command contacted a service.
 
 `recording_server(log)` starts it as its own process and yields its base URL.
@@ -7,6 +8,7 @@ request: method and path, appended to a log file) and answers each with
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,15 +28,20 @@ class Handler(BaseHTTPRequestHandler):
 
     def _answer(self):
         length = int(self.headers.get("Content-Length") or 0)
-        self.rfile.read(length)
+        body = self.rfile.read(length)
+        try:
+            ids = [d["id"] for d in json.loads(body)["documents"]]
+        except (ValueError, KeyError, TypeError):
+            ids = []
+        entry = {"method": self.command, "path": self.path, "ids": ids}
         with open(LOG, "a") as log:
-            log.write(json.dumps({"method": self.command, "path": self.path}) + "\n")
-        body = json.dumps({"answer": "recorded", "sources": []}).encode()
+            log.write(json.dumps(entry) + "\n")
+        reply = json.dumps({"answer": "recorded", "sources": []}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Length", str(len(reply)))
         self.end_headers()
-        self.wfile.write(body)
+        self.wfile.write(reply)
 
     do_GET = do_POST = do_PUT = _answer
 
@@ -45,14 +52,16 @@ server.serve_forever()
 """
 
 
-def requests(log: Path) -> list[str]:
-    """The recorded requests, ``"POST /ingest"`` each, in order."""
-    import json
-
+def entries(log: Path) -> list[dict]:
+    """The recorded requests, in order: ``{"method", "path", "ids"}`` each."""
     if not log.exists():
         return []
-    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-    return [f"{entry['method']} {entry['path']}" for entry in lines]
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def requests(log: Path) -> list[str]:
+    """The recorded requests, ``"POST /ingest"`` each, in order."""
+    return [f"{entry['method']} {entry['path']}" for entry in entries(log)]
 
 
 @contextmanager
