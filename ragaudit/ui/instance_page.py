@@ -34,6 +34,7 @@ from ragaudit.ui.docview import (
     timeline_figure,
 )
 from ragaudit.ui.downloads import render_instance_downloads
+from ragaudit.ui.planted_diff import render_planted
 from ragaudit.ui.windows import retrieved_window_note, retrieved_window_tags
 
 
@@ -167,6 +168,7 @@ def _render_record(results: dict, record: dict, config: dict, table_embedder: st
         st.error(f"Retrieval failed for this record: {record['retrieval_error']}")
 
     _render_documents(results, record, config)
+    render_planted(results, record)  # a mutation audit's record: what its operator planted
     _render_retrieved(results, record)
     st.markdown("**Diagnostics and margins**")
     st.dataframe(
