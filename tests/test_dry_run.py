@@ -1,7 +1,8 @@
-"""`--dry-run` calls nothing of the user's: an `http:` pipeline's ingest endpoint gets no
-request and its ingest command does not run (a local recording server on 127.0.0.1 and a
-command that would leave a file), and a factory is imported, not called; the same stack
-without --dry-run does all of it (so the recording can fail)."""
+"""`--dry-run` contacts no service and asks nothing: an `http:` pipeline's ingest endpoint
+gets no request and its ingest command does not run (a local recording server on
+127.0.0.1 and a command that would leave a file); a factory is built (so a bad one is
+refused) but never asked; the same stack without --dry-run does all of it (so the
+recording can fail)."""
 
 from __future__ import annotations
 
@@ -30,8 +31,13 @@ from pathlib import Path
 
 
 def make(documents):
-    Path(MARKER).write_text(str(len(documents)))
-    return lambda question: {"answer": "x", "contexts": []}
+    Path(MARKER + ".built").write_text(str(len(documents)))
+
+    def ask(question):
+        Path(MARKER + ".asked").write_text(question)
+        return {"answer": "x", "contexts": []}
+
+    return ask
 """
 
 
@@ -77,16 +83,15 @@ def test_dry_run_runs_no_ingest_command(home, tmp_path, capsys):
     assert marker.read_text() == "ran"
 
 
-def test_dry_run_imports_a_factory_without_calling_it(home, tmp_path, monkeypatch, capsys):
-    marker = tmp_path / "built"
+def test_dry_run_builds_a_factory_but_asks_it_nothing(home, tmp_path, monkeypatch, capsys):
+    marker = tmp_path / "marker"
     (tmp_path / "marking_rag.py").write_text(FACTORY.replace("MARKER", repr(str(marker))))
     monkeypatch.syspath_prepend(str(tmp_path))
     stack = tmp_path / "pipe.yaml"
     stack.write_text("name: marks\npipeline:\n  factory: marking_rag:make\n")
     assert run(stack, "--dry-run") == 0
     assert f"pipeline:marks: {PROBES} calls, 0 cached" in capsys.readouterr().out
-    assert not marker.exists()
-    # a factory that cannot be imported is still refused by a dry run
-    stack.write_text("name: marks\npipeline:\n  factory: no_such_rag_module:make\n")
-    assert run(stack, "--dry-run") == 2
-    assert "cannot import" in capsys.readouterr().err
+    built, asked = tmp_path / "marker.built", tmp_path / "marker.asked"
+    assert built.exists() and not asked.exists()
+    assert run(stack, "--out", str(tmp_path / "out.json")) == 0
+    assert asked.exists()

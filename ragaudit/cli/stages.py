@@ -16,7 +16,7 @@ def stages_for(plan: RunPlan, *, dry_run: bool = False) -> list[Stage]:
     """One column per --stack file (a `pipeline:` file is a pipeline stage), then the
     built-in matrix (unless --stack-only): the order they retrieve in, the user's code
     first (a fault in it costs no built-in work). In the results file the matrix comes
-    first (each stage's `order`). `dry_run`: a pipeline is checked, not built or ingested."""
+    first (each stage's `order`). `dry_run`: a pipeline's service is not ingested into."""
     components = tuple(stack for stack in plan.stacks if stack.pipeline is None)
     stages: list[Stage] = list(build_columns(replace(plan, stacks=components)))
     stages += build_pipeline_stages(plan, dry_run=dry_run)  # built now too: nothing written yet

@@ -3,9 +3,9 @@ audit, over a mutated corpus) calls. Everything that can be refused is refused h
 any call and before any file is written: a factory that cannot be imported, raises while
 building or returns the wrong thing; a header's variable unset; an ingest that fails.
 
-Built for a dry run, nothing of the user's runs: a factory is imported (its identity needs
-its module's source) but not called (building an index may call an embedding API), and an
-ingest is neither posted nor run; its ask raises if anything asks it."""
+Built for a dry run, the factory is still called (so a factory that raises or returns the
+wrong thing is refused by the dry run too) but nothing is asked of it, and an `http:`
+service's ingest is neither posted nor run: the service is not contacted at all."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragaudit.backends.cache import identity_key
-from ragaudit.stack.components import import_component
 from ragaudit.userpipeline.adapters import build_factory
 from ragaudit.userpipeline.answer import PipelineAnswer
 from ragaudit.userpipeline.http_client import http_pipeline
@@ -58,16 +57,12 @@ def _model_entry(spec: str, kind: str, identity: dict) -> dict:
 
 def build_pipeline(stack: Any, documents: Sequence[Any], *, dry_run: bool = False) -> BuiltPipeline:
     """The stack's pipeline built over `documents` (its oracle too); RagauditError when bad.
-    `dry_run`: checked and named, nothing of the user's called (module docstring)."""
+    `dry_run`: built, but its service not ingested into (module docstring)."""
     entry = stack.pipeline
     model = f"pipeline:{stack.name}"
     if entry.get("factory"):
         label = stack.where("pipeline", "factory")
-        if dry_run:
-            import_component(entry["factory"], label, stack.limits.build_seconds)
-            ask, form = _not_asked, "factory (not built: dry run)"
-        else:
-            ask, form = build_factory(entry, documents, label, stack.limits)
+        ask, form = build_factory(entry, documents, label, stack.limits)
         built = BuiltPipeline(ask, form, model, describe_entry(entry, label))
     else:
         label = stack.where("pipeline", "http")
@@ -78,16 +73,8 @@ def build_pipeline(stack: Any, documents: Sequence[Any], *, dry_run: bool = Fals
         built.services.append(service)
     if stack.oracle:
         label = stack.where("oracle")
-        if dry_run and stack.oracle.get("factory"):
-            import_component(stack.oracle["factory"], label, stack.limits.build_seconds)
-            built.oracle, service = _not_asked, None
-        else:
-            built.oracle, service = build_oracle(stack.oracle, label, stack.limits)
+        built.oracle, service = build_oracle(stack.oracle, label, stack.limits)
         built.oracle_model = f"oracle:{stack.name}"
         built.oracle_identity = describe_entry(stack.oracle, label)
         built.services += [service] if service is not None else []
     return built
-
-
-def _not_asked(question: str) -> PipelineAnswer:
-    raise AssertionError("a pipeline built for a dry run was asked a question")

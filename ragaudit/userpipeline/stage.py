@@ -40,7 +40,7 @@ class PipelineStage:
 
     def build(self, corpus: Any) -> None:
         """Build the pipeline over `corpus` (bad input: one line, nothing written); for a
-        dry run, checked without calling the user's code or ingesting (userpipeline.build)."""
+        dry run, without ingesting into its service (userpipeline.build)."""
         self.built = build_pipeline(self.stack, corpus.documents, dry_run=self.dry_run)
         self._built_for = corpus.documents
         self.documents = {doc.doc_id: doc for doc in corpus.documents}
@@ -212,8 +212,8 @@ def build_pipeline_stages(
 ) -> list[PipelineStage]:
     """One stage per `pipeline:` stack file of the plan, each built over the corpus the run
     reads (the planted corpus at the plan's n, unless `corpus` is given: a mutated one)
-    before any model loads and before the run writes a file (for `dry_run`: checked, not
-    built, nothing ingested)."""
+    before any model loads and before the run writes a file (for `dry_run`: nothing
+    ingested)."""
     stacks = [stack for stack in plan.stacks if stack.pipeline is not None]
     stages = [
         PipelineStage(stack, workers=plan.workers, generate=plan.generate,
