@@ -26,7 +26,7 @@ from ragaudit.backends.specs import describe_model, load_embedder
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.mutate.operator import Splitter
-from ragaudit.stack.stackfile import StackSpec, build_splitter
+from ragaudit.stack.stackfile import StackSpec, build_splitter, check_stack, load_stack
 from ragaudit.userstack.splitter import UserSplitter
 
 DEFAULT_RANK_DEPTH = 100
@@ -44,6 +44,16 @@ class Ranked:
     models: list[dict] = field(default_factory=list)
 
 
+def _load_stack(path: Path) -> StackSpec:
+    """A component stack as `ragaudit audit` loads it, or a `pipeline:` stack (built per
+    operator corpus later, by userpipeline)."""
+    stack = load_stack(path)
+    if stack.pipeline is None:
+        return load_audit_stack(path)
+    check_stack(stack, list(stack.probes or ()), [])
+    return stack
+
+
 class Column:
     """A settings file or a stack file as the one column of a mutation audit."""
 
@@ -53,12 +63,11 @@ class Column:
         self.path = stack_path or settings_path
         self.stack: StackSpec | None = None
         if stack_path is not None:
-            self.stack = load_audit_stack(stack_path)
+            self.stack = _load_stack(stack_path)
             if self.stack.pipeline is not None:
-                raise RagauditError(
-                    f"{self.stack.where('pipeline')}: mutate runs a component stack; a "
-                    "pipeline: stack is not supported yet (a pipeline's chunks are its own)"
-                )
+                # its whole pipeline answers: no splitter or slot policy of ragaudit's
+                self.settings = AuditSettings(name=self.stack.name)
+                return
             base = AuditSettings(name=self.stack.name)
             self.settings = stack_settings(self.stack, base, self.stack.where("k"))
             label = self.stack.where("splitter", "class")
@@ -66,6 +75,11 @@ class Column:
         else:
             self.settings = load_settings(settings_path) if settings_path else None
             self.settings = self.settings or AuditSettings(name="default")
+
+    @property
+    def pipeline(self) -> bool:
+        """A `pipeline:` stack: the user's whole pipeline is the column (mutate.pipeline_column)."""
+        return self.stack is not None and self.stack.pipeline is not None
 
     @property
     def name(self) -> str:
@@ -80,8 +94,8 @@ class Column:
         return self.stack.embedder_label if self.stack else self.settings.embedder
 
     @property
-    def k(self) -> int:
-        return self.settings.k
+    def k(self) -> int | None:
+        return self.stack.k if self.pipeline else self.settings.k
 
     def config_json(self) -> dict:
         """The results file's `configs` entry: the column the operators run through."""
@@ -95,8 +109,11 @@ class Column:
             "description": f"{self.path or 'default settings'}: {self.chunking_name}, k={self.k}",
         }  # fmt: skip
 
-    def splitter(self) -> Splitter:
-        """How the column cuts one document: its chunks' offsets, in order."""
+    def splitter(self) -> Splitter | None:
+        """How the column cuts one document: its chunks' offsets, in order (None for a
+        pipeline: its chunks are its own)."""
+        if self.pipeline:
+            return None
         if self.stack is not None:
             user = self._user_splitter
             name = self.chunking_name
@@ -105,7 +122,10 @@ class Column:
         return lambda doc: [(c.start, c.end) for c in build_chunks([doc], settings)[0]]
 
     def cut(self, documents: Sequence[Document]) -> list[AuditChunk]:
-        """Every chunk of `documents` as the column cuts them (no model)."""
+        """Every chunk of `documents` as the column cuts them (no model; none for a
+        pipeline, whose chunks ragaudit never sees)."""
+        if self.pipeline:
+            return []
         if self.stack is not None:
             return prepare_stack(self.stack, documents).chunks
         return build_chunks(list(documents), self.settings)[0]
@@ -115,6 +135,10 @@ class Column:
         depth: int = DEFAULT_RANK_DEPTH,
     ) -> Ranked:  # fmt: skip
         """Rank `cases` over `documents` to `depth` (at least the candidate pool)."""
+        if self.pipeline:
+            from ragaudit.mutate.pipeline_column import rank_with_pipeline
+
+            return rank_with_pipeline(self.stack, documents, cases, cache, workers)
         depth = max(depth, self.settings.candidate_pool)
         if self.stack is not None:
             prepared = prepare_stack(self.stack, documents)

@@ -15,10 +15,13 @@ def mutation_lines(results: dict) -> list[str]:
     column = (results.get("configs") or [{}])[0].get("name", "?")
     basis = "graded answers" if section["basis"] == "answer" else "retrieval-side measures"
     control = section["control"]
+    passed = f"{fmt_ratio(control['passed'], control['cases'])} unmutated cases pass"
+    if section.get("unmeasured"):
+        passed = f"{control['cases']} unmutated cases, not measured ({section['unmeasured']})"
     out = [
         f"## Mutation score: {column} ({basis})",
         "",
-        f"Control row: {fmt_ratio(control['passed'], control['cases'])} unmutated cases pass."
+        f"Control row: {passed}."
         + (
             f" Excluded from their mutants: {', '.join(section['excluded_cases'])}."
             if section["excluded_cases"]

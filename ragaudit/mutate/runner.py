@@ -16,11 +16,13 @@ from ragaudit.analysis import analyse
 from ragaudit.audit.corpus_io import load_corpus
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_generator
+from ragaudit.grading.grade import grade_records
 from ragaudit.mutate.cases import load_mutation_cases
 from ragaudit.mutate.column import Column
 from ragaudit.mutate.grouping import OperatorCorpus, build_operator_corpus, control_corpus
-from ragaudit.mutate.operator import Context
+from ragaudit.mutate.operator import PIPELINE_CHUNKS, Context
 from ragaudit.mutate.operators import CONTROL, CONTROL_PROBE, operators
+from ragaudit.mutate.pipeline_column import answer_record
 from ragaudit.mutate.records import mutant_record
 from ragaudit.mutate.score import mutation_section
 from ragaudit.pipeline.generate import failed_calls
@@ -67,7 +69,7 @@ def run_mutation(inputs: MutateInputs) -> dict:
     measures = {op.name: op.handled_without_generation for op in chosen} | {CONTROL: CONTROL}
     records, chunks, offsets, indexes, models, failures = [], {}, {}, [], [], []
     for operator_corpus in corpora:
-        got = _retrieve(operator_corpus, intents, column, cache, inputs.workers, layers, measures)
+        got = _retrieve(operator_corpus, intents, column, cache, inputs, layers, measures)
         records += got["records"]
         chunks.update(got["chunks"])
         for doc_id, spans in got["offsets"].items():
@@ -77,7 +79,9 @@ def run_mutation(inputs: MutateInputs) -> dict:
         failures += got["failures"]
     results = _document(inputs, corpus, column, corpora, records, chunks, offsets, indexes)
     results["models"] = models
-    if inputs.generate:
+    if inputs.generate and column.pipeline:  # its answers came with its contexts
+        grade_records(results["instances"], results["chunks"])
+    elif inputs.generate:
         from ragaudit.mutate.answer import answer_records
 
         generator = load_generator(inputs.generator or DEFAULT_GENERATOR, cache)
@@ -85,7 +89,8 @@ def run_mutation(inputs: MutateInputs) -> dict:
         answer_records(results, generator, column, inputs.workers)
         failures += failed_calls(results["instances"], generator.spec)
     analyse(results)
-    results["mutation"] = mutation_section(results, corpora, chosen, inputs.generate)
+    unmeasured = PIPELINE_CHUNKS if column.pipeline and not inputs.generate else None
+    results["mutation"] = mutation_section(results, corpora, chosen, inputs.generate, unmeasured)
     results["conditions"] = {
         "calls": cache.stats(),
         "calls_by_model": cache.stats_by_model(),
@@ -97,10 +102,12 @@ def run_mutation(inputs: MutateInputs) -> dict:
 
 
 def _retrieve(
-    operator_corpus: OperatorCorpus, intents: list, column: Column, cache: Any, workers: int,
-    layers: dict, measures: dict,
+    operator_corpus: OperatorCorpus, intents: list, column: Column, cache: Any,
+    inputs: MutateInputs, layers: dict, measures: dict,
 ) -> dict:  # fmt: skip
-    """Rank every phrasing of every applied mutant over the operator's corpus."""
+    """Rank every phrasing of every applied mutant over the operator's corpus (a pipeline:
+    ask it, built over that corpus, and locate its contexts)."""
+    workers = inputs.workers
     applied = {m.intent: m for m in operator_corpus.mutants if m.applied}
     cases = [c for i in intents if i.name in applied for c in i.cases]
     name = operator_corpus.operator
@@ -118,6 +125,9 @@ def _retrieve(
                     chunks_all, ranked.indexed, error,
                 )
             )  # fmt: skip
+            if column.pipeline:
+                replies = ranked.answers if ranked else {}
+                answer_record(records[-1], replies.get(case.case_id), inputs.generate)
     per_doc: dict[str, list] = {}
     for chunk in chunks_all:
         per_doc.setdefault(chunk.doc_id, []).append(chunk)

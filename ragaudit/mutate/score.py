@@ -20,14 +20,17 @@ def handled(record: dict, generate: bool) -> bool:
     return bool(record["mutation"].get("handled_retrieval"))
 
 
-def mutation_section(results: dict, corpora: list, chosen: list, generate: bool) -> dict:
-    """The results file's `mutation` section (docs/mutate.md)."""
+def mutation_section(
+    results: dict, corpora: list, chosen: list, generate: bool, unmeasured: str | None = None
+) -> dict:
+    """The results file's `mutation` section (docs/mutate.md); `unmeasured`: why no
+    operator can be scored (a pipeline without generation: its chunks are its own)."""
     by_probe: dict[str, list[dict]] = {}
     for record in results["instances"]:
         by_probe.setdefault(record["probe"], []).append(record)
         record["mutation"]["handled"] = handled(record, generate)
     control = {r["instance_id"]: r["mutation"]["handled"] for r in by_probe.get(CONTROL, [])}
-    excluded = sorted(case for case, ok in control.items() if not ok)
+    excluded = [] if unmeasured else sorted(case for case, ok in control.items() if not ok)
     scores, survivors, mutants = [], [], []
     for operator_corpus in corpora:
         name = operator_corpus.operator
@@ -44,7 +47,9 @@ def mutation_section(results: dict, corpora: list, chosen: list, generate: bool)
                 for r in mine
             }  # fmt: skip
             if name != CONTROL and mutant.applied:
-                if not eligible:
+                if unmeasured is not None:
+                    entry["status"], entry["reason"] = "not_measured", unmeasured
+                elif not eligible:
                     entry["status"] = "excluded"
                     entry["reason"] = "every phrasing failed unmutated (control row)"
                 else:
@@ -56,9 +61,10 @@ def mutation_section(results: dict, corpora: list, chosen: list, generate: bool)
                         survivors.append(_survivor(mutant, name, lost, entry["phrasings"]))
             mutants.append(entry)
         if name != CONTROL:
-            scores.append(_score(name, killed, applicable, operator_corpus))
+            scores.append(_score(name, killed, applicable, operator_corpus, unmeasured))
     return {
         "basis": "answer" if generate else "retrieval",
+        "unmeasured": unmeasured,
         "operators": [op.name for op in chosen],
         "scores": scores,
         "survivors": survivors,
@@ -92,13 +98,16 @@ def _answer(record: dict, mutant: Any) -> dict:
     }  # fmt: skip
 
 
-def _score(name: str, killed: int, applicable: int, corpus: Any) -> dict:
+def _score(
+    name: str, killed: int, applicable: int, corpus: Any, unmeasured: str | None = None
+) -> dict:
     interval = list(wilson_interval(killed, applicable)) if applicable else None
     not_applicable = sum(1 for m in corpus.mutants if not m.applied)
+    reason = unmeasured or "no mutant of this operator applies"
     return {
         "operator": name, "killed": killed, "applicable": applicable,
         "score": killed / applicable if applicable else None,
-        "score_reason": None if applicable else "no mutant of this operator applies",
+        "score_reason": None if applicable else reason,
         "wilson": interval, "not_applicable": not_applicable,
     }  # fmt: skip
 

@@ -1,0 +1,118 @@
+"""`ragaudit mutate --stack` with a `pipeline:` stack (issue 27): the user's whole pipeline
+(a real factory module in tmp_path, no model) is built over each operator's corpus once,
+asked every phrasing, and its answers graded; what needs ragaudit's own splitter
+(`boundary`) or its retrieval-side measures (`--no-generate`) says "not applicable: a
+pipeline's chunks are its own". A pipeline that answers from the latest revision kills
+`supersede`; one that answers from its best-matching passage lets it survive."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from test_mutate_discriminates import CASES, FILLER, POLICY, TABLE
+
+from ragaudit.cli.main import main
+
+NOT_APPLICABLE = "not applicable: a pipeline's chunks are its own"
+PIPELINE = '''
+import json
+import re
+
+LOG = __file__ + ".builds.jsonl"
+
+
+def _words(text):
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3 or w.isdigit()}
+
+
+def make(documents, latest_first=False):
+    """Passages are paragraphs; the answer is the best passage's text. latest_first: a
+    document saying it supersedes earlier versions wins a tie. Each build is logged."""
+    with open(LOG, "a") as log:
+        log.write(json.dumps(sorted(d["id"] for d in documents)) + "\\n")
+    revised = {d["id"] for d in documents if "supersedes every earlier version" in d["text"]}
+    passages = [(d["id"], p) for d in documents for p in d["text"].split("\\n\\n") if p.strip()]
+
+    def ask(question):
+        asked = _words(question)
+        ranked = sorted(passages, key=lambda p: (-len(asked & _words(p[1])),
+                                                 not (latest_first and p[0] in revised), p[0]))
+        return {"answer": ranked[0][1], "contexts": [{"text": t, "doc_id": d, "score": 1.0}
+                                                     for d, t in ranked[:2]]}
+    return ask
+'''
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path / "home"))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "handbook.md").write_text(POLICY, encoding="utf-8")
+    (corpus / "cranes.md").write_text(TABLE, encoding="utf-8")
+    for i, text in enumerate(FILLER):
+        (corpus / f"news-{i}.md").write_text(text, encoding="utf-8")
+    (tmp_path / "cases.yaml").write_text(CASES, encoding="utf-8")
+    (tmp_path / "paragraph_rag.py").write_text(PIPELINE, encoding="utf-8")
+    return tmp_path
+
+
+def mutate(workspace, name: str, *flags: str, **args) -> dict:
+    stack = workspace / f"{name}.yaml"
+    stack.write_text(textwrap.dedent(f"""\
+        name: {name}
+        pipeline:
+          factory: paragraph_rag:make
+          args: {json.dumps(args)}
+        """), encoding="utf-8")  # fmt: skip
+    out = workspace / f"{name}.json"
+    argv = ["mutate", str(workspace / "corpus"), str(workspace / "cases.yaml"), "--stack",
+            str(stack), "--operators", "supersede", "boundary", "--out", str(out)]  # fmt: skip
+    argv += flags
+    status = main(argv)
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert status == (1 if results["mutation"]["survivors"] else 0)
+    return results
+
+
+def score(results: dict, operator: str) -> tuple[int, int]:
+    entry = next(s for s in results["mutation"]["scores"] if s["operator"] == operator)
+    return entry["killed"], entry["applicable"]
+
+
+def test_a_pipeline_is_built_once_per_operator_corpus_and_its_answers_graded(workspace):
+    latest = mutate(workspace, "latest", latest_first=True)
+    builds = [json.loads(line) for line in (workspace / "paragraph_rag.py.builds.jsonl")
+              .read_text().splitlines()]  # fmt: skip
+    # the control corpus, then supersede's (both revisions beside their originals); no
+    # boundary mutant applies, so nothing is built for it
+    originals = ["cranes", "handbook", "news-0", "news-1", "news-2"]
+    revised = sorted([*originals, "cranes~supersede", "handbook~supersede"])
+    assert builds == [originals, revised]
+    section = latest["mutation"]
+    assert section["basis"] == "answer" and section["control"] == {"cases": 2, "passed": 2}
+    assert score(latest, "supersede") == (2, 2)
+    boundary = [m for m in section["mutants"] if m["operator"] == "boundary"]
+    assert [(m["status"], m["reason"]) for m in boundary] == [
+        ("not_applicable", NOT_APPLICABLE)
+    ] * 2
+    for record in latest["instances"]:
+        assert record["generation"]["reply"] and record["grade"]["verdict"]
+        assert record["mutation"]["measure"] == NOT_APPLICABLE
+    plain = mutate(workspace, "plain")  # the original wins the tie: its old value
+    assert score(plain, "supersede") == (0, 2)
+    assert {r["instance_id"]: r["grade"]["verdict"] for r in plain["instances"]
+            if r["probe"] == "supersede"} == {"overtime-rate/1": "trap_taken",
+                                              "crane-k2/1": "trap_taken"}  # fmt: skip
+
+
+def test_without_generation_a_pipeline_is_not_measured(workspace, capsys):
+    results = mutate(workspace, "quiet", "--no-generate", latest_first=True)
+    section = results["mutation"]
+    assert section["unmeasured"] == NOT_APPLICABLE and section["survivors"] == []
+    assert {s["operator"]: (s["applicable"], s["score_reason"]) for s in section["scores"]} == {
+        "supersede": (0, NOT_APPLICABLE), "boundary": (0, NOT_APPLICABLE)}  # fmt: skip
+    assert all(r["generation"] is None for r in results["instances"])
+    assert f"not measured ({NOT_APPLICABLE})" in capsys.readouterr().out
