@@ -64,7 +64,7 @@ def _estimates(cases: list, corpus: Any, settings: AuditSettings, stack: Any) ->
         what = f"audit stack {stack.name}: embed {settings.embedder}"
     else:
         reason = "not counted: your retriever makes its own calls"
-        return [CallEstimate(f"audit stack {stack.name}: retriever", 0, None, None, reason,
+        return [CallEstimate(f"audit stack {stack.name}: retriever", 0, 0, None, reason,
                              tokens_reason=NO_EMBEDDING)]  # fmt: skip
     texts = {embed_text_of(chunk) for chunk in chunks} | questions
     return [by_model(what, settings.embedder, len(texts), cache, NO_EMBEDDING)]
