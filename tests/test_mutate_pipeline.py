@@ -27,9 +27,10 @@ def _words(text):
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3 or w.isdigit()}
 
 
-def make(documents, latest_first=False):
+def make(documents, latest_first=False, min_overlap=0):
     """Passages are paragraphs; the answer is the best passage's text. latest_first: a
-    document saying it supersedes earlier versions wins a tie. Each build is logged."""
+    document saying it supersedes earlier versions wins a tie. min_overlap: refuse when no
+    passage shares that many question words. Each build is logged."""
     with open(LOG, "a") as log:
         log.write(json.dumps(sorted(d["id"] for d in documents)) + "\\n")
     revised = {d["id"] for d in documents if "supersedes every earlier version" in d["text"]}
@@ -39,8 +40,9 @@ def make(documents, latest_first=False):
         asked = _words(question)
         ranked = sorted(passages, key=lambda p: (-len(asked & _words(p[1])),
                                                  not (latest_first and p[0] in revised), p[0]))
-        return {"answer": ranked[0][1], "contexts": [{"text": t, "doc_id": d, "score": 1.0}
-                                                     for d, t in ranked[:2]]}
+        best = ranked[0][1] if len(asked & _words(ranked[0][1])) >= min_overlap else None
+        found = [{"text": t, "doc_id": d, "score": 1.0} for d, t in ranked[:2]]
+        return {"answer": best or "NOT_IN_CONTEXT", "contexts": found}
     return ask
 '''
 
@@ -59,7 +61,7 @@ def workspace(tmp_path, monkeypatch):
     return tmp_path
 
 
-def mutate(workspace, name: str, *flags: str, **args) -> dict:
+def mutate(workspace, name: str, *flags: str, operators=("supersede", "boundary"), **args):
     stack = workspace / f"{name}.yaml"
     stack.write_text(textwrap.dedent(f"""\
         name: {name}
@@ -69,7 +71,7 @@ def mutate(workspace, name: str, *flags: str, **args) -> dict:
         """), encoding="utf-8")  # fmt: skip
     out = workspace / f"{name}.json"
     argv = ["mutate", str(workspace / "corpus"), str(workspace / "cases.yaml"), "--stack",
-            str(stack), "--operators", "supersede", "boundary", "--out", str(out)]  # fmt: skip
+            str(stack), "--operators", *operators, "--out", str(out)]  # fmt: skip
     argv += flags
     status = main(argv)
     results = json.loads(out.read_text(encoding="utf-8"))
@@ -116,3 +118,21 @@ def test_without_generation_a_pipeline_is_not_measured(workspace, capsys):
         "supersede": (0, NOT_APPLICABLE), "boundary": (0, NOT_APPLICABLE)}  # fmt: skip
     assert all(r["generation"] is None for r in results["instances"])
     assert f"not measured ({NOT_APPLICABLE})" in capsys.readouterr().out
+
+
+def test_a_pipeline_that_refuses_without_evidence_kills_remove_answer(workspace):
+    # every document holding either answer is removed; what is left (the news) shares at
+    # most one question word ('hours', with the library's opening hours), so the pipeline
+    # needing two abstains and the other answers anyway. The crane question names the
+    # berth, so it shares two words (crane, berth) with its table unmutated.
+    cases = workspace / "cases.yaml"
+    cases.write_text(CASES.replace("How much can crane K2 lift?",
+                                   "How much can crane K2 lift at its berth?"))  # fmt: skip
+    refusing = mutate(workspace, "refusing", operators=("remove_answer",), min_overlap=2)
+    assert refusing["mutation"]["control"] == {"cases": 2, "passed": 2}
+    assert score(refusing, "remove_answer") == (2, 2)
+    answering = mutate(workspace, "answering", operators=("remove_answer",))
+    assert score(answering, "remove_answer") == (0, 2)
+    verdicts = {s["mutant"]: s["verdicts"] for s in answering["mutation"]["survivors"]}
+    assert verdicts == {"remove_answer/overtime-rate": {"overtime-rate/1": "fabrication"},
+                        "remove_answer/crane-k2": {"crane-k2/1": "fabrication"}}  # fmt: skip
