@@ -156,15 +156,17 @@ def main(argv: list[str]) -> int:
             print(f"   {operator}: {made} of {asked} intents mutated")
         if args.embed_corpus is not None:
             small_corpus, small_cases = args.embed_corpus, args.embed_cases
+            label = str(small_corpus)
         else:
             small = folder / "small"
             small.mkdir()
             small_corpus, small_cases, *_ = planted_inputs(small, 60, 10)
+            label = "planted, 60 documents, 10 cases"
         column = ["--settings", str(args.settings)] if args.settings else []
         got = embeddings(small_corpus, small_cases, column, folder)
         ratio = got["mutate"] / got["audit"] if got["audit"] else float("nan")
         expected = (got["audit"] + got["changed_chunks"]) / got["audit"] if got["audit"] else 0
-        print(f"2. embeddings computed ({small_corpus}): mutate --no-generate "
+        print(f"2. embeddings computed ({label}): mutate --no-generate "
               f"{got['mutate']} ({got['mutate_replayed']} replayed, {got['seconds']:.1f} s) "
               f"vs one audit {got['audit']}: ratio {ratio:.2f}")  # fmt: skip
         print(f"   mutated documents' chunks: {got['changed_chunks']} of "
