@@ -15,6 +15,16 @@ ABSTENTION_PATTERNS: tuple[str, ...] = (
     r"\b(?:cannot|can't|can not|unable to|not able to) (?:be )?(?:answer|determine|find|tell)",
     r"\bno (?:relevant )?(?:information|mention|data|details) (?:about|on|regarding|of|is|in)",
     r"\bthere is no (?:information|mention)",
+    # Plain-language refusals: a user's pipeline whose prompt has no NOT_IN_CONTEXT token
+    # declines in its own words (issue 26). None of the shipped reference run's replies
+    # matches one without matching the patterns above.
+    r"\bI (?:do not|don['\u2019]?t) know\b",
+    r"\bthere['\u2019]s no (?:information|mention|answer)",
+    r"\b(?:context|documents?|sources?|passages?|text) (?:does not|doesn['\u2019]t|do not|"
+    r"don['\u2019]t) (?:tell|answer|cover|address)",
+    r"\bnot (?:in|within|part of) (?:any of )?(?:the |these |my )?(?:provided |given )?"
+    r"(?:context|documents?|sources?|passages?)",
+    r"\b(?:I have|I['\u2019]ve) no (?:information|way (?:of|to) know)",
 )
 
 # Denial of record: the reply says the asked-about record is absent (and may then answer
