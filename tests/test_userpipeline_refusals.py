@@ -43,7 +43,7 @@ PLAIN_PATTERNS = (  # as written in grading/text.py, listed in the results file
     r"(?:context|documents?|sources?|passages?)",
     r"\b(?:I have|I['\u2019]ve) no (?:information|way (?:of|to) know)",
 )
-OLDER = ABSTENTION_PATTERNS[: ABSTENTION_PATTERNS.index(PLAIN_PATTERNS[0])]
+OLDER = tuple(p for p in ABSTENTION_PATTERNS if p not in PLAIN_PATTERNS)
 
 
 @pytest.mark.parametrize("reply", list(PLAIN))
