@@ -5,7 +5,8 @@ POST /ingest {"documents": [{id, text, metadata}]} adds documents (the chain is 
 the next question); POST /ask {"query": q} answers
 {"answer": str, "sources": [{"text", "doc_id"}]}. Started by run.py with uvicorn:
 `python -m uvicorn service:app --host 127.0.0.1 --port N` in this folder, with
-PIPELINE_BASE_URL, PIPELINE_API_KEY and PIPELINE_MODEL set.
+PIPELINE_BASE_URL, PIPELINE_API_KEY and PIPELINE_MODEL set (PIPELINE_MAX_TOKENS caps
+a reply, default 64).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def ask(question: Question) -> dict:
     with _lock:
         if not _chain:
             _chain.append(build_chain(
-                list(_documents.items()), os.environ["PIPELINE_MODEL"], 2, 64,
+                list(_documents.items()), os.environ["PIPELINE_MODEL"], 2,
+                int(os.environ.get("PIPELINE_MAX_TOKENS", "64")),
                 os.environ["PIPELINE_BASE_URL"], os.environ.get("PIPELINE_API_KEY", "none"),
             ))  # fmt: skip
         chain = _chain[0]
