@@ -1,0 +1,140 @@
+"""Issue 26's n=25 measurement: what the NOT_IN_CONTEXT instruction is worth.
+
+The unanswerable row at config B (recursive 1000/200 carry-tail, local:minilm, k=3) is run
+twice with the same model in one `ragaudit run`: with ragaudit's prompt, and with the same
+prompt minus its last sentence (the NOT_IN_CONTEXT instruction), set by a `prompt:` block
+on a component stack. Both stacks cut the corpus with B's own chunker (ConfigBSplitter), so
+their prompts differ only in that sentence, and ragaudit's prompt is B's prompt exactly (its
+replies are set beside the shipped reference run's at B). Refusals are counted by the
+abstention grader; each refusal is printed with the pattern that recognised it.
+
+Run (resumable: every reply is kept in the call cache under `--home`):
+
+    flock /tmp/ragaudit-model.lock python -m ragaudit.bench pipeline_n25 \\
+        --home /work/runs/pipeline-n25 > /work/runs/pipeline-n25.log 2>&1
+
+`--report-only` prints the figures of a finished run without running anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from ragaudit.documents import Document
+from ragaudit.grading.text import ABSTENTION_PATTERNS
+from ragaudit.pipeline.generate import SYSTEM_PROMPT
+from ragaudit.stack.chunking import chunk_document
+from ragaudit.stack.configs import B
+
+REFERENCE = Path(__file__).resolve().parents[1] / "assets" / "reference" / "reference.json.gz"
+PLAIN_FROM = 6
+"""ABSTENTION_PATTERNS from this index on are the plain-language refusals (issue 26)."""
+WITHOUT_INSTRUCTION = SYSTEM_PROMPT[: SYSTEM_PROMPT.index(" If the context")]
+
+
+class ConfigBSplitter:
+    """Config B's chunker as a LangChain-style splitter, so a stack cuts exactly as B does."""
+
+    def split_text(self, text: str) -> list[str]:
+        return [c.text for c in chunk_document(Document("d", text), B.chunking)]
+
+
+def stack_yaml(name: str, system: str | None, generator: str) -> str:
+    """A component stack at B's chunking, embedder and k, with `system` as its prompt's system
+    message (None: ragaudit's prompt, no `prompt:` block)."""
+    lines = [
+        f"name: {name}",
+        "splitter:",
+        "  class: ragaudit.bench.pipeline_n25.ConfigBSplitter",
+        "embedder: local:minilm",
+        f"generator: {generator}",
+        f"k: {B.k}",
+        "probes: [unanswerable]",
+    ]
+    if system is not None:
+        lines += ["prompt:", f"  system: {json.dumps(system)}"]
+    return "\n".join(lines) + "\n"
+
+
+VARIANTS = {"B_ragaudit_prompt": None, "B_no_instruction": WITHOUT_INSTRUCTION}
+
+
+def run(home: Path, n: int, generator: str) -> int:
+    """One `ragaudit run` of both stacks under `home` (its call cache makes it resumable)."""
+    home.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "ragaudit.cli.main", "run", "--stack-only", "--n", str(n)]
+    for name, system in VARIANTS.items():
+        path = home / f"{name}.yaml"
+        path.write_text(stack_yaml(name, system, generator), encoding="utf-8")
+        command += ["--stack", str(path)]
+    command += ["--generator", generator, "--gen-probes", "unanswerable", "--max-tokens", "160"]
+    command += ["--workers", "1", "--out", str(home / "results.json"), "--allow-failed-calls"]
+    print("$", " ".join(command), flush=True)
+    return subprocess.run(command, env={**os.environ, "RAGAUDIT_HOME": str(home)}).returncode
+
+
+def pattern_of(reply: str) -> int | None:
+    """The index of the first abstention pattern that recognises `reply`, or None."""
+    for index, pattern in enumerate(ABSTENTION_PATTERNS):
+        if re.search(pattern, reply, re.IGNORECASE):
+            return index
+    return None
+
+
+def report(home: Path) -> dict:
+    """Print the figures of the finished run under `home`; the replies, by variant."""
+    results = json.loads((home / "results.json").read_text(encoding="utf-8"))
+    reference = json.loads(gzip.open(REFERENCE).read())
+    shipped = {
+        i["instance_id"]: i["generation"]["reply"]
+        for i in reference["instances"]
+        if i["probe"] == "unanswerable" and i["config"] == "B" and i.get("generation")
+    }
+    print(f"model {results['generator']['spec']}; prompt system messages:")
+    replies: dict = {}
+    for name, system in VARIANTS.items():
+        print(f"  {name}: {json.dumps(system or SYSTEM_PROMPT)}")
+    for name in VARIANTS:
+        records = [i for i in results["instances"] if i["config"] == name]
+        records = [i for i in records if i["probe"] == "unanswerable" and i.get("grade")]
+        verdicts = Counter(i["grade"]["verdict"] for i in records)
+        refused = [i for i in records if i["grade"]["verdict"] == "abstained"]
+        print(f"\n{name}: unanswerable at B, n={len(records)}: refused {len(refused)} of "
+              f"{len(records)}; verdicts {dict(sorted(verdicts.items()))}")  # fmt: skip
+        for record in refused:
+            reply = record["generation"]["reply"]
+            index = pattern_of(reply)
+            kind = "plain-language" if index is not None and index >= PLAIN_FROM else "older"
+            print(f"  refusal {record['instance_id']} (pattern {index}, {kind}): {reply!r}")
+        if name == "B_ragaudit_prompt":
+            same = sum(shipped.get(i["instance_id"]) == i["generation"]["reply"] for i in records)
+            print(f"  replies equal to the shipped reference run's at B: {same} of {len(records)}")
+        replies[name] = [
+            {"instance_id": i["instance_id"], "reply": i["generation"]["reply"],
+             "verdict": i["grade"]["verdict"]}
+            for i in records
+        ]  # fmt: skip
+    return replies
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench pipeline_n25")
+    parser.add_argument("--home", type=Path, default=Path("/work/runs/pipeline-n25"))
+    parser.add_argument("--n", type=int, default=25)
+    parser.add_argument("--generator", default="local:qwen2.5-1.5b")
+    parser.add_argument("--report-only", action="store_true")
+    args = parser.parse_args(argv)
+    if not args.report_only:
+        status = run(args.home, args.n, args.generator)
+        print(f"ragaudit run exited {status}", flush=True)
+    replies = report(args.home)
+    (args.home / "replies.json").write_text(json.dumps(replies, indent=1), encoding="utf-8")
+    return 0
