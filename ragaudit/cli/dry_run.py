@@ -7,8 +7,14 @@ and a component stack's embedding and generation calls are counted without a mod
 corpus cut by each chunking), but which of them the cache holds shows only once the model
 has loaded (the key holds its digest), so those lines say "at most" and estimate the time
 of every call from the seconds the cache recorded for that model. A model with no recorded
-calls is said to have none; nothing is guessed. Prompt tokens of generation are not counted
-before retrieval has run (a prompt holds the chunks retrieved).
+calls is said to have none; nothing is guessed.
+
+Prompt tokens (cli.prompt_tokens): the fixed part of each answer prompt (system message,
+template, question, the chat template) is counted exactly with a local generator's own
+tokenizer, and the k retrieved chunks, unknown before retrieval, are estimated as k times
+the mean chunk of that chunking; so the figure is labelled estimated. A remote generator's
+are estimated at 4 characters a token, and a pipeline's are not counted (its prompt is its
+own).
 """
 
 from __future__ import annotations
@@ -18,11 +24,10 @@ from typing import Any
 
 from ragaudit import paths
 from ragaudit.backends.cache import CallCache
+from ragaudit.cli.prompt_tokens import PromptTokens, answer_prompt_tokens
 from ragaudit.corpus.files import load_corpus
 from ragaudit.stack.chunking import chunk_corpus
 from ragaudit.userpipeline.dryrun import CallEstimate
-
-NO_TOKENS = "not counted before retrieval has run (a prompt holds the chunks retrieved)"
 
 
 def open_cache() -> CallCache | None:
@@ -48,14 +53,19 @@ def run_estimates(plan: Any, stages: Sequence[Any]) -> list[CallEstimate]:
     return estimates
 
 
-def by_model(what: str, spec: str, calls: int, cache: Any, tokens: str | None) -> CallEstimate:
+def by_model(
+    what: str, spec: str, calls: int, cache: Any, tokens: str | PromptTokens | None
+) -> CallEstimate:
     """`calls` of the model `spec`, their cached share told once it loads, their time at the
-    mean the cache recorded for it (every call: an upper bound), else that none was."""
+    mean the cache recorded for it (every call: an upper bound), else that none was;
+    `tokens`: the prompt tokens (PromptTokens), or why they are not counted."""
     recorded, mean = cache.recorded_seconds(model=spec) if cache is not None else (0, None)
     if mean is None:
         seconds, reason = None, f"no recorded calls of {spec} yet"
     else:
         seconds, reason = calls * mean, f"at most: every call, at the mean of {recorded} recorded"
+    if isinstance(tokens, PromptTokens):
+        return CallEstimate(what, calls, None, seconds, reason, tokens.total, tokens.how, True)
     return CallEstimate(what, calls, None, seconds, reason, None, tokens)
 
 
@@ -70,10 +80,15 @@ def _matrix_estimates(plan: Any, corpus: Any, cache: Any) -> list[CallEstimate]:
     ]
     if plan.generate:
         probes = set(plan.gen_probes or corpus.probes)
-        records = sum(1 for i in corpus.instances if i.probe in probes) * len(plan.gen_configs)
+        questions = [i.question for i in corpus.instances if i.probe in probes]
+        configs = [c for c in plan.configs if c.name in set(plan.gen_configs)]
+        chunkings = [(c.k, [ch.text for ch in chunk_corpus(corpus.documents, c.chunking)])
+                     for c in configs]  # fmt: skip
+        tokens = answer_prompt_tokens(plan.generator, questions, chunkings, None)
+        records = len(questions) * len(plan.gen_configs)
         estimates.append(
             by_model(f"matrix: generate {plan.generator} (prompts, with oracle prompts at most "
-                      "twice the records)", plan.generator, 2 * records, cache, NO_TOKENS)
+                      "twice the records)", plan.generator, 2 * records, cache, tokens)
         )  # fmt: skip
     return estimates
 
@@ -91,10 +106,13 @@ def _stack_estimates(column: Any, corpus: Any, plan: Any, cache: Any) -> list[Ca
     if plan.generate:
         spec = (stack.generator or {"spec": plan.generator})["spec"]
         probes = set(plan.gen_probes or corpus.probes)
-        records = sum(1 for i in instances if i.probe in probes)
+        questions = [i.question for i in instances if i.probe in probes]
+        chunks = [c.text for c in column.stage.chunks] if stack.retriever is None else []
+        tokens = answer_prompt_tokens(spec, questions, [(stack.k, chunks)], stack.prompt)
         estimates.append(
-            by_model(f"stack {stack.name}: generate {spec}", spec, 2 * records, cache, NO_TOKENS)
-        )
+            by_model(f"stack {stack.name}: generate {spec}", spec, 2 * len(questions), cache,
+                     tokens)
+        )  # fmt: skip
     return estimates
 
 
@@ -115,7 +133,8 @@ def estimate_lines(estimates: Sequence[CallEstimate]) -> list[str]:
             else e.seconds_reason
         )
         tokens = (
-            f"{e.prompt_tokens} prompt tokens"
+            f"{'~' if e.tokens_estimated else ''}{e.prompt_tokens:,} prompt tokens "
+            f"({e.tokens_reason})"
             if e.prompt_tokens is not None
             else f"prompt tokens {e.tokens_reason}"
         )

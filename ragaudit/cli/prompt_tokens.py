@@ -1,0 +1,83 @@
+"""The prompt tokens a run's answer prompts would hold, told before retrieval has run (what
+`--dry-run` prints beside each generation line).
+
+A prompt is a fixed part (the system message, the template, the question and the model's
+chat template around them), which is known now, and the k retrieved chunks, which are not.
+The fixed part is counted exactly with a local generator's own tokenizer
+(backends.tokenizer); the chunks are estimated as k times the mean token count of the
+chunking's chunks, each with its label and separator. So the total is always an estimate,
+and says which part is exact. A remote generator's tokenizer is not at hand: its prompts
+are estimated at 4 characters a token, and said to be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragaudit.backends.tokenizer import local_tokenizer
+from ragaudit.pipeline.generate import build_messages, prompt_used
+
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class PromptTokens:
+    """The estimated prompt tokens of a set of answer prompts, and how they were counted."""
+
+    total: int
+    how: str
+
+
+def answer_prompt_tokens(
+    spec: str,
+    questions: Sequence[str],
+    chunkings: Sequence[tuple[int, Sequence[str]]],
+    prompt: dict | None,
+) -> PromptTokens:
+    """The tokens of one answer prompt per question for each (k, chunk texts) of `chunkings`
+    (a chunking's k and every chunk it cut; no texts: a retriever's own chunks, not
+    counted), with ragaudit's prompt or a stack's `prompt:` entry, for generator `spec`."""
+    tokenizer = local_tokenizer(spec)
+    if tokenizer is not None:
+        count_prompt, count_text = tokenizer.count_prompt, tokenizer.count
+        source = f"{spec}'s own tokenizer"
+    else:
+        count_prompt, count_text = _by_characters_prompt, _by_characters
+        source = f"4 characters a token ({_why_not_local(spec)})"
+    fixed = {q: count_prompt(build_messages(q, [], prompt)) for q in dict.fromkeys(questions)}
+    fixed_total = sum(fixed[q] for q in questions) * len(chunkings)
+    chunk_total, unknown = 0.0, 0
+    used = prompt_used(prompt)
+    for k, texts in chunkings:
+        if not texts:
+            unknown += 1
+            continue
+        label = used["chunk_label"].format(n=1)
+        mean = sum(count_text(f"{label} {t.strip()}{used['separator']}") for t in texts) / len(
+            texts
+        )
+        chunk_total += k * mean * len(questions)
+    prompts = len(questions) * len(chunkings)
+    how = f"{prompts:,} answer prompts, oracle prompts not counted; "
+    how += f"estimated: system message, template and question counted with {source}, "
+    how += f"{fixed_total:,}; the k retrieved chunks at k x the mean chunk, {round(chunk_total):,}"
+    if unknown:
+        how += "; your retriever's chunks not counted (they are its own)"
+    return PromptTokens(fixed_total + round(chunk_total), how)
+
+
+def _why_not_local(spec: str) -> str:
+    from ragaudit.backends.qwen import weights_for
+
+    if weights_for(spec) is not None:
+        return "its weights are not assembled yet"
+    return "not the generator's tokenizer: it is not local"
+
+
+def _by_characters(text: str) -> int:
+    return round(len(text) / CHARS_PER_TOKEN)
+
+
+def _by_characters_prompt(messages: list[dict]) -> int:
+    return _by_characters("".join(m["content"] for m in messages))
