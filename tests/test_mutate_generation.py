@@ -31,6 +31,9 @@ intents:
     phrasings:
       - How many days of paid annual leave do full-time employees get?
 """
+SETTINGS = (
+    "name: small\nembedder: local:minilm\nsplitter: recursive\nchunk_size: 400\noverlap: 0\nk: 2\n"
+)
 VERDICTS = {"correct", "wrong", "abstained", "trap_taken", "empty", "labels_only",
             "partial_list", "denied_record"}  # fmt: skip
 ATTRIBUTIONS = {"correct", "retrieval", "generation", "ceiling"}
@@ -41,9 +44,11 @@ def test_mutants_are_answered_graded_and_attributed(tmp_path, monkeypatch, capsy
     monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path / "home"))
     cases = tmp_path / "cases.yaml"
     cases.write_text(CASES, encoding="utf-8")
+    settings = tmp_path / "small.yaml"  # short prompts: two 400-character chunks
+    settings.write_text(SETTINGS, encoding="utf-8")
     out = tmp_path / "mutate.json"
     status = main(["mutate", str(EXAMPLE / "corpus"), str(cases), "--settings",
-                   str(EXAMPLE / "recursive.yaml"), "--operators", "supersede", "remove_answer",
+                   str(settings), "--operators", "supersede", "remove_answer",
                    "--out", str(out)])  # fmt: skip
     results = json.loads(out.read_text(encoding="utf-8"))
     section = results["mutation"]
@@ -91,4 +96,4 @@ def test_mutants_are_answered_graded_and_attributed(tmp_path, monkeypatch, capsy
             assert mutant["status"] == ("killed" if handled else "survived")
     assert status == (1 if section["survivors"] else 0)
     printed = capsys.readouterr().out
-    assert "## Mutation score: recursive_1000 (graded answers)" in printed
+    assert "## Mutation score: small (graded answers)" in printed

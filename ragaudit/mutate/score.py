@@ -35,7 +35,7 @@ def mutation_section(
     for operator_corpus in corpora:
         name = operator_corpus.operator
         records = {r["instance_id"]: r for r in by_probe.get(name, [])}
-        killed = applicable = 0
+        killed = applicable = excluded_here = 0
         for mutant in operator_corpus.mutants:
             entry = _mutant_json(mutant, operator_corpus)
             mine = [r for case, r in records.items() if r["meta"]["intent"] == mutant.intent]
@@ -50,6 +50,7 @@ def mutation_section(
                 if unmeasured is not None:
                     entry["status"], entry["reason"] = "not_measured", unmeasured
                 elif not eligible:
+                    excluded_here += 1
                     entry["status"] = "excluded"
                     entry["reason"] = "every phrasing failed unmutated (control row)"
                 else:
@@ -61,7 +62,11 @@ def mutation_section(
                         survivors.append(_survivor(mutant, name, lost, entry["phrasings"]))
             mutants.append(entry)
         if name != CONTROL:
-            scores.append(_score(name, killed, applicable, operator_corpus, unmeasured))
+            reason = unmeasured or (
+                f"every phrasing of its {excluded_here} mutant(s) failed unmutated (control row)"
+                if excluded_here else None
+            )  # fmt: skip
+            scores.append(_score(name, killed, applicable, operator_corpus, reason))
     return {
         "basis": "answer" if generate else "retrieval",
         "unmeasured": unmeasured,
