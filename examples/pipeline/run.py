@@ -90,13 +90,22 @@ def rag_service(port: int, environment: dict):
         process.wait(timeout=20)
 
 
-def run_example(example: str, base_url: str, key: str, n: int, out: Path) -> int:
+def run_example(
+    example: str, base_url: str, key: str, n: int, out: Path, probes: list[str] | None = None
+) -> int:
     from ragaudit.cli.main import main
 
     os.environ.update(PIPELINE_BASE_URL=base_url, PIPELINE_API_KEY=key, PIPELINE_MODEL=MODEL)
     stack = HERE / f"{example}.yaml"
     argv = ["run", "--stack-only", "--n", str(n), "--out", str(out)]
     if example != "service":
+        if probes:  # a copy with the example's own probes line replaced
+            text = "\n".join(
+                f"probes: [{', '.join(probes)}]" if line.startswith("probes:") else line
+                for line in stack.read_text().splitlines()
+            )
+            stack = Path(tempfile.mkdtemp()) / f"{example}.yaml"
+            stack.write_text(text + "\n")
         return main([*argv, "--stack", str(stack)])
     port = free_port()
     os.environ.setdefault("PIPELINE_SERVICE_KEY", "example-service-key")
@@ -113,15 +122,16 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--base-url", default=None, help="an OpenAI-compatible server's /v1")
+    parser.add_argument("--probes", nargs="+", default=None, help="in place of the example's")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     out = args.out or Path(tempfile.gettempdir()) / f"ragaudit-pipeline-{args.example}.json"
     if args.base_url:
         return run_example(args.example, args.base_url, os.environ.get("PIPELINE_API_KEY", ""),
-                           args.n, out)  # fmt: skip
+                           args.n, out, args.probes)  # fmt: skip
     key = secrets.token_hex(16)
     with llama_server(key) as base_url:
-        code = run_example(args.example, base_url, key, args.n, out)
+        code = run_example(args.example, base_url, key, args.n, out, args.probes)
     print(f"results: {out}")
     return code
 

@@ -13,7 +13,12 @@ Run (resumable: every reply is kept in the call cache under `--home`):
     flock /tmp/ragaudit-model.lock python -m ragaudit.bench pipeline_n25 \\
         --home /work/runs/pipeline-n25 > /work/runs/pipeline-n25.log 2>&1
 
-`--report-only` prints the figures of a finished run without running anything.
+`--boundary` then runs the boundary row through the llama-index example
+(examples/pipeline/run.py: its query engine over the 0.5B Qwen served by llama.cpp) at the
+same n, and prints it beside the built-in configs' boundary rows in the shipped reference
+run (their retrieval diagnostics are model-free, so they compare; their answers are the
+1.5B's, which the line says). `--report-only` prints the figures of a finished run without
+running anything.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from ragaudit.stack.chunking import chunk_document
 from ragaudit.stack.configs import B
 
 REFERENCE = Path(__file__).resolve().parents[1] / "assets" / "reference" / "reference.json.gz"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pipeline" / "run.py"
 PLAIN_FROM = 6
 """ABSTENTION_PATTERNS from this index on are the plain-language refusals (issue 26)."""
 WITHOUT_INSTRUCTION = SYSTEM_PROMPT[: SYSTEM_PROMPT.index(" If the context")]
@@ -125,16 +131,59 @@ def report(home: Path) -> dict:
     return replies
 
 
+def run_boundary(home: Path, n: int) -> int:
+    """The boundary probe through the llama-index example at `n`, its results under `home`."""
+    out = home / "llamaindex_boundary.json"
+    command = [sys.executable, str(EXAMPLE), "llamaindex", "--n", str(n), "--probes", "boundary",
+               "--out", str(out)]  # fmt: skip
+    print("$", " ".join(command), flush=True)
+    return subprocess.run(command, env={**os.environ, "RAGAUDIT_HOME": str(home)}).returncode
+
+
+def boundary_row(records: list[dict]) -> str:
+    """gold in context, span preserved and correct answers of boundary `records`."""
+    n = len(records)
+    gold = sum(bool(r.get("gold_in_context")) for r in records)
+    span = sum(bool(r.get("span_preserved")) for r in records)
+    graded = [r for r in records if r.get("grade")]
+    correct = sum(bool(r["grade"].get("correct")) for r in graded)
+    answers = f"correct {correct}/{len(graded)}" if graded else "answers not generated"
+    return f"n={n}: gold in context {gold}/{n}, span preserved {span}/{n}, {answers}"
+
+
+def report_boundary(home: Path) -> None:
+    """The llama-index example's boundary row beside the reference run's built-in configs."""
+    results = json.loads((home / "llamaindex_boundary.json").read_text(encoding="utf-8"))
+    reference = json.loads(gzip.open(REFERENCE).read())
+    mine = [r for r in results["instances"] if r["probe"] == "boundary"]
+    print(f"\nboundary through the llama-index example (0.5B, k=2): {boundary_row(mine)}")
+    unmatched = sum((r.get("pipeline") or {}).get("unmatched", 0) for r in mine)
+    shown = sum(len((r.get("pipeline") or {}).get("contexts", [])) for r in mine)
+    print(f"  {unmatched} of {shown} contexts match no document")
+    primary = reference["embedders"][0]["spec"]  # the matrix's primary embedder: minilm
+    for config in reference["configs"]:
+        wanted = ("boundary", config["name"], primary)
+        rows = [r for r in reference["instances"]
+                if (r["probe"], r["config"], r["embedder"]) == wanted]  # fmt: skip
+        if rows:
+            print(f"  built-in {config['name']} (reference run, 1.5B): {boundary_row(rows)}")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m ragaudit.bench pipeline_n25")
     parser.add_argument("--home", type=Path, default=Path("/work/runs/pipeline-n25"))
     parser.add_argument("--n", type=int, default=25)
     parser.add_argument("--generator", default="local:qwen2.5-1.5b")
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--boundary", action="store_true")
     args = parser.parse_args(argv)
     if not args.report_only:
         status = run(args.home, args.n, args.generator)
         print(f"ragaudit run exited {status}", flush=True)
     replies = report(args.home)
     (args.home / "replies.json").write_text(json.dumps(replies, indent=1), encoding="utf-8")
+    if args.boundary:
+        if not args.report_only:
+            print(f"llama-index example exited {run_boundary(args.home, args.n)}", flush=True)
+        report_boundary(args.home)
     return 0
