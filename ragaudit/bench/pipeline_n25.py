@@ -18,7 +18,7 @@ Run (resumable: every reply is kept in the call cache under `--home`):
 same n, and prints it beside the built-in configs' boundary rows in the shipped reference
 run (their retrieval diagnostics are model-free, so they compare; their answers are the
 1.5B's, which the line says). `--report-only` prints the figures of a finished run without
-running anything.
+running anything; `--boundary-only` runs the boundary row alone and reports both.
 """
 
 from __future__ import annotations
@@ -176,8 +176,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--generator", default="local:qwen2.5-1.5b")
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--boundary", action="store_true")
+    parser.add_argument("--boundary-only", action="store_true", help="(a) reported, not run")
     args = parser.parse_args(argv)
-    if not args.report_only:
+    args.boundary |= args.boundary_only
+    if not args.report_only and not args.boundary_only:
         status = run(args.home, args.n, args.generator)
         print(f"ragaudit run exited {status}", flush=True)
     replies = report(args.home)
