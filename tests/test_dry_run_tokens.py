@@ -58,7 +58,7 @@ def test_the_gguf_tokenizer_gives_qwen_token_ids(tokenizer):
 
 def test_prompt_tokens_count_the_fixed_part_and_estimate_the_chunks(tokenizer):
     chunks = ["Hello, world!", "中文文本", "a " * 30]
-    tokens = answer_prompt_tokens(SPEC, ["What is it?", "What is it?"], [(2, chunks)], None)
+    tokens = answer_prompt_tokens(SPEC, [(["What is it?", "What is it?"], 2, chunks)], None)
     fixed = tokenizer.count(chatml(SYSTEM_PROMPT, "Context:\n\n\nQuestion: What is it?"))
     mean = sum(tokenizer.count(f"[c1] {c.strip()}\n\n") for c in chunks) / 3
     assert tokens.total == 2 * fixed + round(2 * 2 * mean)
@@ -66,14 +66,14 @@ def test_prompt_tokens_count_the_fixed_part_and_estimate_the_chunks(tokenizer):
     assert tokens.how.startswith("2 answer prompts, oracle prompts not counted; estimated")
     # a stack's prompt: its template and system message, its chunk label and separator
     prompt = {"system": "", "template": "Q: {question}\n{context}", "chunk_label": "<{n}>"}
-    tokens = answer_prompt_tokens(SPEC, ["Why?"], [(1, ["xyz"])], prompt)
+    tokens = answer_prompt_tokens(SPEC, [(["Why?"], 1, ["xyz"])], prompt)
     no_system = "<|im_start|>user\nQ: Why?\n<|im_end|>\n<|im_start|>assistant\n"
     qwen_system = f"<|im_start|>system\n{QWEN_DEFAULT_SYSTEM}<|im_end|>\n" + no_system
     assert tokens.total == tokenizer.count(qwen_system) + tokenizer.count("<1> xyz\n\n")
 
 
 def test_a_remote_generator_is_estimated_at_four_characters_a_token():
-    tokens = answer_prompt_tokens("ollama:qwen2.5:7b", ["Why?"], [(3, ["x" * 400, "y" * 80])], None)
+    tokens = answer_prompt_tokens("ollama:qwen2.5:7b", [(["Why?"], 3, ["x" * 400, "y" * 80])], None)
     user = "Context:\n\n\nQuestion: Why?"
     fixed = round((len(SYSTEM_PROMPT) + len(user)) / 4)
     # "[c1] " + 400 x + "\n\n": 407 characters, 102 tokens; with 80 y: 87, 22; k=3 of the mean
@@ -82,7 +82,7 @@ def test_a_remote_generator_is_estimated_at_four_characters_a_token():
 
 
 def test_a_retrievers_own_chunks_are_not_counted():
-    tokens = answer_prompt_tokens("ollama:m", ["Why?"], [(3, [])], None)
+    tokens = answer_prompt_tokens("ollama:m", [(["Why?"], 3, [])], None)
     assert "your retriever's chunks not counted" in tokens.how
 
 
@@ -121,3 +121,18 @@ def test_the_tokenizer_counts_as_llama_cpp_does(tokenizer, openai_chat_server):
             body = {"content": prompt, "add_special": False, "parse_special": True}
             theirs = client.post("/tokenize", json=body).json()["tokens"]
             assert tokenizer.count_prompt(messages) == len(theirs)
+
+
+def test_the_matrix_counts_only_the_probes_each_config_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path / "home"))
+    probes = "control distractor negation superseded summarisation table_split unanswerable"
+    argv = ["run", "--n", "2", "--generator", "local:qwen2.5-1.5b", "--embedders", "local:minilm"]
+    argv += ["--gen-configs", "A", "B", "C", "M", "T4000", "--gen-probes", *probes.split()]
+    assert main([*argv, "--dry-run"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "generate" in x)
+    # 7 answer probes x 2 instances on A, B, C and M; T4000 runs table_split only: 2 more
+    assert (
+        "local:qwen2.5-1.5b (prompts, with oracle prompts at most twice the records): 116 calls"
+        in line
+    )
+    assert "prompt tokens (58 answer prompts" in line

@@ -80,12 +80,13 @@ def _matrix_estimates(plan: Any, corpus: Any, cache: Any) -> list[CallEstimate]:
     ]
     if plan.generate:
         probes = set(plan.gen_probes or corpus.probes)
-        questions = [i.question for i in corpus.instances if i.probe in probes]
-        configs = [c for c in plan.configs if c.name in set(plan.gen_configs)]
-        chunkings = [(c.k, [ch.text for ch in chunk_corpus(corpus.documents, c.chunking)])
-                     for c in configs]  # fmt: skip
-        tokens = answer_prompt_tokens(plan.generator, questions, chunkings, None)
-        records = len(questions) * len(plan.gen_configs)
+        columns = [  # each generating config's questions (a config may run some probes only)
+            ([i.question for i in corpus.instances if i.probe in probes and c.runs(i.probe)], c.k,
+             [chunk.text for chunk in chunk_corpus(corpus.documents, c.chunking)])
+            for c in plan.configs if c.name in set(plan.gen_configs)
+        ]  # fmt: skip
+        tokens = answer_prompt_tokens(plan.generator, columns, None)
+        records = sum(len(questions) for questions, _, _ in columns)
         estimates.append(
             by_model(f"matrix: generate {plan.generator} (prompts, with oracle prompts at most "
                       "twice the records)", plan.generator, 2 * records, cache, tokens)
@@ -108,7 +109,7 @@ def _stack_estimates(column: Any, corpus: Any, plan: Any, cache: Any) -> list[Ca
         probes = set(plan.gen_probes or corpus.probes)
         questions = [i.question for i in instances if i.probe in probes]
         chunks = [c.text for c in column.stage.chunks] if stack.retriever is None else []
-        tokens = answer_prompt_tokens(spec, questions, [(stack.k, chunks)], stack.prompt)
+        tokens = answer_prompt_tokens(spec, [(questions, stack.k, chunks)], stack.prompt)
         estimates.append(
             by_model(f"stack {stack.name}: generate {spec}", spec, 2 * len(questions), cache,
                      tokens)

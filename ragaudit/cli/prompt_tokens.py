@@ -30,14 +30,12 @@ class PromptTokens:
 
 
 def answer_prompt_tokens(
-    spec: str,
-    questions: Sequence[str],
-    chunkings: Sequence[tuple[int, Sequence[str]]],
-    prompt: dict | None,
+    spec: str, columns: Sequence[tuple[Sequence[str], int, Sequence[str]]], prompt: dict | None
 ) -> PromptTokens:
-    """The tokens of one answer prompt per question for each (k, chunk texts) of `chunkings`
-    (a chunking's k and every chunk it cut; no texts: a retriever's own chunks, not
-    counted), with ragaudit's prompt or a stack's `prompt:` entry, for generator `spec`."""
+    """The tokens of one answer prompt per question of each (questions, k, chunk texts) of
+    `columns` (a config's or stack's questions, its k and every chunk its chunking cut; no
+    texts: a retriever's own chunks, not counted), with ragaudit's prompt or a stack's
+    `prompt:` entry, for generator `spec`."""
     tokenizer = local_tokenizer(spec)
     if tokenizer is not None:
         count_prompt, count_text = tokenizer.count_prompt, tokenizer.count
@@ -45,21 +43,19 @@ def answer_prompt_tokens(
     else:
         count_prompt, count_text = _by_characters_prompt, _by_characters
         source = f"4 characters a token ({_why_not_local(spec)})"
-    fixed = {q: count_prompt(build_messages(q, [], prompt)) for q in dict.fromkeys(questions)}
-    fixed_total = sum(fixed[q] for q in questions) * len(chunkings)
+    every = [q for questions, _, _ in columns for q in questions]
+    fixed = {q: count_prompt(build_messages(q, [], prompt)) for q in dict.fromkeys(every)}
+    fixed_total = sum(fixed[q] for q in every)
     chunk_total, unknown = 0.0, 0
     used = prompt_used(prompt)
-    for k, texts in chunkings:
+    label = used["chunk_label"].format(n=1)
+    for questions, k, texts in columns:
         if not texts:
             unknown += 1
             continue
-        label = used["chunk_label"].format(n=1)
-        mean = sum(count_text(f"{label} {t.strip()}{used['separator']}") for t in texts) / len(
-            texts
-        )
-        chunk_total += k * mean * len(questions)
-    prompts = len(questions) * len(chunkings)
-    how = f"{prompts:,} answer prompts, oracle prompts not counted; "
+        counts = [count_text(f"{label} {t.strip()}{used['separator']}") for t in texts]
+        chunk_total += k * sum(counts) / len(counts) * len(questions)
+    how = f"{len(every):,} answer prompts, oracle prompts not counted; "
     how += f"estimated: system message, template and question counted with {source}, "
     how += f"{fixed_total:,}; the k retrieved chunks at k x the mean chunk, {round(chunk_total):,}"
     if unknown:
