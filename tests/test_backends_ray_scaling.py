@@ -95,6 +95,7 @@ def test_the_printed_head_command_is_one_ragaudit_run_accepts():
     assert (args.executor, args.ray_address, args.ray_workers) == ("ray", "auto", 4)
 
 
+@pytest.mark.slow  # a whole run
 def test_two_ray_workers_double_a_two_slot_server():
     pytest.importorskip("ray")
     rows, replies = measure(slots=2, delay=0.2, calls=12, workers=[1, 2])

@@ -13,7 +13,10 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 import yaml
+
+pytestmark = pytest.mark.slow  # the gate's CI job: two whole runs
 
 ROOT = Path(__file__).parents[1]
 WORKFLOW = ROOT / "examples" / "ci" / "github-actions.yml"

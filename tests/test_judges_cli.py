@@ -17,6 +17,8 @@ import pytest
 
 from ragaudit.bench.judge_stand_in import ABSTAIN, start_judge_server, supported
 
+pytestmark = pytest.mark.slow  # each case starts ragas and deepeval afresh
+
 REFERENCE = Path(__file__).resolve().parent.parent / "ragaudit/assets/reference/reference.json.gz"
 METRICS = [
     "ragas:faithfulness",

@@ -12,7 +12,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from ragaudit.pipeline.lock import hold_run_lock
+
+pytestmark = pytest.mark.slow  # two real runs racing for the lock
 
 FLAGS = ["--n", "1", "--embedders", "ollama:mxbai-embed-large", "--no-generate"]
 TRIES = 4  # without the lock about one try in three failed (the issue saw 2 in 3)

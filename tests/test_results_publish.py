@@ -19,6 +19,8 @@ import pytest
 from helpers.ollama_fake import start_fake_ollama
 from test_pipeline_failed_calls import EMBEDDER, RECORDS, TINY, ragaudit_run
 
+pytestmark = pytest.mark.slow  # a real run, then a failing one
+
 
 def sha256(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()

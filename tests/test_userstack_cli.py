@@ -12,6 +12,8 @@ import pytest
 
 from ragaudit.cli.main import main
 
+pytestmark = pytest.mark.slow  # a whole run with the user's stack as a column
+
 ROOT = Path(__file__).resolve().parents[1]
 LANGCHAIN = ROOT / "examples" / "stack" / "langchain_recursive.yaml"
 OWN = ROOT / "examples" / "stack" / "own_retriever.yaml"
