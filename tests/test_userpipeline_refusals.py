@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +81,25 @@ def test_a_pipeline_refusing_in_its_own_words_is_graded_abstained(tmp_path, monk
     correct = {r["probe"]: r["grade"]["correct"] for r in results["instances"]}
     assert correct == {"unanswerable": True, "control": False}
     assert OLDER + PLAIN_PATTERNS == tuple(results["grading_patterns"]["abstention"])
+
+
+# Real replies (tests/data/refusals_n25.json): the 1.5B Qwen on the unanswerable probe at
+# config B, n=25, with ragaudit's prompt and with it minus its NOT_IN_CONTEXT instruction
+# (python -m ragaudit.bench pipeline_n25). Each was read and labelled by hand: `refuses`
+# says whether the reply declines for want of evidence, whatever the grader says.
+REAL = json.loads((Path(__file__).parent / "data" / "refusals_n25.json").read_text())
+REAL_PINS: dict[str, list[str]] = {  # plain pattern (opening words) -> real replies it caught
+    p[:14]: [r["reply"] for r in REAL["replies"] if r["refuses"] and re.search(p, r["reply"], re.I)]
+    for p in PLAIN_PATTERNS
+}
+NO_REAL_REPLY = {p[:14] for p in PLAIN_PATTERNS}  # the run gave no refusal in plain words
+
+
+def test_each_real_reply_is_graded_as_read_by_hand():
+    # none refuses: each states a value or a fact, often "This is stated in the context [c3]."
+    wrong = [r["reply"] for r in REAL["replies"] if abstains(r["reply"]) != r["refuses"]]
+    assert len(REAL["replies"]) == 50 and wrong == []
+
+
+def test_each_plain_pattern_is_pinned_by_a_real_reply_or_said_to_have_none():
+    assert {p for p, replies in REAL_PINS.items() if not replies} == NO_REAL_REPLY
