@@ -16,9 +16,10 @@ Run (resumable: every reply is kept in the call cache under `--home`):
 `--boundary` then runs the boundary row through the llama-index example
 (examples/pipeline/run.py: its query engine over the 0.5B Qwen served by llama.cpp) at the
 same n, and prints it beside the built-in configs' boundary rows in the shipped reference
-run (their retrieval diagnostics are model-free, so they compare; their answers are the
-1.5B's, which the line says). `--report-only` prints the figures of a finished run without
-running anything; `--boundary-only` runs the boundary row alone and reports both.
+run (their retrieval diagnostics are model-free, so they compare; the reference did not
+generate on the boundary probe, which its lines say). `--report-only` prints the figures
+of a finished run without running anything; `--boundary-only` runs the boundary row alone
+and reports both.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ def report_boundary(home: Path) -> None:
         rows = [r for r in reference["instances"]
                 if (r["probe"], r["config"], r["embedder"]) == wanted]  # fmt: skip
         if rows:
-            print(f"  built-in {config['name']} (reference run, 1.5B): {boundary_row(rows)}")
+            print(f"  built-in {config['name']} (shipped reference run): {boundary_row(rows)}")
 
 
 def main(argv: list[str]) -> int:
