@@ -29,6 +29,10 @@ ARGS = [
 # Keys whose values a rerun never repeats: times, durations, the machine's core count.
 VOLATILE_KEYS = {"created_at", "elapsed_seconds", "sessions", "workers", "cpu_count"}
 VOLATILE_SUFFIXES = ("_seconds", "_at", "_ms")
+# Added on purpose since the snapshot: the prompt record (issue 26) and more abstention
+# patterns (plain-language refusals); the old patterns must all remain, checked below, and
+# every verdict is still compared exactly.
+ADDED_KEYS = {"prompt_used", "grading_patterns"}
 
 
 def stable(value, home: str):
@@ -37,7 +41,7 @@ def stable(value, home: str):
         return {
             key: stable(item, home)
             for key, item in value.items()
-            if key not in VOLATILE_KEYS and not key.endswith(VOLATILE_SUFFIXES)
+            if key not in VOLATILE_KEYS | ADDED_KEYS and not key.endswith(VOLATILE_SUFFIXES)
         }
     if isinstance(value, list):
         return [stable(item, home) for item in value]
@@ -78,6 +82,9 @@ def test_a_run_now_equals_the_run_before_the_restructuring(tmp_path):
     now = json.loads((tmp_path / "results" / "latest.json").read_text())
     before = json.loads(BEFORE.read_text())
     found = differences(stable(before, "/work/basehome"), stable(now, str(tmp_path)))
+    for kind, patterns in before["grading_patterns"].items():
+        kept = set(now["grading_patterns"][kind])
+        found += [f"grading_patterns.{kind} lost {p!r}" for p in patterns if p not in kept]
     assert not found, "\n".join(found[:20])
     # The comparison is not vacuous: the file holds generated, graded records.
     answered = [r for r in now["instances"] if (r["generation"] or {}).get("reply")]

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import yaml
 
+from ragaudit.fileio.text import parse_yaml
 from ragaudit.results.format import fmt_ratio
 
 DOCUMENTS = 1000
@@ -103,7 +104,7 @@ def _ragaudit(argv: list[str], home: Path) -> dict:
 
 def audit_cases(cases: Path, folder: Path) -> Path:
     """The mutation case file as `ragaudit audit` reads it (without answer: and anchor:)."""
-    data = yaml.safe_load(cases.read_text(encoding="utf-8"))
+    data, _ = parse_yaml(cases.read_text(encoding="utf-8"), cases)
     for intent in data["intents"]:
         intent.pop("answer", None)
         intent.pop("anchor", None)
