@@ -275,3 +275,14 @@ def test_whole_document_chunks_let_dilution_survive_and_chunking_kills_it(tmp_pa
     assert score(sections["chunked"], "dilute") == (1, 1)
     assert score(sections["whole"], "dilute") == (0, 1)
     assert [s["mutant"] for s in sections["whole"]["survivors"]] == ["dilute/overtime-rate"]
+
+
+def test_the_report_of_a_mutation_audit_holds_its_section(workspace):
+    mutate(workspace, "plain", "supersede", 400, 0)
+    assert main(["report", "--results", str(workspace / "plain.json"),
+                 "--out", str(workspace / "report")]) == 0  # fmt: skip
+    report = (workspace / "report" / "report.md").read_text(encoding="utf-8")
+    assert "## Mutation score: plain (retrieval-side measures)" in report
+    # 0 of 2 killed; Wilson 95% upper bound for 0/2: 1.96² / (2 + 1.96²) = 0.658
+    assert "| supersede | 0% 0/2 [0–66%] |" in report
+    assert "- supersede/overtime-rate:" in report and "- supersede/crane-k2:" in report

@@ -18,10 +18,10 @@ from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_json_atomic
 from ragaudit.mutate.junit import write_mutation_junit
 from ragaudit.mutate.operators import operator_names
-from ragaudit.mutate.report import mutation_lines
 from ragaudit.mutate.runner import DEFAULT_GENERATOR, MutateInputs, run_mutation
 from ragaudit.pipeline.lock import hold_run_lock
 from ragaudit.report.audit_junit import add_junit_argument
+from ragaudit.report.mutation import mutation_lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

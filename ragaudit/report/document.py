@@ -15,6 +15,7 @@ from ragaudit.report.findings import (
     detectability_section,
     severity_section,
 )
+from ragaudit.report.mutation import mutation_section
 from ragaudit.report.pictures import (
     answers_pictures,
     attribution_pictures,
@@ -42,6 +43,7 @@ SECTIONS = (
     header_section,
     conditions_section,
     stack_section,
+    mutation_section,
     windows_section,
     controls_section,
     retrieval_section,
