@@ -65,6 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ):
         parser.add_argument(flag, type=kind, default=default, metavar="N", help=helptext)
     parser.add_argument("--out", type=Path, default=None, help="the scorecard to write")
+    parser.add_argument("--carry", type=Path, default=None, metavar="SCORECARD",
+                        help="keep this earlier scorecard's evaluations (same plan)")  # fmt: skip
     parser.add_argument("--report-from", type=Path, default=None, metavar="SCORECARD",
                         help="run nothing: render this scorecard's report section")  # fmt: skip
     parser.add_argument("--out-md", type=Path, default=None, metavar="FILE.md",
@@ -143,6 +145,15 @@ def _judge(args, metrics, versions, plan, source, samples, out: Path) -> int:
 
     quiet_libraries()
     tasks = tasks_for(samples, metrics, min(plan["stability"], len(samples)))
+    carried: list[dict] = []
+    if args.carry is not None:
+        from ragaudit.judges.carry import carried_evaluations, carry_sessions
+
+        carried = carried_evaluations(args.carry, plan, {task.id for task in tasks})
+        carry_sessions(args.carry, out, plan)
+        done_ids = {(e["key"], e["metric"], e["repetition"]) for e in carried}
+        tasks = [task for task in tasks if task.id not in done_ids]
+        print(f"carried {len(carried)} evaluations from {args.carry}", file=sys.stderr)
     cache = CallCache()
     started_at, started = now_iso(), time.monotonic()
     retry = RetryPolicy.from_env()
@@ -153,11 +164,11 @@ def _judge(args, metrics, versions, plan, source, samples, out: Path) -> int:
     print(
         f"judging {len(samples)} records x {len(metrics)} metrics"
         f" (the first {min(plan['stability'], len(samples))} twice) with {args.judge}: "
-        f"{len(tasks)} evaluations",
+        f"{len(tasks)} evaluations" + (f" to run ({len(carried)} carried)" if carried else ""),
         file=sys.stderr,
     )
     running = start_judge(args.judge, args.base_url, args.workers, retry)
-    evaluations: list[dict] = []
+    evaluations: list[dict] = list(carried)
     judge = {
         "spec": args.judge,
         "model": running.judge.model,
@@ -176,7 +187,9 @@ def _judge(args, metrics, versions, plan, source, samples, out: Path) -> int:
 
     def done(task, record) -> None:
         evaluations.append(record)
-        print(f"[{len(evaluations)}/{len(tasks)}] {describe(record)}", file=sys.stderr)
+        print(
+            f"[{len(evaluations)}/{len(tasks) + len(carried)}] {describe(record)}", file=sys.stderr
+        )
         write_in_progress(out, document(False))
 
     try:
