@@ -85,3 +85,26 @@ def test_an_ingest_endpoint_records_every_document_posted(home, tmp_path):
     assert posted and not any(r["retrieved"] for r in results["instances"])  # no context
     documents = indexed_documents(results)
     assert documents.source == "recorded" and documents.ids == posted
+
+
+def test_an_asserted_set_pairs_only_with_the_same_assertion(home, tmp_path):
+    """`ingest: none`: the service holds the corpus by the user's word, so the run's indexed
+    set is "asserted by the user" (issue 28's rule): refused against an ordinary run of the
+    same service and corpus, paired with another asserted run."""
+    log = tmp_path / "requests.jsonl"
+    with recording_server(log) as url:
+        ordinary, asserted = tmp_path / "svc.yaml", tmp_path / "asserted.yaml"
+        ordinary.write_text(HTTP.replace("URL", url))
+        asserted.write_text(HTTP.replace("URL", url).replace(f"{{url: {url}/ingest, batch: 50}}",
+                                                             "none"))  # fmt: skip
+        handed = run(home, ordinary, "handed")
+        first, second = run(home, asserted, "asserted-1"), run(home, asserted, "asserted-2")
+    # the service returned no context, so no document is claimed as indexed by the
+    # asserted runs (the ordinary run claims the documents it posted)
+    assert {d for per in first["chunk_offsets"].values() for d in per} == set()
+    assert indexed_documents(first).source == "asserted"
+    refused = agreement(first, handed)
+    assert not refused.paired and len(refused.differs) == 1
+    assert "a set asserted by the user agrees only with itself" in refused.differs[0]
+    assert not agreement(handed, first).paired
+    assert agreement(first, second).paired

@@ -10,9 +10,9 @@ checked here.
 
 The indexed document set is read from the file: the document ids of `chunk_offsets` (every
 document each chunking indexed). A pipeline that cannot show it records
-`indexed_documents: "asserted by the user"` (a later issue adds that field, on the file or
-on its config); such a set is not measured, so it agrees only with the same assertion,
-never with a recorded set.
+`indexed_documents: "asserted by the user"` (on the file, or on its config: a `pipeline:`
+column under `ingest: none`, which makes the whole file's set asserted); such a set is not
+measured, so it agrees only with the same assertion, never with a recorded set.
 """
 
 from __future__ import annotations
@@ -64,7 +64,10 @@ class Agreement:
 
 
 def _assertion(results: dict, config: dict | None) -> str | None:
-    for holder in (config or {}, results):
+    # The file as a whole (no config named) is asserted when any of its configs is: a
+    # pipeline column under `ingest: none` records its assertion on its own config.
+    configs = [] if config is not None else (results.get("configs") or [])
+    for holder in (config or {}, results, *(c for c in configs if isinstance(c, dict))):
         value = holder.get("indexed_documents")
         if value is not None and (value == ASSERTED or isinstance(value, dict | list)):
             return json.dumps(value, sort_keys=True, separators=(",", ":"))

@@ -134,8 +134,11 @@ class PipelineStage:
         """`offsets` with every document handed to the pipeline (a factory's `documents=`,
         an ingest's batches or folder), an empty list where no context was found in it: the
         indexed set compare and gate pair by (compare.agreement) is what the pipeline was
-        given, not only where its contexts came from. Under `ingest: none` the set is the
-        user's assertion instead (describe)."""
+        given, not only where its contexts came from. Under `ingest: none` nothing was
+        handed over: the set is the user's assertion (describe), so only the documents its
+        contexts were found in are listed, and none is claimed as indexed."""
+        if self.built is not None and self.built.indexed_documents is not None:
+            return offsets
         per_doc = offsets.setdefault(self.stack.chunking_name, {})
         for doc in corpus.documents:
             per_doc.setdefault(doc.doc_id, [])
