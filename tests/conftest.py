@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 # real llama.cpp servers; the guard that keeps them in slow tests; the guard's own test
-pytest_plugins = ["helpers.openai_server", "helpers.slow_guard", "pytester"]
+pytest_plugins = [
+    "helpers.openai_server",
+    "helpers.slow_guard",
+    "helpers.slow_one_at_a_time",
+    "pytester",
+]
 
 
 @pytest.fixture

@@ -1,0 +1,35 @@
+"""A pytest plugin: under pytest-xdist, `slow` tests (a real model, a whole run, a cluster)
+run one at a time across the workers, while the fast tests share both cores.
+
+Two generators loaded at once on this 2-core machine each get half a core's worth of
+llama.cpp threads, and a model-backed test's timeouts were set for one. An exclusive
+lock on a file both workers name (the xdist run's id keys it, so two separate pytest
+runs on one machine do not wait for each other) serialises them; without xdist the lock
+is never contended."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+def lock_path() -> Path:
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", f"pid-{os.getpid()}")
+    return Path(tempfile.gettempdir()) / f"ragaudit-tests-slow-{run}.lock"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if item.get_closest_marker("slow") is None:
+        yield
+        return
+    with open(lock_path(), "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
