@@ -6,9 +6,12 @@ are not importable or not pipelines, header values that are not variable names, 
 without {{question}}, two forms at once, a splitter beside a pipeline, timeouts out of
 range). Each goes to `audit --dilution --stack` (which refuses a pipeline file in one line)
 and, for the valid and hostile cases, to `run --stack --stack-only --dry-run` (which checks
-everything and calls nothing). Every case ends in exit 0 or 2 with one line on stderr and
-no traceback, leaves the stack file as it was, and when refused leaves every data-folder
-file byte for byte as it was. The number of cases is printed."""
+everything and calls nothing), except the hostile factories: a dry run only imports a
+factory and checks it is callable, so those (some are callables that raise when called,
+as a factory raising while building does) go to a real run at n=1, which refuses them
+before any question. Every case ends in exit 0 or 2 with one line on stderr and no
+traceback, leaves the stack file as it was, and when refused leaves every data-folder file
+byte for byte as it was and writes no results file. The number of cases is printed."""
 
 from __future__ import annotations
 
@@ -142,8 +145,11 @@ def test_every_pipeline_file_is_refused_in_one_line_and_changes_no_file(
         file = stacks / f"{number:03d}{suffix}"
         file.write_bytes(data)
         commands = [["audit", str(AUDIT / "corpus"), "--dilution", "--stack", str(file)]]
+        out = tmp_path / "out.json"
+        out.unlink(missing_ok=True)
+        mode = ["--out", str(out)] if name.startswith("hostile factory=") else ["--dry-run"]
         if name.startswith(("hostile", "valid")):
-            commands.append(["run", "--stack", str(file), "--stack-only", "--n", "1", "--dry-run"])
+            commands.append(["run", "--stack", str(file), "--stack-only", "--n", "1", *mode])
         for argv in commands:
             before, data_before = hashlib.sha256(data).hexdigest(), tree(home)
             try:
@@ -168,6 +174,8 @@ def test_every_pipeline_file_is_refused_in_one_line_and_changes_no_file(
             gc.collect(1)
             if status == 2 and tree(home) != data_before:
                 problems.append(f"{where}: a refused command changed the data folder")
+            if status == 2 and out.exists():
+                problems.append(f"{where}: a refused run wrote its results file")
             statuses[argv[0], suffix, name] = status
     assert problems == [], "\n".join(problems)
     # the harness tells good from bad: the valid files pass the dry run

@@ -1,8 +1,9 @@
-"""`--dry-run` contacts no service and asks nothing: an `http:` pipeline's ingest endpoint
-gets no request and its ingest command does not run (a local recording server on
-127.0.0.1 and a command that would leave a file); a factory is built (so a bad one is
-refused) but never asked; the same stack without --dry-run does all of it (so the
-recording can fail)."""
+"""`--dry-run` contacts no service and runs none of the user's code that could call a
+model: an `http:` pipeline's ingest endpoint gets no request and its ingest command does
+not run (a local recording server on 127.0.0.1 and a command that would leave a file); a
+factory (the pipeline's and the oracle's) is imported and checked to be callable, never
+called; the same stack without --dry-run does all of it (so the recording can fail), and
+refuses a factory that raises while building before any question (exit 2, no file)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,15 @@ def make(documents):
         return {"answer": "x", "contexts": []}
 
     return ask
+
+
+def oracle():
+    Path(MARKER + ".oracle").write_text("built")
+    return lambda question, contexts: "x"
+"""
+BROKEN = """
+def make(documents):
+    raise RuntimeError("no index")
 """
 
 
@@ -83,15 +93,41 @@ def test_dry_run_runs_no_ingest_command(home, tmp_path, capsys):
     assert marker.read_text() == "ran"
 
 
-def test_dry_run_builds_a_factory_but_asks_it_nothing(home, tmp_path, monkeypatch, capsys):
+def test_dry_run_imports_a_factory_but_never_calls_it(home, tmp_path, monkeypatch, capsys):
     marker = tmp_path / "marker"
     (tmp_path / "marking_rag.py").write_text(FACTORY.replace("MARKER", repr(str(marker))))
     monkeypatch.syspath_prepend(str(tmp_path))
     stack = tmp_path / "pipe.yaml"
-    stack.write_text("name: marks\npipeline:\n  factory: marking_rag:make\n")
+    stack.write_text("name: marks\npipeline:\n  factory: marking_rag:make\n"
+                     "oracle:\n  factory: marking_rag:oracle\n")  # fmt: skip
     assert run(stack, "--dry-run") == 0
     assert f"pipeline:marks: {PROBES} calls, 0 cached" in capsys.readouterr().out
     built, asked = tmp_path / "marker.built", tmp_path / "marker.asked"
-    assert built.exists() and not asked.exists()
+    oracle = tmp_path / "marker.oracle"
+    assert not built.exists() and not asked.exists() and not oracle.exists()
+    assert not home.exists()
     assert run(stack, "--out", str(tmp_path / "out.json")) == 0
-    assert asked.exists()
+    assert built.exists() and asked.exists() and oracle.exists()
+
+
+def test_a_factory_that_is_not_callable_is_refused_by_the_dry_run(home, tmp_path, capsys):
+    stack = tmp_path / "pipe.yaml"
+    stack.write_text("name: marks\npipeline:\n  factory: math:pi\n")
+    assert run(stack, "--dry-run") == 2
+    assert capsys.readouterr().err.strip().endswith("math:pi is float, not a callable factory")
+
+
+def test_a_factory_raising_while_building_passes_the_dry_run_and_fails_the_real_run(
+    home, tmp_path, monkeypatch, capsys
+):
+    (tmp_path / "broken_rag.py").write_text(BROKEN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    stack = tmp_path / "pipe.yaml"
+    stack.write_text("name: broken\npipeline:\n  factory: broken_rag:make\n")
+    assert run(stack, "--dry-run") == 0  # not called: its error is not seen
+    capsys.readouterr()
+    out = tmp_path / "out.json"
+    assert run(stack, "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "broken_rag:make raised RuntimeError: no index" in err
+    assert not out.exists() and not home.exists()

@@ -3,9 +3,12 @@ audit, over a mutated corpus) calls. Everything that can be refused is refused h
 any call and before any file is written: a factory that cannot be imported, raises while
 building or returns the wrong thing; a header's variable unset; an ingest that fails.
 
-Built for a dry run, the factory is still called (so a factory that raises or returns the
-wrong thing is refused by the dry run too) but nothing is asked of it, and an `http:`
-service's ingest is neither posted nor run: the service is not contacted at all."""
+Built for a dry run, nothing of the user's that could call a model runs: a factory (the
+pipeline's and the oracle's) is imported, since its identity needs its module's source,
+and checked to be callable, but not called (building an index embeds the corpus; the
+examples' factories do), and an `http:` service's ingest is neither posted nor run: the
+service is not contacted at all. So a factory that raises while building, or returns the
+wrong thing, is refused by the real run, still before any question and any file written."""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragaudit.backends.cache import identity_key
+from ragaudit.errors import RagauditError
+from ragaudit.stack.components import import_component
 from ragaudit.userpipeline.adapters import build_factory
 from ragaudit.userpipeline.answer import PipelineAnswer
 from ragaudit.userpipeline.http_client import http_pipeline
@@ -57,12 +62,19 @@ def _model_entry(spec: str, kind: str, identity: dict) -> dict:
 
 def build_pipeline(stack: Any, documents: Sequence[Any], *, dry_run: bool = False) -> BuiltPipeline:
     """The stack's pipeline built over `documents` (its oracle too); RagauditError when bad.
-    `dry_run`: built, but its service not ingested into (module docstring)."""
+    `dry_run`: checked and named, no factory called, no service ingested into (module
+    docstring)."""
     entry = stack.pipeline
     model = f"pipeline:{stack.name}"
     if entry.get("factory"):
         label = stack.where("pipeline", "factory")
-        ask, form = build_factory(entry, documents, label, stack.limits)
+        if dry_run:
+            if "documents" in entry["args"]:
+                raise RagauditError(f"{label}: args may not set 'documents' (ragaudit passes it)")
+            _callable_factory(entry["factory"], label, stack.limits)
+            ask, form = _not_asked, "factory (not built: dry run)"
+        else:
+            ask, form = build_factory(entry, documents, label, stack.limits)
         built = BuiltPipeline(ask, form, model, describe_entry(entry, label))
     else:
         label = stack.where("pipeline", "http")
@@ -73,8 +85,23 @@ def build_pipeline(stack: Any, documents: Sequence[Any], *, dry_run: bool = Fals
         built.services.append(service)
     if stack.oracle:
         label = stack.where("oracle")
-        built.oracle, service = build_oracle(stack.oracle, label, stack.limits)
+        if dry_run and stack.oracle.get("factory"):
+            _callable_factory(stack.oracle["factory"], label, stack.limits)
+            built.oracle, service = _not_asked, None
+        else:
+            built.oracle, service = build_oracle(stack.oracle, label, stack.limits)
         built.oracle_model = f"oracle:{stack.name}"
         built.oracle_identity = describe_entry(stack.oracle, label)
         built.services += [service] if service is not None else []
     return built
+
+
+def _callable_factory(path: str, label: str, limits: Any) -> None:
+    """A dry run's check of a factory: importable and callable, not called."""
+    factory = import_component(path, label, limits.build_seconds)
+    if not callable(factory):
+        raise RagauditError(f"{label}: {path} is {type(factory).__name__}, not a callable factory")
+
+
+def _not_asked(question: str) -> PipelineAnswer:
+    raise AssertionError("a pipeline checked for a dry run was asked a question")
