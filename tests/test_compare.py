@@ -91,7 +91,12 @@ def test_flips_both_ways_and_exact_mcnemar(runs, tmp_path, capsys):
     out = capsys.readouterr().out
     row = "| boundary | C | 38% 3/8 [14–69%] | 88% 7/8 [53–98%] | 63% 5/8 | 13% 1/8 | 0.2188 |"
     assert row in out
-    assert "Same corpus, same model weights: instances are paired by id." in out
+    # these runs record no indexed documents (no chunk_offsets, no count): said unchecked
+    assert (
+        "Paired by id: the same corpus manifest, the same questions, the same weights for "
+        "every model both ran; unchecked: the indexed document set (not recorded in both "
+        "files).\n"
+    ) in out
     gained = ", ".join(f"`boundary-{i:03d}`" for i in range(2, 7))
     assert f"boundary · C: gained {gained}; lost `boundary-001`" in out
     markdown = (tmp_path / "out" / "compare.md").read_text()
@@ -129,6 +134,11 @@ def test_other_weights_of_one_model_give_only_unpaired_rates(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "local:minilm has other weights in A (dddddddddddd…) than in B (eeeeeeeeeeee…)" in out
     assert "| unpaired | unpaired | unpaired |" in out
+    assert (
+        "The same corpus manifest, the same questions, but other weights for local:minilm: "
+        "compare gives only unpaired rates across other weights (`ragaudit gate` pairs "
+        "across them, as the change under test).\n"
+    ) in out
 
 
 def _with_stack(results: dict, values: list) -> dict:
@@ -191,7 +201,9 @@ def test_page_shows_the_flip_and_both_sides(ragaudit_home, monkeypatch):
     at.selectbox(key="compare_file_a").set_value(str(ragaudit_home / "results" / "a.json"))
     at.selectbox(key="compare_file_b").set_value(str(ragaudit_home / "results" / "b.json")).run()
     assert not at.exception
-    assert at.success[0].value.startswith("Same corpus, same model weights")
+    assert at.success[0].value.startswith(
+        "Paired by id: the same corpus manifest, the same questions, the same indexed document"
+    )
     assert at.subheader[0].value == "Flipped instances (1)"
     flips = at.dataframe[1].value
     assert list(flips["instance"]) == ["boundary-001"]

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.gate_fixtures import gate_run, write_run
 
 from ragaudit.cli.main import main
 from ragaudit.compare.agreement import ASSERTED, agreement
@@ -37,7 +38,10 @@ def small() -> dict:
 def test_compare_no_longer_pairs_a_small_run_with_the_reference(tmp_path, capsys):
     assert main(["compare", str(REFERENCE_FILE), str(N1), "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "Same corpus, same model weights" not in out
+    assert (
+        "Only unpaired rates: the indexed documents differ (agreed: the same corpus manifest, "
+        "the same questions).\n"
+    ) in out
     assert "The indexed documents differ (A 638 documents, B 26 documents; 612 only in A" in out
     # boundary under A holds 25 records in A and 1 in B: no flip is counted between them
     assert "| boundary | A | 0% 0/25 [0–13%] | 0% 0/1 [0–79%] | unpaired | unpaired |" in out
@@ -46,7 +50,10 @@ def test_compare_no_longer_pairs_a_small_run_with_the_reference(tmp_path, capsys
 def test_compare_of_a_file_with_itself_says_what_it_checked(tmp_path, capsys):
     assert main(["compare", str(N1), str(N1), "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "Same corpus, same model weights: instances are paired by id." in out
+    assert (
+        "Paired by id: the same corpus manifest, the same questions, the same indexed "
+        "document set (26 documents), the same weights for every model both ran.\n"
+    ) in out
     assert "Same questions, same indexed documents (A 26 documents, B 26 documents)" in out
 
 
@@ -89,3 +96,30 @@ def test_an_unrecorded_set_is_unchecked_not_agreed(small):
     checked = agreement(bare, copy.deepcopy(bare))
     assert checked.paired and not checked.checked
     assert "not recorded in both files" in checked.notes[0]
+
+
+def test_compare_says_what_agreed_and_what_it_does_on_other_weights(tmp_path, capsys):
+    """Hand-written runs (tests/helpers/gate_fixtures.py): six indexed documents each; B's
+    embedder weights are e…e instead of d…d. compare keeps to unpaired rates across other
+    weights and says so in its header; the gate pairs the same files."""
+    before = write_run(tmp_path / "a.json", gate_run({("boundary", "C"): [True] * 5}))
+    same = write_run(tmp_path / "b.json", gate_run({("boundary", "C"): [True] * 5}))
+    other = gate_run({("boundary", "C"): [True] * 5}, digest="e" * 64)
+    other_weights = write_run(tmp_path / "c.json", other)
+    assert main(["compare", str(before), str(same), "--out", str(tmp_path / "same")]) == 0
+    header = (tmp_path / "same" / "compare.md").read_text().split("## Corpus and models")[1]
+    assert header.strip().splitlines()[0] == (
+        "Paired by id: the same corpus manifest, the same questions, the same indexed "
+        "document set (6 documents), the same weights for every model both ran."
+    )
+    assert main(["compare", str(before), str(other_weights), "--out", str(tmp_path / "o")]) == 0
+    header = (tmp_path / "o" / "compare.md").read_text().split("## Corpus and models")[1]
+    assert header.strip().splitlines()[0] == (
+        "The same corpus manifest, the same questions, the same indexed document set "
+        "(6 documents), but other weights for local:minilm: compare gives only unpaired rates "
+        "across other weights (`ragaudit gate` pairs across them, as the change under test)."
+    )
+    capsys.readouterr()
+    argv = ["gate", "--baseline", str(before), "--results", str(other_weights)]
+    assert main(argv) == 0
+    assert "instances are paired by id." in capsys.readouterr().out

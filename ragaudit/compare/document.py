@@ -86,12 +86,7 @@ def _run_line(side: str, path: str | Path, results: dict) -> str:
 
 def provenance_blocks(checked: Provenance) -> list[Block]:
     """The corpus and model section: what allows or forbids pairing."""
-    lead = (
-        "Same corpus, same model weights: instances are paired by id."
-        if checked.paired
-        else "Only unpaired rates: the runs may not be paired instance by instance."
-    )
-    blocks: list[Block] = [("h", 2, "Corpus and models"), ("p", lead)]
+    blocks: list[Block] = [("h", 2, "Corpus and models"), ("p", checked.lead)]
     if checked.notes:
         blocks.append(("ul", list(checked.notes)))
     return blocks

@@ -5,7 +5,8 @@ thread count, prefix reuse), another config, other prompts. Reported, never refu
 from __future__ import annotations
 
 from ragaudit.compare.pairing import ColumnPair
-from ragaudit.compare.provenance import model_notes
+from ragaudit.compare.provenance import weights
+from ragaudit.results.format import fmt_digest
 
 REPLY_SETTINGS = {"llm_threads": "llama.cpp threads", "prefix_reuse": "prefix reuse"}
 
@@ -23,11 +24,33 @@ def _prompts(results: dict) -> dict[str, str]:
     return out
 
 
+def model_changes(baseline: dict, new: dict) -> tuple[list[str], list[str]]:
+    """The models in the gate's words, as (changes, remarks): other weights are the change
+    under test and are paired across (compare.provenance words the same facts for
+    `compare`, which does not pair across them); an unrecorded digest is a remark."""
+    found = weights(baseline, new)
+    changes = [
+        f"{spec} has other weights in the baseline ({fmt_digest(was)}) than in the new run "
+        f"({fmt_digest(now)}): this is the change under test; instances are paired by id."
+        for spec, was, now in found.other
+    ]
+    for side, only in (("the baseline", found.only_a), ("the new run", found.only_b)):
+        if only:
+            changes.append(f"only {side} ran {', '.join(only)}.")
+    remarks = [
+        f"{spec}: its weights' digest is not recorded in both files, so whether they changed "
+        "is unchecked; instances are paired by id."
+        for spec in found.unchecked
+    ]
+    return changes, remarks
+
+
 def changes_under_test(baseline: dict, new: dict, pairs: list[ColumnPair]) -> list[str]:
-    """One sentence per change, baseline before new."""
-    notes, _ = model_notes(baseline, new)
+    """One sentence per change, baseline before new (then any remark on what could not be
+    checked)."""
+    notes, remarks = model_changes(baseline, new)
     before, after = _models(baseline), _models(new)
-    for spec in before.keys() & after.keys():
+    for spec in sorted(before.keys() & after.keys()):
         for field, words in REPLY_SETTINGS.items():
             was, now = before[spec].get(field), after[spec].get(field)
             if was is not None and now is not None and was != now:
@@ -38,4 +61,4 @@ def changes_under_test(baseline: dict, new: dict, pairs: list[ColumnPair]) -> li
     other = sum(1 for key in both if prompts_a[key] != prompts_b[key])
     if other:
         notes.append(f"the prompt changed in {other} of {len(both)} records generated in both")
-    return [f"Change under test: {note}" for note in notes]
+    return [f"Change under test: {note}" for note in notes] + remarks

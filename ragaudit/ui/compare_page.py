@@ -88,9 +88,9 @@ def _render_provenance(checked: Provenance) -> None:
 
     notes = "".join(f"\n- {note}" for note in checked.notes)
     if checked.paired:
-        st.success("Same corpus, same model weights: instances are paired by id." + notes)
+        st.success(checked.lead + notes)
     else:
-        st.warning("Only unpaired rates: the runs may not be paired instance by instance." + notes)
+        st.warning(checked.lead + notes)
 
 
 def _column_options(results: dict) -> list[str]:
