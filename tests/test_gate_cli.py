@@ -150,15 +150,15 @@ def test_other_weights_are_the_change_under_test(capsys, tmp_path):
 
 
 def test_a_flaky_instance_is_left_out_and_listed(capsys, tmp_path):
-    before = gate_run({("boundary", "C"): ALL5})
-    after = gate_run({("boundary", "C"): [False, True, True, True, True]})
-    after["instances"][0]["flaky"] = {"verdicts": [False, True]}
+    before = gate_run({("superseded", "C"): ALL5}, measure="correct")
+    after = gate_run({("superseded", "C"): [False, True, True, True, True]}, measure="correct")
+    after["instances"][0]["flaky"] = {"verdicts": ["correct", "trap_taken"]}
     summary = tmp_path / "gate.md"
     code, out, _ = gate(capsys, *files(tmp_path, before, after), "--summary", str(summary))
     assert code == 0  # the one loss was flaky: 4/4 → 4/4
-    assert "4/4 → 4/4; lost 0" in out
+    assert "superseded:C (answer correct): 4/4 → 4/4; lost 0" in out
     assert "1 flaky instance(s) left out" in out
-    assert "- `boundary-000 (C)`" in summary.read_text().split("Flaky instances")[1]
+    assert "- `superseded-000` (superseded, C)" in summary.read_text().split("Flaky instances")[1]
 
 
 def test_the_step_summary_gets_the_markdown(capsys, tmp_path, monkeypatch):

@@ -17,7 +17,7 @@ from ragaudit.fileio import check_writable, write_text_atomic
 from ragaudit.gate.cells import choose, paired_cells
 from ragaudit.gate.inputs import check_gate_fields
 from ragaudit.gate.junit import write_gate_junit
-from ragaudit.gate.summary import cell_lines, markdown, one_line
+from ragaudit.gate.summary import cell_lines, flaky_lines, markdown, one_line
 from ragaudit.gate.under_test import changes_under_test
 from ragaudit.gate.verdict import GateVerdict, decide
 from ragaudit.results.io import load_results
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             check_writable(target, flag)
     verdict, header, notes = gate(args)
     text = markdown(verdict, header, notes)
-    for line in [*notes, *cell_lines(verdict), one_line(verdict)]:
+    for line in [*notes, *cell_lines(verdict), *flaky_lines(verdict), one_line(verdict)]:
         print(line)
     if args.summary is not None:
         write_text_atomic(args.summary, text)

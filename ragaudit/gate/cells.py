@@ -3,7 +3,8 @@ column pair (`--pair A_CONFIG=B_CONFIG`, default each column both files hold wit
 for each measure that ran on both sides and has a value for some instance in both
 (gold in context; answer correct where generation ran). `--cells PROBE:CONFIG` keeps only
 the named ones. Instances marked flaky in either file (`ragaudit run --repeat`) are left
-out of the pairing and listed."""
+out of the answer-correct cells and listed; they stay in the gold-in-context cells, since a
+rerun replays retrieval and only the answer's verdict moved."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ class PairedCell:
     """Instance ids passing in the baseline and failing in the new run."""
     gains: tuple[str, ...]
     flaky: tuple[str, ...]
-    """Instance ids left out because a file marks them flaky."""
+    """Instance ids left out because a file marks them flaky (answer-correct cells only)."""
 
     @property
     def name(self) -> str:
@@ -48,10 +49,16 @@ def _records(results: dict) -> dict[tuple[str, str, str], dict[str, dict]]:
     return out
 
 
+FLAKY_MEASURES = ("correct",)
+"""The measures a flaky mark leaves an instance out of: its answer's verdict moved between
+generation conditions; its retrieval (gold in context) was replayed, the same under each."""
+
+
 def _pair_up(before: dict[str, dict], after: dict[str, dict], measure: str):
     flaky, values = [], []
     for instance_id in sorted(before.keys() & after.keys()):
-        if before[instance_id].get("flaky") or after[instance_id].get("flaky"):
+        marked = before[instance_id].get("flaky") or after[instance_id].get("flaky")
+        if marked and measure in FLAKY_MEASURES:
             flaky.append(instance_id)
             continue
         was = record_value(before[instance_id], measure)

@@ -89,6 +89,26 @@ def _could_not_see(verdict: GateVerdict) -> str:
     return ", ".join(parts)
 
 
+FLAKY_SHOWN = 10
+"""Flaky instances named in the log; the rest are counted (the summary lists them all)."""
+
+
+def flaky_lines(verdict: GateVerdict, shown: int = FLAKY_SHOWN) -> list[str]:
+    """The flaky instances left out, by id, probe and config; the first `shown`, then how
+    many more."""
+    flaky = verdict.flaky
+    if not flaky:
+        return []
+    lines = [
+        f"{len(flaky)} flaky instance(s) left out of the answer-correct cells (the verdict "
+        "changed between generation conditions; gold in context still paired):"
+    ]
+    lines += [f"  flaky {x}" for x in flaky[:shown]]
+    if len(flaky) > shown:
+        lines.append(f"  and {len(flaky) - shown} more (all in the summary and the JUnit file)")
+    return lines
+
+
 def cell_lines(verdict: GateVerdict) -> list[str]:
     """Per cell: its reasoning, then what it could have detected."""
     lines = []
@@ -135,7 +155,7 @@ def markdown(verdict: GateVerdict, header: list[str], notes: list[str]) -> str:
             out += [f"- `{x.instance_id}` ({x.probe}, {x.config}): {x.change}" for x in cv.lost]
         out.append("")
     if verdict.flaky:
-        out += ["### Flaky instances (left out of the gate)", ""]
-        out += [f"- `{i}`" for i in verdict.flaky] + [""]
+        out += ["### Flaky instances (left out of the answer-correct cells)", ""]
+        out += [f"- `{x.instance_id}` ({x.probe}, {x.config})" for x in verdict.flaky] + [""]
     out += ["### Reasoning", "", "```", *cell_lines(verdict), "```", ""]
     return "\n".join(out)

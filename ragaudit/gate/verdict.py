@@ -39,6 +39,21 @@ class CellVerdict:
         return bool(self.reasons)
 
 
+@dataclass(frozen=True, order=True)
+class FlakyInstance:
+    """An instance left out of the gate because its answer's verdict changed between
+    generation conditions (`ragaudit run --repeat`)."""
+
+    probe: str
+    instance_id: str
+    config: str
+    """The column pair's label: `C`, or `B → A_prime` when the gate pairs two configs."""
+
+    def __str__(self) -> str:
+        """`negation-010 (negation, B)`."""
+        return f"{self.instance_id} ({self.probe}, {self.config})"
+
+
 @dataclass(frozen=True)
 class GateVerdict:
     """All the gated cells and the settings they were tested under."""
@@ -54,10 +69,11 @@ class GateVerdict:
         return tuple(c for c in self.cells if c.failed)
 
     @property
-    def flaky(self) -> tuple[str, ...]:
-        """Every instance left out as flaky, once per column: `control-000 (A)`."""
+    def flaky(self) -> tuple[FlakyInstance, ...]:
+        """Every instance left out as flaky, once per probe and column, sorted."""
         cells = [c.cell for c in self.cells] + list(self.all_flaky)
-        return tuple(sorted({f"{i} ({c.pair.label})" for c in cells for i in c.flaky}))
+        found = {FlakyInstance(c.probe, i, c.pair.label) for c in cells for i in c.flaky}
+        return tuple(sorted(found))
 
 
 def _reasons(cell: PairedCell, p_holm: float, drop: float, alpha: float, max_drop: float):
