@@ -1,9 +1,11 @@
 """`ragaudit mutate CORPUS CASES [--stack FILE | --settings FILE] [--operators ...] [--seed N]
 [--no-generate]`: plant known faults in your own corpus and score your stack on them.
 
-Exit status: 0 when every applicable mutant is killed (and the score reaches --fail-under);
-1 when a mutant survives, a score falls below --fail-under, or a model call failed; 2 on bad
-input (one line naming the file, the field or the value; nothing written)."""
+Exit status, as mutmut and PIT users expect: without --fail-under, 1 when a mutant survives;
+with --fail-under SCORE, 1 only when some operator's mutation score is below SCORE (the
+survivors are still listed; an operator with no measured mutant has no score to fall
+short). Either way 1 when a model call failed (a record lost a call), and 2 on bad input
+(one line naming the file, the field or the value; nothing written)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,13 @@ from ragaudit.report.mutation import mutation_lines
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The mutate command's arguments."""
+    parser.epilog = (
+        "exit status: without --fail-under, 1 when any mutant survives; with --fail-under "
+        "SCORE, 1 only when an operator's score (killed / applicable) is below SCORE; 1 "
+        "also when a model call failed; 2 on bad input. A mutant that is not applicable, "
+        "not measured (remove_answer under --no-generate, something retrieved) or excluded "
+        "by the control row never fails."
+    )
     parser.add_argument("corpus", type=Path, help="folder of .txt/.md/.html files, or a .jsonl")
     parser.add_argument("cases", type=Path, help="mutation case file: intents with answer:")
     column = parser.add_mutually_exclusive_group()
@@ -45,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--fail-under", type=float, default=None, metavar="SCORE",
-        help="exit 1 when an operator's mutation score is below SCORE (0 to 1)",
+        help="exit 1 only when an operator's mutation score is below SCORE (0 to 1), not on "
+        "every survivor (survivors are still listed); without it, any survivor exits 1",
     )  # fmt: skip
     parser.add_argument(
         "--out", type=Path, default=None,
@@ -81,11 +91,15 @@ def run(args: argparse.Namespace) -> int:
     print(f"results: {out}")
     write_mutation_junit(args.junit, results)
     section = results["mutation"]
-    low = [
-        s["operator"] for s in section["scores"]
-        if args.fail_under is not None and s["score"] is not None and s["score"] < args.fail_under
-    ]  # fmt: skip
-    if low:
-        print(f"below --fail-under {args.fail_under}: {', '.join(low)}", file=sys.stderr)
-    lost = results["conditions"]["failed_calls"]
-    return 1 if section["survivors"] or low or lost else 0
+    if args.fail_under is None:
+        failed = bool(section["survivors"])
+    else:  # the threshold replaces "any survivor fails", as PIT's mutationThreshold does
+        low = [
+            s["operator"] for s in section["scores"]
+            if s["score"] is not None and s["score"] < args.fail_under
+        ]  # fmt: skip
+        if low:
+            print(f"below --fail-under {args.fail_under}: {', '.join(low)}", file=sys.stderr)
+        failed = bool(low)
+    lost_calls = results["conditions"]["failed_calls"]
+    return 1 if failed or lost_calls else 0
