@@ -53,7 +53,7 @@ def test_a_binary_configs_file_is_one_line_naming_it(ragaudit_home, tmp_path, ca
     configs.write_bytes(b"- name: X\n  k: 3\n\xff\xfe\x00binary")
     before = sha256(configs)
     line = one_line_error(capsys, "run", "--configs", str(configs), "--no-generate")
-    assert line == f"ragaudit run: {configs}: not UTF-8 text (byte 17)"
+    assert line == f"ragaudit run: configs file {configs}: not UTF-8 text (byte 17)"
     assert sha256(configs) == before
     assert list(ragaudit_home.iterdir()) == []  # refused before any work
 
@@ -201,8 +201,8 @@ def test_k_above_the_pool_depth_is_refused_naming_it(ragaudit_home, tmp_path, ca
     configs.write_text("- {name: X, splitter: fixed, chunk_size: 1000, overlap: 0, k: 1000000}\n")
     line = one_line_error(capsys, "run", "--configs", str(configs), "--no-generate")
     assert line == (
-        f"ragaudit run: {configs}: config X: field 'k': 1000000 is more than 50, the "
-        "retrieval pool depth (stack.settings.POOL_DEPTH): deeper ranks are not kept"
+        f"ragaudit run: configs file {configs}: line 1: field k: 1000000 is more than 50, the "
+        "retrieval pool depth (stack.settings.POOL_DEPTH): deeper ranks are not kept (got 1000000)"
     )
 
 

@@ -113,7 +113,8 @@ def test_a_user_config_picks_its_overlap_rule(tmp_path):
     with pytest.raises(RagauditError) as caught:
         load_user_configs(path)
     assert str(caught.value) == (
-        f"{path}: config L: field 'overlap_rule': Input should be 'carry_tail' or 'langchain'"
+        f"configs file {path}: line 1: field overlap_rule: Input should be 'carry_tail' or "
+        "'langchain' (got 'tail')"
     )
 
 
@@ -123,7 +124,7 @@ def test_a_user_config_picks_its_overlap_rule(tmp_path):
         (
             "{name: E, splitter: recursive, chunk_size: 800, overlap: 0, k: 3, topk: 5}",
             "topk",
-            "unknown key",
+            "unknown field",
         ),
         (
             "{name: E, splitter: recursive, chunk_size: 800, overlap: 0, k: 0}",
@@ -161,8 +162,8 @@ def test_bad_yaml_configs_are_refused_naming_file_and_field(tmp_path, entry, fie
     with pytest.raises(RagauditError) as caught:
         load_user_configs(path)
     message = str(caught.value)
-    assert str(path) in message and f"'{field}'" in message and words in message
-    assert "\n" not in message
+    assert message.startswith(f"configs file {path}: line 1: field {field}: ")
+    assert words in message and "\n" not in message
 
 
 def test_k_may_reach_the_pool_depth_and_no_further(tmp_path):
@@ -174,8 +175,8 @@ def test_k_may_reach_the_pool_depth_and_no_further(tmp_path):
     with pytest.raises(RagauditError) as caught:
         load_user_configs(path)
     assert str(caught.value) == (
-        f"{path}: config E: field 'k': 51 is more than 50, the retrieval pool depth "
-        "(stack.settings.POOL_DEPTH): deeper ranks are not kept"
+        f"configs file {path}: line 1: field k: 51 is more than 50, the retrieval pool depth "
+        "(stack.settings.POOL_DEPTH): deeper ranks are not kept (got 51)"
     )
 
 
@@ -195,7 +196,66 @@ def test_a_configs_file_yaml_cannot_read_is_one_line(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(RagauditError) as caught:
         load_user_configs(path)
-    assert str(caught.value).startswith(f"{path}: {message}") and "\n" not in str(caught.value)
+    assert str(caught.value).startswith(f"configs file {path}: {message}")
+    assert "\n" not in str(caught.value)
+
+
+BLOCKS = """\
+configs:
+  - name: E
+    splitter: recursive
+    chunk_size: 800
+    overlap: 0
+    k: 3
+  - name: F
+    splitter: fixed
+    chunk_size: 500
+    overlap: 0
+    k: 4
+"""
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        # the second config's k: line 11, the field named within its config
+        (
+            BLOCKS.replace("k: 4", "k: 0"),
+            "line 11: field k: Input should be greater than or equal to 1 (got 0)",
+        ),
+        # a check across two fields names the line of the field it refuses (line 5)
+        (
+            BLOCKS.replace("overlap: 0\n    k: 3", "overlap: 800\n    k: 3"),
+            "line 5: field overlap: 800 must be smaller than chunk_size 800",
+        ),
+        # a key misspelt in the first config: its own line (7), not the entry's (2)
+        (BLOCKS.replace("k: 3", "k: 3\n    hybird: true"), "line 7: field hybird: unknown field"),
+        # a required field left out: the line of its config
+        (BLOCKS.replace("    k: 4\n", ""), "line 7: field k: Field required"),
+        (
+            BLOCKS.replace("name: F", "name: E"),
+            "line 7: field name: 'E' is defined twice (first at line 2)",
+        ),
+        (
+            BLOCKS.replace("  - name: F", "  - 3\n  - name: F"),
+            "line 7: field configs[1]: expected a mapping",
+        ),
+    ],
+    ids=["k", "across-fields", "unknown-key", "required", "twice", "not-a-mapping"],
+)
+def test_a_configs_file_error_names_the_file_line_and_field_as_every_input_does(
+    tmp_path, edit, message
+):
+    path = tmp_path / "mine.yaml"
+    path.write_text(BLOCKS)
+    assert [(c.name, c.splitter, c.k) for c in load_user_configs(path)] == [
+        ("E", "recursive", 3),
+        ("F", "fixed", 4),
+    ]
+    path.write_text(edit)
+    with pytest.raises(RagauditError) as caught:
+        load_user_configs(path)
+    assert str(caught.value) == f"configs file {path}: {message}"
 
 
 def test_a_user_config_may_not_shadow_a_matrix_name(tmp_path):

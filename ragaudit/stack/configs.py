@@ -9,7 +9,6 @@ from functools import cache
 from pathlib import Path
 
 from ragaudit.errors import RagauditError
-from ragaudit.fileio import MAX_INPUT_BYTES, parse_yaml, read_text
 from ragaudit.registry import unknown_name_message
 from ragaudit.stack.chunking import Chunking, OverlapRule, Splitter
 from ragaudit.stack.settings import (
@@ -151,16 +150,35 @@ def config_by_name(configs: tuple[StackConfig, ...] | list[StackConfig], name: s
     raise RagauditError(unknown_name_message("config", name, [c.name for c in configs]))
 
 
+WHAT = "configs file"
+_NAME = re.compile(r"^[A-Za-z0-9_]+$")
+
+
 @cache
 def _user_config_model():
     """A user config: the one retrieval settings model (stack.settings) with a name and a
     description, strict types, and what a matrix column needs besides."""
-    from pydantic import ConfigDict, Field, model_validator
+    from pydantic import ConfigDict, Field, field_validator, model_validator
 
     class UserConfig(retrieval_settings_model()):
         model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
         name: str = Field(min_length=1, max_length=40)
         description: str = ""
+
+        @field_validator("name")
+        @classmethod
+        def _a_column_label(cls, value: str) -> str:
+            if not _NAME.match(value):
+                raise ValueError("use letters, digits and '_' only")
+            return value
+
+        @field_validator("k")
+        @classmethod
+        def _within_the_pool(cls, value: int) -> int:
+            too_deep = k_too_deep(value, named="stack.settings.POOL_DEPTH")
+            if too_deep:
+                raise ValueError(too_deep)
+            return value
 
         @model_validator(mode="before")
         @classmethod
@@ -183,52 +201,42 @@ def _user_config_model():
     return UserConfig
 
 
-_NAME = re.compile(r"^[A-Za-z0-9_]+$")
-
-
 def load_user_configs(path: str | Path) -> list[StackConfig]:
     """Configs from a YAML file: a list (or ``configs:`` list) of mappings with the
-    StackConfig fields. Unknown keys, k < 1, k > POOL_DEPTH and overlap ≥ chunk_size are
-    refused with one line naming the file, the entry and the field."""
-    from pydantic import ValidationError
+    StackConfig fields. Read like every other input (fileio.lines): unknown keys, k < 1,
+    k > POOL_DEPTH, overlap >= chunk_size and a name given twice are refused with one line
+    naming the file, the line and the field. Each entry is validated on its own, so a
+    check across fields (overlap against chunk_size) names the line of its field."""
+    from ragaudit.fileio.lines import dotted, line_of, load_with_lines, validate
 
     path = Path(path)
-    data, _ = parse_yaml(read_text(path, str(path), max_bytes=MAX_INPUT_BYTES), path)
+    data, lines = load_with_lines(path, WHAT)
+    where: tuple[str, ...] = ()
     if isinstance(data, dict) and set(data) == {"configs"}:
-        data = data["configs"]
+        data, where = data["configs"], ("configs",)
     if not isinstance(data, list) or not data:
-        raise RagauditError(f"{path}: expected a non-empty list of configs (or 'configs:' list)")
+        raise RagauditError(
+            f"{WHAT} {path}: expected a non-empty list of configs (or 'configs:' list)"
+        )
     model = _user_config_model()
     configs: list[StackConfig] = []
+    first: dict[str, int] = {}
     for position, entry in enumerate(data):
+        at = (*where, position)
         if not isinstance(entry, dict):
-            raise RagauditError(f"{path}: config #{position + 1}: expected a mapping")
-        name = entry.get("name")
-        label = name if isinstance(name, str) and _NAME.match(name) else f"#{position + 1}"
-        try:
-            parsed = model.model_validate(entry)
-        except ValidationError as error:
-            first = error.errors()[0]
-            field = ".".join(str(p) for p in first["loc"]) or "(config)"
-            message = first["msg"].removeprefix("Value error, ")
-            if first["type"] == "extra_forbidden":
-                message = f"unknown key (valid: {', '.join(model.model_fields)})"
-            elif not first["loc"] and ": " in message:  # a cross-field check names its field
-                field, message = message.split(": ", 1)
-            raise RagauditError(f"{path}: config {label}: field {field!r}: {message}") from None
-        too_deep = k_too_deep(parsed.k, named="stack.settings.POOL_DEPTH")
-        if too_deep:
-            raise RagauditError(f"{path}: config {label}: field 'k': {too_deep}")
-        if not _NAME.match(parsed.name):
+            line = line_of(at, lines)
             raise RagauditError(
-                f"{path}: config {label}: field 'name': use letters, digits and '_' only"
+                f"{WHAT} {path}: line {line}: field {dotted(at)}: expected a mapping"
             )
-        configs.append(StackConfig(**parsed.model_dump()))
-    seen: set[str] = set()
-    for config in configs:
-        if config.name in seen:
-            raise RagauditError(f"{path}: config {config.name}: field 'name': defined twice")
-        seen.add(config.name)
+        own_lines = {loc[len(at) :]: n for loc, n in lines.items() if loc[: len(at)] == at}
+        config = StackConfig(**validate(model, entry, path, WHAT, own_lines).model_dump())
+        if config.name in first:
+            raise RagauditError(
+                f"{WHAT} {path}: line {line_of((*at, 'name'), lines)}: field name: "
+                f"{config.name!r} is defined twice (first at line {first[config.name]})"
+            )
+        first[config.name] = line_of((*at, "name"), lines)
+        configs.append(config)
     return configs
 
 
