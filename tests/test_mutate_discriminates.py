@@ -159,7 +159,11 @@ def test_a_retriever_that_refuses_without_evidence_kills_remove_answer(workspace
     # each question shares 2 or more long words with its answer's chunk, none with the rest
     refusing = mutate(workspace, "refusing", "remove_answer", 400, 0, min_overlap=2)
     assert score(refusing, "remove_answer") == (2, 2) and refusing["control"]["passed"] == 2
-    assert score(mutate(workspace, "always", "remove_answer", 400, 0), "remove_answer") == (0, 2)
+    # one that always retrieves cannot be graded without an answer: not measured, not a
+    # survivor (tests/test_mutate_pipeline.py shows it fabricating with generation)
+    always = mutate(workspace, "always", "remove_answer", 400, 0)
+    assert score(always, "remove_answer") == (0, 0) and always["survivors"] == []
+    assert always["scores"][0]["not_measured"] == 2
 
 
 def test_an_overlap_that_holds_the_cut_sentence_kills_boundary(workspace):

@@ -2,7 +2,8 @@
 operator is the probe, the phrasing's case id the instance, the user's column the config.
 Each record carries the model-free measures (gold in context, span preserved, ranks and the
 margin to the trap) and the retrieval-side measure that says whether the column handled the
-mutant without generation (mutate.score reads it)."""
+mutant without generation (mutate.score reads it): true, false, or null when no
+retrieval-side measure can say (remove_answer with something retrieved)."""
 
 from __future__ import annotations
 
@@ -96,6 +97,10 @@ def mutant_record(
         "header_and_row_in_context": values["header_and_row_in_context"] if header_row else None,
         "handled_retrieval": bool(values[mutation["measure"]]),
     }
+    if mutation["measure"] == "nothing_retrieved" and selected:
+        # something reached the model: only its answer could show an abstention, so without
+        # generation this phrasing is not measured (None), not survived
+        mutation["handled_retrieval"] = None
     record["mutation"] = mutation
     return record
 

@@ -2,7 +2,9 @@
 apply, with a Wilson interval. A mutant is handled when every phrasing of its intent that
 passed the control row handled it; a phrasing that failed unmutated is left out of its
 mutants' denominators and listed. Handled means, with generation, an answer graded correct
-(an abstention for remove_answer); without it, the operator's retrieval-side measure."""
+(an abstention for remove_answer); without it, the operator's retrieval-side measure. A
+phrasing no measure can grade (remove_answer without generation, something retrieved)
+makes its mutant `not_measured`, outside the denominator, never a survivor."""
 
 from __future__ import annotations
 
@@ -10,14 +12,22 @@ from dataclasses import asdict
 from typing import Any
 
 from ragaudit.analysis.stats import wilson_interval
+from ragaudit.mutate.drop import REMOVE_ANSWER, drop_summary, record_drops
 from ragaudit.mutate.operators import CONTROL
 
+NOT_MEASURED = (
+    "not measured without generation: something was retrieved, and only an answer can show "
+    "an abstention (the top score drop is recorded instead)"
+)
 
-def handled(record: dict, generate: bool) -> bool:
-    """Whether one record handled its mutant (or passed its control)."""
+
+def handled(record: dict, generate: bool) -> bool | None:
+    """Whether one record handled its mutant (or passed its control); None when nothing
+    can say (no answer, and no retrieval-side measure decides)."""
     if generate and record.get("generation"):
         return bool((record.get("grade") or {}).get("correct"))
-    return bool(record["mutation"].get("handled_retrieval"))
+    value = record["mutation"].get("handled_retrieval")
+    return None if value is None else bool(value)
 
 
 def mutation_section(
@@ -29,13 +39,14 @@ def mutation_section(
     for record in results["instances"]:
         by_probe.setdefault(record["probe"], []).append(record)
         record["mutation"]["handled"] = handled(record, generate)
-    control = {r["instance_id"]: r["mutation"]["handled"] for r in by_probe.get(CONTROL, [])}
+    record_drops(by_probe)
+    control = {r["instance_id"]: bool(r["mutation"]["handled"]) for r in by_probe.get(CONTROL, [])}
     excluded = [] if unmeasured else sorted(case for case, ok in control.items() if not ok)
     scores, survivors, mutants = [], [], []
     for operator_corpus in corpora:
         name = operator_corpus.operator
         records = {r["instance_id"]: r for r in by_probe.get(name, [])}
-        killed = applicable = excluded_here = 0
+        killed = applicable = excluded_here = not_measured = 0
         for mutant in operator_corpus.mutants:
             entry = _mutant_json(mutant, operator_corpus)
             mine = [r for case, r in records.items() if r["meta"]["intent"] == mutant.intent]
@@ -43,30 +54,42 @@ def mutation_section(
             entry["phrasings"] = {
                 r["instance_id"]: {"handled": r["mutation"]["handled"],
                                    "control_passed": control.get(r["instance_id"], False),
-                                   **_answer(r, mutant)}
+                                   **_answer(r, mutant), **_drop(r)}
                 for r in mine
             }  # fmt: skip
             if name != CONTROL and mutant.applied:
                 if unmeasured is not None:
+                    not_measured += 1
                     entry["status"], entry["reason"] = "not_measured", unmeasured
                 elif not eligible:
                     excluded_here += 1
                     entry["status"] = "excluded"
                     entry["reason"] = "every phrasing failed unmutated (control row)"
                 else:
-                    applicable += 1
-                    lost = [r["instance_id"] for r in eligible if not r["mutation"]["handled"]]
-                    entry["status"] = "survived" if lost else "killed"
-                    killed += not lost
+                    outcomes = {r["instance_id"]: r["mutation"]["handled"] for r in eligible}
+                    lost = [case for case, ok in outcomes.items() if ok is False]
+                    if not lost and None in outcomes.values():
+                        not_measured += 1
+                        entry["status"], entry["reason"] = "not_measured", NOT_MEASURED
+                    else:
+                        applicable += 1
+                        entry["status"] = "survived" if lost else "killed"
+                        killed += not lost
                     if lost:
                         survivors.append(_survivor(mutant, name, lost, entry["phrasings"]))
             mutants.append(entry)
         if name != CONTROL:
-            reason = unmeasured or (
+            all_excluded = (
                 f"every phrasing of its {excluded_here} mutant(s) failed unmutated (control row)"
-                if excluded_here else None
-            )  # fmt: skip
-            scores.append(_score(name, killed, applicable, operator_corpus, reason))
+            )
+            reason = (
+                unmeasured
+                or (NOT_MEASURED if not_measured else None)
+                or (all_excluded if excluded_here else None)
+            )
+            scores.append(_score(name, killed, applicable, not_measured, operator_corpus, reason))
+    # a pipeline's scores are its own: no drop is summarised for it
+    dropped = not unmeasured and any(op.name == REMOVE_ANSWER for op in chosen)
     return {
         "basis": "answer" if generate else "retrieval",
         "unmeasured": unmeasured,
@@ -75,6 +98,10 @@ def mutation_section(
         "survivors": survivors,
         "excluded_cases": excluded,
         "control": {"cases": len(control), "passed": len(control) - len(excluded)},
+        "top_score_drop": drop_summary(by_probe.get(REMOVE_ANSWER, []), control)
+        if dropped
+        else None,
+        "top_score_drop_reason": None if dropped else unmeasured or "remove_answer was not run",
         "mutants": mutants,
     }
 
@@ -104,17 +131,25 @@ def _answer(record: dict, mutant: Any) -> dict:
 
 
 def _score(
-    name: str, killed: int, applicable: int, corpus: Any, unmeasured: str | None = None
-) -> dict:
+    name: str, killed: int, applicable: int, not_measured: int, corpus: Any,
+    reason: str | None = None,
+) -> dict:  # fmt: skip
     interval = list(wilson_interval(killed, applicable)) if applicable else None
     not_applicable = sum(1 for m in corpus.mutants if not m.applied)
-    reason = unmeasured or "no mutant of this operator applies"
+    reason = reason or "no mutant of this operator applies"
     return {
         "operator": name, "killed": killed, "applicable": applicable,
         "score": killed / applicable if applicable else None,
         "score_reason": None if applicable else reason,
-        "wilson": interval, "not_applicable": not_applicable,
+        "wilson": interval, "not_applicable": not_applicable, "not_measured": not_measured,
     }  # fmt: skip
+
+
+def _drop(record: dict) -> dict:
+    """A remove_answer phrasing's top score drop (control minus mutant), when recorded."""
+    if "top_score_drop" not in record["mutation"]:
+        return {}
+    return {"top_score_drop": record["mutation"]["top_score_drop"]}
 
 
 def _mutant_json(mutant: Any, corpus: Any) -> dict:

@@ -1,5 +1,6 @@
 """The mutation audit's report section: the score per operator with its interval, the
-control row, the survivors named, and why operators did not apply. Read from the results
+control row, the survivors named, remove_answer's top score drop, and why mutants did not
+apply or were not measured. Read from the results
 file's `mutation` section only; figures formatted by results.format. `ragaudit mutate`
 prints the same blocks, so the terminal and the report cannot disagree."""
 
@@ -32,10 +33,11 @@ def mutation_section(results: dict) -> list[Block]:
             shown = fmt_ratio(score["killed"], score["applicable"], score["wilson"])
         else:
             shown = f"— ({score['score_reason']})"
-        rows.append([score["operator"], shown, score["not_applicable"]])
-    blocks.append(
-        ("table", ["operator", "killed / applicable (95% interval)", "not applicable"], rows)
-    )
+        rows.append([score["operator"], shown, score.get("not_measured", 0),
+                     score["not_applicable"]])  # fmt: skip
+    header = ["operator", "killed / applicable (95% interval)", "not measured", "not applicable"]
+    blocks.append(("table", header, rows))
+    blocks += _drop_blocks(section)
     blocks.append(("p", f"Survivors ({len(section['survivors'])}):"))
     blocks.append(("ul", [
         f"{s['mutant']}: {', '.join(_phrasing(s, c) for c in s['phrasings'])} ({s['rule']})"
@@ -43,10 +45,12 @@ def mutation_section(results: dict) -> list[Block]:
     ] or ["none"]))  # fmt: skip
     reasons: dict[tuple[str, str], list[str]] = {}
     for mutant in section["mutants"]:
-        if mutant["status"] in ("not_applicable", "excluded"):
+        if mutant["status"] in ("not_applicable", "excluded") or (
+            mutant["status"] == "not_measured" and not section.get("unmeasured")
+        ):
             reasons.setdefault((mutant["operator"], mutant["reason"]), []).append(mutant["intent"])
     if reasons:
-        blocks.append(("p", "Not applicable:"))
+        blocks.append(("p", "Not applicable, excluded or not measured:"))
         blocks.append(("ul", [f"{op}: {why} ({len(names)}: {', '.join(names)})"
                               for (op, why), names in reasons.items()]))  # fmt: skip
     return blocks
@@ -56,6 +60,33 @@ def mutation_lines(results: dict) -> list[str]:
     """The section as Markdown lines, as `ragaudit mutate` prints it."""
     blocks = mutation_section(results)
     return blocks_to_markdown(blocks).splitlines() if blocks else []
+
+
+def _drop_blocks(section: dict) -> list[Block]:
+    """remove_answer's retrieval-side measure: the top score drop when the answer is
+    removed (control minus mutant), summarised, then per mutant and phrasing."""
+    summary = section.get("top_score_drop")
+    if summary is None:
+        return []
+    if not summary["n"]:
+        return [("p", f"Top score drop when the answer is removed: n/a ({summary['reason']}).")]
+    head = (
+        f"Top score drop when the answer is removed (control row's top score minus the "
+        f"remove_answer mutant's, same phrasing): mean {summary['mean']:.3f}, median "
+        f"{summary['median']:.3f} over {summary['n']} phrasings that passed the control row."
+    )
+    per_mutant = []
+    for mutant in section["mutants"]:
+        drops = {c: p["top_score_drop"] for c, p in mutant["phrasings"].items()
+                 if "top_score_drop" in p}  # fmt: skip
+        if mutant["operator"] == "remove_answer" and drops:
+            shown = ", ".join(f"{c} {_score(d)}" for c, d in drops.items())
+            per_mutant.append(f"{mutant['mutant']} ({mutant['status']}): {shown}")
+    return [("p", head), ("ul", per_mutant)]
+
+
+def _score(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _phrasing(survivor: dict, case: str) -> str:
