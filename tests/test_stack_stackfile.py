@@ -4,6 +4,8 @@ components checked before any model loads, and the results file's configs entry.
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,3 +142,23 @@ def test_the_endpoint_options_are_for_openai_specs_only(tmp_path):
     )
     message = refusal(write(tmp_path, text))
     assert "field embedder.base_url" in message and "openai" in message
+
+
+def test_only_a_spec_the_catalogue_serves_as_openai_reads_openai_base_url(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "ftp://models.internal/v1")
+    assert load_stack(write(tmp_path, GOOD)).embedder["spec"] == "local:minilm"
+    text = GOOD.replace(
+        "embedder: local:minilm", "generator: openai:gpt-4o-mini\nembedder: local:minilm"
+    )
+    message = refusal(write(tmp_path, text))
+    assert message.startswith(f"stack file {tmp_path / 'stack.yaml'}: line 5: field generator: ")
+    assert "OPENAI_BASE_URL='ftp://models.internal/v1'" in message
+
+
+def test_importing_the_run_plan_leaves_pydantic_unloaded():
+    # `ragaudit run` imports the plan (and so this module) on every start, stack or none:
+    # the stack file's models load with the first stack file.
+    code = "import ragaudit.pipeline.plan, sys; print('pydantic' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "False\n"

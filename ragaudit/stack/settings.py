@@ -8,8 +8,10 @@ The defaults are an audit's (a settings file may leave any field out). Where a c
 differs, it says so once, here:
 - a user config must name its splitter, chunk_size, overlap and k (USER_CONFIG_REQUIRED),
   and may not use the `document` splitter, which only the audit knows;
-- a stack file has no chunk fields (its splitter is the user's own component) and takes
-  k and hybrid from TOP_K and the model's `hybrid`.
+- a stack file (stack.stackfile_schema) has no chunk fields (its splitter is the user's own
+  component) and takes this model's `k` and `hybrid` fields (`retrieval_field`), except
+  that its `k` has no default: it is required unless a pipeline is given (the contexts the
+  pipeline returns stand in for it).
 
 pydantic is imported inside `retrieval_settings_model`, so importing this module is cheap.
 """
@@ -89,3 +91,12 @@ def retrieval_settings_model() -> type:
             return self
 
     return RetrievalSettings
+
+
+def retrieval_field(name: str, **changes: Any) -> Any:
+    """A copy of one field of the retrieval settings model (its type's constraints and its
+    default), for a model that takes only some of the fields; `changes` (a default) are
+    set on the copy, and the model taking them documents each one."""
+    from pydantic.fields import FieldInfo
+
+    return FieldInfo.merge_field_infos(retrieval_settings_model().model_fields[name], **changes)

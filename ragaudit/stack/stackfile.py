@@ -8,156 +8,32 @@ the user's own code. Unknown keys, k out of range, hybrid with a retriever and a
 clashes with a built-in config are refused with one line naming the file, line and field.
 `check_stack` then imports every component (and builds the splitter) before any model loads;
 the stack file's folder is importable, so a factory may live in a module beside it.
+
+The file's pydantic models (stack.stackfile_schema) and the line-keeping reader
+(fileio.lines) are imported when a stack file is loaded, not with this module: `ragaudit
+run` imports it on every start, stack or none.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-from ragaudit.backends.endpoint import check_endpoint, endpoint_problem
-from ragaudit.backends.specs import (
-    OPTION_KEYS,
-    check_embedder_spec,
-    check_generator_spec,
-    server_options,
-)
+from ragaudit.backends.catalogue import EMBEDDER, GENERATOR, OPENAI, Backend
+from ragaudit.backends.endpoint import check_endpoint
+from ragaudit.backends.specs import OPTION_KEYS, backend_of, server_options
 from ragaudit.errors import RagauditError
-from ragaudit.fileio.lines import Loc, dotted, line_of, load_with_lines, validate
 from ragaudit.stack.bounded import UserCodeLimits
 from ragaudit.stack.components import build_component, import_component
-from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX
-from ragaudit.stack.pipeline_schema import OracleEntry, PipelineEntry, PromptEntry, entry_json
-from ragaudit.stack.settings import k_too_deep
+
+if TYPE_CHECKING:
+    from ragaudit.fileio.lines import Loc
 
 WHAT = "stack file"
-BUILT_IN_NAMES = tuple(c.name for c in (*MATRIX, *OUTSIDE_MATRIX))
-_NAME = re.compile(r"^[A-Za-z0-9_]+$")
-_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-
-
-class _Component(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    class_: str = Field(alias="class", min_length=1)
-    """``llama_index.core.node_parser.SentenceSplitter`` or ``pkg.mod:name``."""
-    args: dict[str, Any] = Field(default_factory=dict)
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    spec: str = Field(min_length=1)
-    base_url: str | None = None
-    """An OpenAI-compatible server's /v1 address (openai: specs only)."""
-    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
-    """The NAME of the environment variable that holds the API key (never the key)."""
-
-    @field_validator("base_url")
-    @classmethod
-    def _an_endpoint(cls, value: str | None) -> str | None:
-        problem = endpoint_problem(value) if value is not None else None
-        if problem is not None:
-            raise ValueError(problem)
-        return value
-
-
-class _Limits(BaseModel):
-    """stack.bounded.UserCodeLimits, each field optional (its default)."""
-
-    model_config = ConfigDict(extra="forbid")
-    build_seconds: float = Field(default=UserCodeLimits.build_seconds, gt=0, le=86_400)
-    split_seconds: float = Field(default=UserCodeLimits.split_seconds, gt=0, le=86_400)
-    call_seconds: float = Field(default=UserCodeLimits.call_seconds, gt=0, le=86_400)
-    max_results: int = Field(default=UserCodeLimits.max_results, ge=1, le=10**7)
-    max_chunks_per_document: int = Field(
-        default=UserCodeLimits.max_chunks_per_document, ge=1, le=10**7
-    )
-    max_chunk_text_ratio: float = Field(default=UserCodeLimits.max_chunk_text_ratio, gt=0, le=10**4)
-
-
-class _Retriever(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    factory: str
-    args: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("factory")
-    @classmethod
-    def _factory_form(cls, value: str) -> str:
-        if not _FACTORY.match(value):
-            raise ValueError("give the factory as package.module:function")
-        return value
-
-
-class _StackFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1, max_length=40)
-    description: str = ""
-    splitter: _Component | None = None
-    embedder: str | _Model | None = None
-    generator: str | _Model | None = None
-    k: int | None = Field(default=None, ge=1)
-    hybrid: bool = False
-    retriever: _Retriever | None = None
-    probes: list[str] | None = Field(default=None, min_length=1)
-    limits: _Limits = Field(default_factory=_Limits)
-    pipeline: PipelineEntry | None = None
-    """The user's whole pipeline in place of splitter, retriever and generator."""
-    oracle: OracleEntry | None = None
-    prompt: PromptEntry | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _name_form(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("use letters, digits and '_' only")
-        if value in BUILT_IN_NAMES:
-            names = ", ".join(BUILT_IN_NAMES)
-            raise ValueError(f"{value!r} clashes with a built-in config ({names})")
-        return value
-
-    @field_validator("k")
-    @classmethod
-    def _k_within_pool(cls, value: int | None) -> int | None:
-        too_deep = k_too_deep(value) if value is not None else None
-        if too_deep:
-            raise ValueError(too_deep)
-        return value
-
-    @model_validator(mode="after")
-    def _consistent(self) -> _StackFile:
-        if self.pipeline is not None:
-            return self._a_pipeline()
-        if self.oracle is not None:
-            raise ValueError("oracle: only with a pipeline (a stack's oracle is ragaudit's)")
-        if self.splitter is None:
-            raise ValueError("splitter: needed unless a pipeline is given")
-        if self.k is None:
-            raise ValueError("k: needed unless a pipeline is given")
-        if self.hybrid and self.retriever is not None:
-            raise ValueError(
-                "hybrid: our BM25 fusion runs over our own index; with a retriever, "
-                "fuse inside your retriever instead"
-            )
-        if self.embedder is None and self.retriever is None:
-            raise ValueError("embedder: needed unless a retriever is given")
-        return self
-
-    def _a_pipeline(self) -> _StackFile:
-        given = [key for key in ("splitter", "embedder", "generator", "retriever", "prompt")
-                 if getattr(self, key) is not None]  # fmt: skip
-        if given or self.hybrid:
-            extra = given[0] if given else "hybrid"
-            raise ValueError(
-                f"{extra}: a pipeline stands in for the splitter, retriever, generator and "
-                "prompt; leave it out"
-            )
-        return self
 
 
 @dataclass(frozen=True)
@@ -218,6 +94,8 @@ class StackSpec:
 
     def where(self, *loc: str | int) -> str:
         """``stack file <file>: line N: field a.b``: the prefix of an error about that field."""
+        from ragaudit.fileio.lines import dotted, line_of
+
         line = line_of(tuple(loc), self.lines)
         at = f"line {line}: " if line is not None else ""
         return f"{WHAT} {self.file}: {at}field {dotted(tuple(loc))}"
@@ -258,7 +136,8 @@ class StackSpec:
         return f"your stack: {self.splitter['class']}, {ranker}, k={self.k}"
 
 
-def _model(value: str | _Model | None) -> dict | None:
+def _model(value: Any) -> dict | None:
+    """An embedder or generator entry (a spec, or stackfile_schema._Model) as a dict."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -269,10 +148,14 @@ def _model(value: str | _Model | None) -> dict | None:
 def load_stack(path: str | Path) -> StackSpec:
     """Read and validate one stack file; a bad value is one line naming file, line and field.
     Specs are checked here too (nothing is imported or loaded: see `check_stack`)."""
+    from ragaudit.fileio.lines import load_with_lines, validate
+    from ragaudit.stack.pipeline_schema import entry_json
+    from ragaudit.stack.stackfile_schema import stack_file_model
+
     path = Path(path)
     raw = path.read_bytes() if path.is_file() else None
     data, lines = load_with_lines(path, WHAT)
-    parsed = validate(_StackFile, data, path, WHAT, lines)
+    parsed = validate(stack_file_model(), data, path, WHAT, lines)
     stack = StackSpec(
         name=parsed.name,
         file=str(path),
@@ -310,13 +193,13 @@ def _importable(folder: Path) -> None:
 
 
 def _check_specs(stack: StackSpec) -> None:
-    for key, check in (("embedder", check_embedder_spec), ("generator", check_generator_spec)):
+    for key in (EMBEDDER, GENERATOR):  # the file's keys are the catalogue's kinds
         model = getattr(stack, key)
         if model is None:
             continue
         loc: Loc = (key, "spec") if (key, "spec") in stack.lines else (key,)
         try:
-            check(model["spec"])
+            backend = backend_of(model["spec"], key)
         except RagauditError as error:
             raise RagauditError(f"{stack.where(*loc)}: {error}") from None
         try:
@@ -324,13 +207,14 @@ def _check_specs(stack: StackSpec) -> None:
         except RagauditError as error:
             named = next((k for k in OPTION_KEYS if model[k] is not None), "spec")
             raise RagauditError(f"{stack.where(key, named)}: {error}") from None
-        _check_default_endpoint(stack, key, model)
+        _check_default_endpoint(stack, key, model, backend)
 
 
-def _check_default_endpoint(stack: StackSpec, key: str, model: dict) -> None:
+def _check_default_endpoint(stack: StackSpec, key: str, model: dict, backend: Backend) -> None:
     """An openai: spec without a base_url asks OPENAI_BASE_URL's server: that address is
-    checked now too, before any model loads, naming the variable and the stack's field."""
-    if not model["spec"].startswith("openai:") or model.get("base_url") is not None:
+    checked now too, before any model loads, naming the variable and the stack's field.
+    `backend` is the one the catalogue found serving the spec."""
+    if backend is not OPENAI or model.get("base_url") is not None:
         return
     given = os.environ.get("OPENAI_BASE_URL")
     if given:
