@@ -1,6 +1,7 @@
 """`ragaudit mutate --junit FILE`: one JUnit test case per mutant; a survivor fails, naming
-the phrasings that let it through; a mutant that does not apply, or whose phrasings all
-failed unmutated, is skipped with the reason."""
+the phrasings that let it through; a mutant that does not apply, whose phrasings all failed
+unmutated, or that no measure could grade (not measured) is skipped with the reason: only a
+killed mutant passes."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ def mutant_cases(results: dict) -> list[TestCase]:
         if mutant["status"] == "control":
             continue
         name, classname = mutant["intent"], f"mutate.{mutant['operator']}"
-        if mutant["status"] in ("not_applicable", "excluded"):
-            cases.append(TestCase(name, classname, skipped=mutant["reason"]))
+        if mutant["status"] in ("not_applicable", "excluded", "not_measured"):
+            reason = mutant["reason"] or mutant["status"].replace("_", " ")
+            cases.append(TestCase(name, classname, skipped=reason))
         elif mutant["mutant"] in survivors:
             lost = survivors[mutant["mutant"]]["phrasings"]
             cases.append(TestCase(
