@@ -1,5 +1,5 @@
 """Text facts operators rely on: the sentence around an answer, word shingles and their
-Jaccard similarity, and the shape of a value (number, date, words)."""
+Jaccard similarity, and the shape of a value (a date, or its tokens' classes)."""
 
 from __future__ import annotations
 
@@ -51,13 +51,39 @@ _LONG_DATE = re.compile(r"^(\d{1,2}) (" + "|".join(MONTHS) + r") (\d{4})$")
 _US_DATE = re.compile(r"^(" + "|".join(MONTHS) + r") (\d{1,2}), (\d{4})$")
 
 
+NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred thousand million half dozen".split()
+)
+"""Words read as a number in a value's shape ('nine hours' is shaped like '72 hours')."""
+
+
+def token_class(token: str) -> str:
+    """`number` (digits or a number word), `Name` (capitalised), `word` (lower case) or
+    `other` (anything else: punctuation, mixed case)."""
+    if any(ch.isdigit() for ch in token) or token.lower() in NUMBER_WORDS:
+        return "number"
+    if token.isalpha() and token[0].isupper() and (len(token) == 1 or token[1:].islower()):
+        return "Name"
+    if token.isalpha() and token.islower():
+        return "word"
+    return "other"
+
+
 def shape(value: str) -> str:
-    """`date`, `number` (holds digits), or `words:<n>` (n words, no digit)."""
+    """`date`, or the value's tokens as classes (`token_class`), a word right after a
+    number kept as written since it is the unit: 'nine hours' and '72 hours' are both
+    `number hours`, 'Helen Marsh' is `Name Name`. A replacement of the same shape is a
+    duration for a duration and a name for a name, never a name for a duration."""
     if _ISO_DATE.match(value) or _LONG_DATE.match(value) or _US_DATE.match(value):
         return "date"
-    if _NUMBER.search(value):
-        return "number"
-    return f"words:{len(value.split())}"
+    classes: list[str] = []
+    for token in value.split():
+        kind = token_class(token)
+        unit = kind == "word" and classes and classes[-1] == "number"
+        classes.append(token.lower() if unit else kind)
+    return " ".join(classes)
 
 
 def numbers(value: str) -> list[re.Match]:
@@ -66,7 +92,7 @@ def numbers(value: str) -> list[re.Match]:
 
 
 def date_parts(value: str) -> tuple[int, int, int, str] | None:
-    """(year, month, day, form) of a date `shape` accepts, else None."""
+    """(year, month, day, form) of a date `shape` calls `date`, else None."""
     if m := _ISO_DATE.match(value):
         return int(m[1]), int(m[2]), int(m[3]), "iso"
     if m := _LONG_DATE.match(value):

@@ -1,6 +1,7 @@
 """The changed value a superseding revision or a near-duplicate states, by a stated rule:
 numbers and dates shifted by a seeded amount, other strings replaced by another intent's
-answer of the same shape. A value no rule can change is reported, never guessed."""
+answer of the same shape (text.shape: a duration by a duration, a name by a name). A value
+no rule can change is reported, never guessed."""
 
 from __future__ import annotations
 
@@ -18,15 +19,14 @@ def changed_value(
     value never appears in `forbidden` (the document it is planted beside), so a grader
     telling the two apart cannot mistake one for the other."""
     kind = shape(value)
-    if kind.startswith("words"):
-        words = kind.split(":")[1]
+    if kind != "date" and not numbers(value):  # no digit to shift: another answer's value
         same = sorted({o for o in others if shape(o) == kind and o != value})
         usable = [o for o in same if not holds(forbidden, o) and value not in o]
         if not same:
-            return None, f"no other intent's answer has the same shape ({words} words)"
+            return None, f"no other intent's answer has the same shape ({kind})"
         if not usable:
             return None, "every other answer of the same shape already appears in the document"
-        return rng.choice(usable), f"another intent's answer of the same shape ({words} words)"
+        return rng.choice(usable), f"another intent's answer of the same shape ({kind})"
     for _ in range(20):
         new, rule = _shifted_date(value, rng) if kind == "date" else _shifted_number(value, rng)
         if new != value and not holds(forbidden, new) and not holds(new, value):
