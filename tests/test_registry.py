@@ -172,3 +172,16 @@ def test_checking_a_spec_imports_no_model_runtime_and_no_http_client():
 
 def test_the_local_backend_declares_the_generators_the_qwen_weights_ship():
     assert tuple(LOCAL.generators.named) == LOCAL_SPECS
+
+
+@pytest.mark.parametrize("spec", ["ollama:qwen2.5:7b", "openai:", "openai:  ", "local:minilm"])
+def test_the_judge_takes_the_specs_the_catalogue_serves_from_an_openai_compatible_server(spec):
+    from ragaudit.judges.server import check_spec
+
+    check_spec("openai:gpt-4o-mini", "http://127.0.0.1:9/v1")  # OPENAI serves it: accepted
+    with pytest.raises(RagauditError) as refused:
+        check_spec(spec, "http://127.0.0.1:9/v1")
+    assert str(refused.value) == (
+        f"--judge {spec}: not a judge spec; valid: local:qwen2.5-1.5b, local:qwen2.5-0.5b, "
+        "openai:<model> (with --base-url URL)"
+    )

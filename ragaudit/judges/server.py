@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from ragaudit.backends.catalogue import GENERATOR, OPENAI
 from ragaudit.backends.openai_backend import listed_digest, listing_entry, openai_base_url
 from ragaudit.backends.openai_http import OpenAIServer
 from ragaudit.backends.qwen import (
@@ -30,6 +31,7 @@ from ragaudit.backends.qwen import (
     weights_for,
 )
 from ragaudit.backends.retry import RetryPolicy
+from ragaudit.backends.specs import backend_of
 from ragaudit.errors import RagauditError
 from ragaudit.judges.proxy import Judge
 
@@ -66,18 +68,26 @@ def check_spec(spec: str, base_url: str | None) -> None:
         if missing := missing_extra(spec, weights_for(spec)):
             raise RagauditError(missing)
         return
-    if spec.startswith("openai:") and spec.removeprefix("openai:").strip():
+    if _served_by_openai(spec) and OPENAI.model(spec).strip():
         openai_base_url(base_url)  # raises on a URL that names no server
         return
     valid = ", ".join((*LOCAL_SPECS, "openai:<model> (with --base-url URL)"))
     raise RagauditError(f"--judge {spec}: not a judge spec; valid: {valid}")
 
 
+def _served_by_openai(spec: str) -> bool:
+    """The backend catalogue serves `spec` as a generator of an OpenAI-compatible server."""
+    try:
+        return backend_of(spec, GENERATOR) is OPENAI
+    except RagauditError:
+        return False
+
+
 def start_judge(spec: str, base_url: str | None, slots: int, retry: RetryPolicy) -> RunningJudge:
     """The judge for `spec`, started here when it is local."""
     if spec in LOCAL_SPECS:
         return _start_local(spec, slots, retry)
-    model = spec.removeprefix("openai:")
+    model = OPENAI.model(spec)
     url = openai_base_url(base_url)
     upstream = OpenAIServer(model, url, KEY_ENV, retry)
     digest, reason = listed_digest(*listing_entry(upstream), upstream.redact)
