@@ -20,8 +20,10 @@ EXPLANATION = (
     "was in the retrieved context, yet the answer is wrong) or retrieval (the gold was not "
     "in the retrieved context, and from the gold chunk alone the answer is right). An "
     "instance without a gold span has no oracle: answered wrongly it counts as generation, "
-    "with no ceiling measured (the no-oracle column). The severity classes are not changed "
-    "by this."
+    "with no ceiling measured (the no-oracle column). A pipeline column without an oracle "
+    "entry is read from its contexts alone (generation when the gold was in them, else "
+    "retrieval), and its ceiling column says it was not measured. The severity classes are "
+    "not changed by this."
 )
 
 
@@ -37,10 +39,10 @@ def attribution_section(results: dict) -> list[Block]:
     rows = []
     for cell in measured:
         attribution = view.cell_attribution(cell)
-        rows.append(
-            [cell["probe"], cell["config"], cell["embedder"]]
-            + [fmt_measure(attribution.get(name)) for name in (*ATTRIBUTIONS, "no_oracle")]
-        )
+        shown = {name: fmt_measure(attribution.get(name)) for name in (*ATTRIBUTIONS, "no_oracle")}
+        if attribution.get("ceiling_reason"):  # a pipeline without an oracle entry
+            shown["ceiling"] = attribution["ceiling_reason"]
+        rows.append([cell["probe"], cell["config"], cell["embedder"], *shown.values()])
     headers = ["Probe", "Config", "Embedder", *ATTRIBUTIONS, "no oracle"]
     blocks += [("p", EXPLANATION), ("table", headers, rows)]
     unmeasured = [f"{c['probe']}/{c['config']}" for c in generated if c not in measured]

@@ -84,6 +84,16 @@ def _generation_cost(results: dict) -> list[Block]:
     return [("p", fmt_generation_tokens(counts))] if counts else []
 
 
+def _unmatched_contexts(results: dict) -> list[Block]:
+    """Each pipeline column's contexts that match no document, as its run recorded them."""
+    indexes = (results.get("run") or {}).get("indexes") or []
+    return [
+        ("p", f"{index.get('embedder')}: {index['unmatched_line']}.")
+        for index in indexes
+        if isinstance(index, dict) and index.get("unmatched_line")
+    ]
+
+
 def conditions_section(results: dict) -> list[Block]:
     """How the run went: model calls, timing, contention, and each model's digest."""
     cond = results.get("conditions") or {}
@@ -106,6 +116,7 @@ def conditions_section(results: dict) -> list[Block]:
         ("p", contention),
         *_generation_cost(results),
         ("table", ["Model", "Kind", "Name", "Digest"], rows),
+        *_unmatched_contexts(results),
     ]
     failed = cond.get("failed_calls") or []
     if failed:

@@ -36,6 +36,19 @@ _NO_GOLD = (
     "a generation failure: the question has no answer in the corpus and the reply did not "
     "abstain (no oracle, so no ceiling is measured)."
 )
+_FROM_CONTEXTS = {  # a pipeline's record without an `oracle:` entry: read from its contexts
+    "retrieval": "a retrieval failure: the gold was not in the retrieved context",
+    "generation": "a generation failure: the gold was in the retrieved context, yet the "
+    "answer is wrong",
+}
+
+
+def _unmeasured_ceiling(record: dict) -> str | None:
+    """`ceiling: not measured (no oracle entry)` for a pipeline record with gold spans and no
+    oracle entry (its record says why), else None."""
+    if record.get("ceiling") and record.get("gold_spans") and not record.get("oracle"):
+        return f"ceiling: {record['ceiling']}"
+    return None
 
 
 def attribution_words(record: dict) -> str:
@@ -45,6 +58,9 @@ def attribution_words(record: dict) -> str:
     name = record.get("attribution")
     if name is None:
         return f"{NOT_MEASURED}."
+    ceiling = _unmeasured_ceiling(record)
+    if ceiling is not None and name in _FROM_CONTEXTS:
+        return f"{_FROM_CONTEXTS[name]}; {ceiling}, so whether the gold alone fixes it is unknown."
     if name == "generation" and not record.get("oracle"):
         return _NO_GOLD
     return _WORDS.get(name, name)
@@ -57,6 +73,7 @@ def oracle_lines(record: dict) -> list[str]:
     oracle = record["oracle"]
     if not oracle:
         why = "retrieval failed" if record.get("retrieval_error") else "it has no gold span"
+        why = _unmeasured_ceiling(record) or why
         return [f"**Oracle context**: none, {why}."]
     ids = ", ".join(f"`{chunk_id}`" for chunk_id in oracle.get("chunk_ids") or [])
     lines = [
@@ -111,6 +128,8 @@ def attribution_rows(results: dict, embedder: str) -> list[dict]:
             if attribution:
                 row = {"probe": probe, "config": column.label}
                 row.update({name: fmt_measure(attribution.get(name)) for name in ATTRIBUTIONS})
+                if attribution.get("ceiling_reason"):  # a pipeline without an oracle entry
+                    row["ceiling"] = attribution["ceiling_reason"]
                 rows.append(row)
     return rows
 
@@ -122,7 +141,9 @@ def render_attribution(results: dict, embedder: str, probe: str, config: str) ->
 
     cell_embedder = column_for(results, config, embedder).embedder
     cell = cell_index(results).get((probe, config, cell_embedder))
-    st.markdown(f"**Failure attribution, {probe} × {config}**: {fmt_attribution(cell)}")
+    reason = (cell_attribution(cell) or {}).get("ceiling_reason")
+    shown = fmt_attribution(cell) + (f" ({reason})" if reason else "")
+    st.markdown(f"**Failure attribution, {probe} × {config}**: {shown}")
     rows = attribution_rows(results, embedder)
     with st.expander("Failure attribution of every generated cell"):
         if rows:
