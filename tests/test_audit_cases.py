@@ -156,3 +156,32 @@ def test_unknown_source_id_is_a_clear_error_with_a_hint(tmp_path):
     assert "case death-benefit/formal expects unknown source id 'statutes/estate'" in message
     assert "did you mean 'statutes/estates'?" in message
     assert "line 6" in message  # the line of that case's question
+
+
+MUTATION_CASES = """\
+intents:
+  - intent: tools
+    expect: [statutes/estate]
+    answer: "12 months"
+    anchor: section 4
+    phrasings:
+      - How long are a decedent's professional tools excluded from the estate?
+"""
+
+
+def test_the_bench_derives_an_audit_case_file_from_a_bounded_read(tmp_path):
+    # bench mutate turns a mutation case file into the case file `ragaudit audit` reads
+    from ragaudit.bench.mutate import audit_cases
+
+    source = write(tmp_path, "mutation.yaml", MUTATION_CASES)
+    (case,) = load_cases(audit_cases(source, tmp_path))
+    assert (case.case_id, case.expect_all) == ("tools/1", ("statutes/estate",))
+    # 4.5 MB: a valid case file under a long comment, refused before it is parsed
+    comment = "#" * (9 * 2**19 - len(MUTATION_CASES) - 1) + "\n"
+    padded = write(tmp_path, "padded.yaml", MUTATION_CASES + comment)
+    assert padded.stat().st_size == 9 * 2**19
+    with pytest.raises(RagauditError) as refused:
+        audit_cases(padded, tmp_path)
+    assert str(refused.value) == (
+        f"{padded}: 4.5 MB, more than the 4 MB ragaudit reads from a file like this"
+    )

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-from ragaudit.fileio.text import parse_yaml
+from ragaudit.fileio import MAX_INPUT_BYTES, parse_yaml, read_text
 from ragaudit.results.format import fmt_ratio
 
 DOCUMENTS = 1000
@@ -104,7 +104,7 @@ def _ragaudit(argv: list[str], home: Path) -> dict:
 
 def audit_cases(cases: Path, folder: Path) -> Path:
     """The mutation case file as `ragaudit audit` reads it (without answer: and anchor:)."""
-    data, _ = parse_yaml(cases.read_text(encoding="utf-8"), cases)
+    data, _ = parse_yaml(read_text(cases, str(cases), max_bytes=MAX_INPUT_BYTES), cases)
     for intent in data["intents"]:
         intent.pop("answer", None)
         intent.pop("anchor", None)
