@@ -8,8 +8,10 @@ counted here from the two files."""
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import pytest
+from helpers.gate_fixtures import gate_run, write_run
 from helpers.hostile_run import FAST, new_key
 from helpers.seeded_chat_server import start_seeded
 
@@ -64,15 +66,49 @@ def test_repeat_marks_the_verdicts_another_seed_changes(seeded, tmp_path, capsys
 
 def test_repeat_and_baseline_refuse_before_any_work(seeded, tmp_path, capsys):
     out = tmp_path / "latest.json"
+    base = [
+        "--baseline",
+        str(write_run(tmp_path / "base.json", gate_run({("control", "A"): [True]}))),
+    ]
     for extra, words in (
         (["--repeat", "1"], "--repeat 1: give 2 to 8 conditions"),
         (["--repeat", "2", "--no-generate"], "--repeat reruns generation"),
         (["--baseline", str(tmp_path / "missing.json")], "missing.json"),
+        (["--gate-alpha", "0.01"], "--gate-alpha is an option of the gate after the run"),
+        ([*base, "--gate-alpha", "0.9"], "--gate-alpha '0.9': give a number in (0, 0.5]"),
+        ([*base, "--gate-max-drop", "x"], "--gate-max-drop 'x': give a number in [0, 100]"),
+        ([*base, "--gate-cells", "control"], "--cells 'control': write PROBE:CONFIG"),
+        ([*base, "--gate-junit", base[1]], "writing it would replace the input"),
+        ([*base, "--gate-summary", str(out)], "is the results file"),
     ):
         assert main([*RUN, *extra, "--out", str(out)]) == 2, extra
         err = capsys.readouterr().err
         assert words in err and len(err.strip().splitlines()) == 1, (extra, err)
         assert not out.exists()
+
+
+def test_baseline_passes_the_gate_options_through(seeded, tmp_path, capsys):
+    """The same run twice (the second replayed from the call cache): every record is the
+    same, so each gated cell has no discordant pair: one-sided p = 1, Holm 1, drop 0."""
+    out = tmp_path / "latest.json"
+    assert main([*RUN, "--out", str(out)]) == 0
+    capsys.readouterr()
+    junit, summary = tmp_path / "ci" / "gate.xml", tmp_path / "ci" / "gate.md"
+    gate = ["--baseline", str(out), "--gate-cells", "control:A", "--gate-alpha", "0.5"]
+    gate += ["--gate-max-drop", "0", "--gate-junit", str(junit), "--gate-summary", str(summary)]
+    code = main([*RUN, "--out", str(tmp_path / "again.json"), *gate])
+    printed = capsys.readouterr().out
+    assert code == 0
+    # --gate-cells control:A: its two measures (generation ran on A for control), no other
+    names = [c.get("name") for c in ET.parse(junit).getroot().iter("testcase")]
+    assert names == ["control:A (gold in context)", "control:A (answer correct)"]
+    reasoning = (
+        "lost 0, gained 0; one-sided McNemar p = 1.0000 (Holm 1.0000), not significant at "
+        "0.5; drop 0 points <= --max-drop 0: pass"
+    )
+    assert printed.count(reasoning) == 2
+    assert "no drop over 0 points" in printed.splitlines()[-1]
+    assert summary.read_text().startswith("## ragaudit gate")
 
 
 @pytest.mark.slow

@@ -14,13 +14,12 @@ import sys
 from pathlib import Path
 
 from ragaudit.cli.executor import add_executor_arguments
-from ragaudit.cli.repeat import gate_after, run_repeated
+from ragaudit.cli.repeat import add_gate_arguments, check_gate_options, gate_after, run_repeated
 from ragaudit.cli.stages import stages_for
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.pipeline.orchestrate import run_matrix
 from ragaudit.pipeline.plan import DEFAULT_EMBEDDERS, RunPlan, plan_from_args
 from ragaudit.pipeline.preflight import preflight
-from ragaudit.results.io import load_results
 from ragaudit.results.outcome import lost_records
 from ragaudit.results.publish import results_target
 from ragaudit.stack import presets
@@ -31,7 +30,9 @@ EXIT_STATUS = (
     "when model calls failed and records lost them (they stay in the cells' denominators): "
     "the results go to <out stem>.failed.json and the results file is left as it was "
     "(--allow-failed-calls writes it and makes this 0); 2 when the run was refused before "
-    "any work (a bad flag, an unreachable Ollama server, a model not pulled)"
+    "any work (a bad flag, an unreachable Ollama server, a model not pulled); with "
+    "--baseline FILE, once the run succeeded, the gate's: 0 no gated cell lost, 1 one did, "
+    "2 the files cannot be paired"
 )
 
 
@@ -103,8 +104,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="FILE",
-        help="after the run, gate it against this results file (ragaudit gate)",
+        help="after the run, gate it against this results file (ragaudit gate; its options "
+        "as --gate-alpha, --gate-max-drop, --gate-pair, --gate-cells, --gate-junit, "
+        "--gate-summary)",
     )
+    add_gate_arguments(parser)
     parser.add_argument(
         "--dry-run",
         action="store_true",
@@ -165,8 +169,7 @@ def _add_generation_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the matrix the flags describe and write the results file; returns the exit status."""
     plan = plan_from_args(args)
-    if args.baseline is not None:
-        load_results(args.baseline, allow_partial=False)  # refused before any work
+    check_gate_options(args, plan.out)  # the baseline and the gate's options, before any work
     if getattr(args, "dry_run", False):
         from ragaudit.cli.dry_run import estimate_lines, run_estimates
 
@@ -181,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         print(line, file=sys.stderr)
 
     code = run_one(plan) if args.repeat is None else run_repeated(plan, args.repeat, run_one, say)
-    return code if args.baseline is None else gate_after(args.baseline, plan.out, code)
+    return code if args.baseline is None else gate_after(args, plan.out, code)
 
 
 def run_plan(plan: RunPlan, *, allow_failed_calls: bool = False) -> int:
