@@ -16,8 +16,7 @@ from ragaudit.mutate.drop import REMOVE_ANSWER, drop_summary, record_drops
 from ragaudit.mutate.operators import CONTROL
 
 NOT_MEASURED = (
-    "not measured without generation: something was retrieved, and only an answer can show "
-    "an abstention (the top score drop is recorded instead)"
+    "not measured: something was retrieved, and without generation no answer shows an abstention"
 )
 
 

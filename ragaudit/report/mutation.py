@@ -1,6 +1,6 @@
 """The mutation audit's report section: the score per operator with its interval, the
-control row, the survivors named, remove_answer's top score drop, and why mutants did not
-apply or were not measured. Read from the results
+control row, remove_answer's top score drop (each mutant with its status: the not measured
+are listed there), the survivors named, and why operators did not apply. Read from the results
 file's `mutation` section only; figures formatted by results.format. `ragaudit mutate`
 prints the same blocks, so the terminal and the report cannot disagree."""
 
@@ -45,12 +45,10 @@ def mutation_section(results: dict) -> list[Block]:
     ] or ["none"]))  # fmt: skip
     reasons: dict[tuple[str, str], list[str]] = {}
     for mutant in section["mutants"]:
-        if mutant["status"] in ("not_applicable", "excluded") or (
-            mutant["status"] == "not_measured" and not section.get("unmeasured")
-        ):
+        if mutant["status"] in ("not_applicable", "excluded"):
             reasons.setdefault((mutant["operator"], mutant["reason"]), []).append(mutant["intent"])
     if reasons:
-        blocks.append(("p", "Not applicable, excluded or not measured:"))
+        blocks.append(("p", "Not applicable:"))
         blocks.append(("ul", [f"{op}: {why} ({len(names)}: {', '.join(names)})"
                               for (op, why), names in reasons.items()]))  # fmt: skip
     return blocks
