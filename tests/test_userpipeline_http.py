@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -127,6 +129,28 @@ def test_each_fault_is_a_counted_failed_call(home, tmp_path, capsys, fault, reas
     assert results["configs"][0]["indexed_documents"] == "asserted by the user"
 
 
+def test_an_http_4xx_is_a_counted_failed_call(home, tmp_path, monkeypatch, capsys):
+    corpus = tmp_path / "export"
+    assert main(["corpus", "--export", str(corpus), "--format", "jsonl"]) == 0
+    monkeypatch.setenv("SVC_KEY", "not-the-key")  # the service answers 401 to every question
+    with running_service("--key", KEY, "--corpus", str(corpus / "documents.jsonl")) as url:
+        code, results = run(home, tmp_path, url, "none")
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert results["conditions"]["calls"]["failed"] == 11
+    failed = [r["retrieval_error"] for r in results["instances"]]
+    assert len(failed) == 11 and all("HTTP 401" in e and "\n" not in e for e in failed)
+    assert not any("not-the-key" in e for e in failed)
+
+
+def cache_rows(path: Path) -> list[tuple]:
+    """The stored calls (key, model, kind, value, identity), sorted by key."""
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute(
+            "SELECT key, model, kind, value, identity FROM calls ORDER BY key"
+        ).fetchall()
+
+
 def stable(results: dict) -> list[dict]:
     keep = ("key", "retrieved", "gold_in_context", "gold_rank", "generation", "grade", "pipeline")
     return [{k: r.get(k) for k in keep} for r in results["instances"]]
@@ -142,12 +166,17 @@ def test_workers_four_match_workers_one_and_an_ingest_command(home, tmp_path):
         command = json.dumps([sys.executable, "-c", post, url, "{folder}", KEY])
         ingest = f"{{command: {command}, format: jsonl}}"
         serial = run(home, tmp_path, url, ingest, "--workers", "1")
+        serial_rows = cache_rows(home / "cache.sqlite")
         (home / "cache.sqlite").unlink()
         for extra in ("-wal", "-shm"):
             Path(f"{home / 'cache.sqlite'}{extra}").unlink(missing_ok=True)
         pooled = run(home, tmp_path, url, ingest, "--workers", "4")
     assert serial[0] == pooled[0] == 1
     assert stable(serial[1]) == stable(pooled[1])
+    # the same rows stored: one per answered question, keyed and valued alike
+    pooled_rows = cache_rows(home / "cache.sqlite")
+    assert len(serial_rows) == 11 - len([q for q in questions() if faulty(q)])
+    assert pooled_rows == serial_rows
     assert serial[1]["conditions"]["calls"] == pooled[1]["conditions"]["calls"]
     assert serial[1]["conditions"]["calls"]["computed"] == 11 - len(
         [q for q in questions() if faulty(q)]
