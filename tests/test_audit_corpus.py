@@ -110,3 +110,25 @@ def test_malformed_jsonl_names_the_line(tmp_path, lines, expected):
 
 def test_html_blocks_become_lines():
     assert html_to_text("<ul><li>one</li><li>two &amp; three</li></ul>") == "one\n\ntwo & three"
+
+
+def test_a_users_corpus_and_the_planted_corpus_are_the_one_corpus_type(tmp_path):
+    from ragaudit.corpus.build import build_corpus
+    from ragaudit.documents import Corpus
+
+    root = make_folder(tmp_path / "corpus")
+    users = load_corpus(root)
+    planted = build_corpus(n=1, probes=["control"])
+    assert isinstance(users, Corpus) and isinstance(planted, Corpus)
+    # a document is found by its id the same way in both
+    assert users.document("guide").text == "File within six months."
+    assert users.ids() == {"statutes/estate", "guide", "page"}
+    first = planted.instances[0].answer_doc_ids[0]
+    assert planted.document(first).metadata["probe"] == "control"
+    assert first in planted.ids() and len(planted.ids()) == len(planted.documents)
+    for corpus in (users, planted):
+        with pytest.raises(RagauditError, match="^no document 'nosuch' in the corpus$"):
+            corpus.document("nosuch")
+    # where a corpus was read, and what it skipped: a user's only
+    assert (users.root, len(users.skipped)) == (str(root), 4)
+    assert (planted.root, planted.skipped) == (None, ())

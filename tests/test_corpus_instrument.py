@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from ragaudit.corpus.build import PROBES_IN_ORDER, REFERENCE_CHUNKING, Corpus
+from ragaudit.corpus.build import PROBES_IN_ORDER, REFERENCE_CHUNKING, PlantedCorpus
 from ragaudit.corpus.files import load_corpus
 from ragaudit.corpus.stats import NEAR_DUPLICATE, anchor_selectivity, near_duplicates
 from ragaudit.errors import RagauditError
@@ -104,7 +104,7 @@ def test_near_duplicate_measure_flags_real_duplicates(corpus):
     first, second = instances(corpus, "control")[:2]
     clone_doc = replace(corpus.document(first.answer_doc_ids[0]), doc_id="clone")
     clone = replace(second, instance_id="control-clone", answer_doc_ids=("clone",))
-    doctored = Corpus(
+    doctored = PlantedCorpus(
         (*corpus.documents, clone_doc),
         (*corpus.instances, clone),
         corpus.seed,

@@ -4,40 +4,20 @@ A folder document's id is its path relative to the folder without the extension
 (`statutes/estate-tax`), and its source type is its first folder (`statutes`), or null
 for files at the top. A JSONL line is `{"id": ..., "text": ..., "source_type": ...,
 "metadata": {...}}`. Unreadable, binary, non-UTF-8 or empty files are listed and skipped,
-never silently dropped; a corpus with no readable document is an error."""
+never silently dropped; a corpus with no readable document is an error. The result is the
+one `Corpus` type (ragaudit.documents), with where it was read and the files skipped."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ragaudit.documents import Document
+from ragaudit.documents import Corpus, Document, SkippedFile
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import parse_json, read_text
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 HTML_SUFFIXES = {".html", ".htm"}
-
-
-@dataclass(frozen=True)
-class SkippedFile:
-    """A file that was not read, and why."""
-
-    path: str
-    reason: str
-
-
-@dataclass
-class Corpus:
-    """The documents read and the files skipped."""
-
-    root: str
-    documents: list[Document]
-    skipped: list[SkippedFile]
-
-    def ids(self) -> set[str]:
-        return {doc.doc_id for doc in self.documents}
 
 
 def load_corpus(path: Path) -> Corpus:
@@ -92,7 +72,7 @@ def _load_folder(root: Path) -> Corpus:
                 f"corpus {root}: {seen[doc.doc_id]} and {doc.path} both give id {doc.doc_id!r}"
             )
         seen[doc.doc_id] = doc.path or ""
-    return Corpus(str(root), documents, skipped)
+    return Corpus(documents, root=str(root), skipped=tuple(skipped))
 
 
 def _read_text(file: Path) -> tuple[str | None, str]:
@@ -139,7 +119,7 @@ def _load_jsonl(file: Path) -> Corpus:
         documents.append(
             Document(doc_id, text, metadata, source_type=source_type, path=f"{file.name}:{number}")
         )
-    return Corpus(str(file), documents, [])
+    return Corpus(documents, root=str(file))
 
 
 class _TextExtractor(HTMLParser):

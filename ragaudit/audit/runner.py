@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from ragaudit.audit.cases import Case, StructureReport, check_sources, check_structure, load_cases
 from ragaudit.audit.chunks import AuditChunk, build_chunks
-from ragaudit.audit.corpus_io import Corpus, load_corpus
+from ragaudit.audit.corpus_io import load_corpus
 from ragaudit.audit.dilution import dilution_report
 from ragaudit.audit.engine import (
     AuditIndex,
@@ -35,6 +35,7 @@ from ragaudit.audit.userstack import (
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.backends.specs import describe_model, load_embedder
+from ragaudit.documents import Corpus
 from ragaudit.stack.windows import survey_window
 
 DEFAULT_RANK_DEPTH = 100

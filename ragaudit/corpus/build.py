@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ragaudit.documents import Document
+from ragaudit.documents import Corpus, Document
 from ragaudit.errors import RagauditError
 from ragaudit.probes.base import BuiltInstance, Instance, Probe
 from ragaudit.probes.catalogue import PROBES, planted, probe_registry, shipped
@@ -38,29 +38,15 @@ def __getattr__(name: str) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class Corpus:
-    """Documents and instances of one generation, with the seed and n that made them."""
+class PlantedCorpus(Corpus):
+    """The planted-fault corpus: its documents (the one `Corpus` type, found by id the same
+    way as a user's) and the instances planted in them, with the seed and n that made them."""
 
-    documents: tuple[Document, ...]
     instances: tuple[Instance, ...]
     seed: int
     n: int
     probes: tuple[str, ...]
     filler_count: int
-
-    def document(self, doc_id: str) -> Document:
-        """The document with this id (RagauditError naming it if there is none)."""
-        index = self._doc_index()
-        if doc_id not in index:
-            raise RagauditError(f"no document {doc_id!r} in the corpus")
-        return index[doc_id]
-
-    def _doc_index(self) -> dict[str, Document]:
-        cached = self.__dict__.get("_index")
-        if cached is None:
-            cached = {doc.doc_id: doc for doc in self.documents}
-            object.__setattr__(self, "_index", cached)
-        return cached
 
     def instances_of(self, probe: str) -> list[Instance]:
         """The instances of one probe, in order ([] for a probe this corpus left out, or
@@ -76,7 +62,7 @@ class Corpus:
         """The filler documents (no probe planted anything in them)."""
         return [d for d in self.documents if d.metadata.get("source_type") == "filler"]
 
-    def subset(self, n: int) -> Corpus:
+    def subset(self, n: int) -> PlantedCorpus:
         """The first n instances of each probe, their documents, and a proportional,
         deterministic share of the filler (the first round(filler * n / self.n))."""
         _check_n(n)
@@ -91,7 +77,7 @@ class Corpus:
             if d.metadata.get("instance_id") in keep or d.doc_id in fillers
         )
         instances = tuple(i for i in self.instances if i.instance_id in keep)
-        return Corpus(documents, instances, self.seed, n, self.probes, filler_count)
+        return PlantedCorpus(documents, instances, self.seed, n, self.probes, filler_count)
 
 
 def _check_n(n: object) -> None:
@@ -120,7 +106,7 @@ def build_corpus(
     n: int = DEFAULT_N,
     probes: list[str] | tuple[str, ...] | None = None,
     registry: Registry[Probe] | None = None,
-) -> Corpus:
+) -> PlantedCorpus:
     """Generate the corpus: n instances of each chosen planted probe of `registry` (default:
     the shipped probes), then filler to the chunk target."""
     _check_n(n)
@@ -147,7 +133,7 @@ def build_corpus(
         documents.append(doc)
         chunks += len(chunk_document(doc, REFERENCE_CHUNKING))
         filler_count += 1
-    corpus = Corpus(tuple(documents), tuple(instances), seed, n, names, filler_count)
+    corpus = PlantedCorpus(tuple(documents), tuple(instances), seed, n, names, filler_count)
     _check_corpus(corpus)
     return corpus
 
@@ -162,7 +148,7 @@ def _check_built(built: BuiltInstance, probe: str) -> None:
             raise AssertionError(f"{instance.instance_id}: {span.role} span is not at its offsets")
 
 
-def _check_corpus(corpus: Corpus) -> None:
+def _check_corpus(corpus: PlantedCorpus) -> None:
     """Ids unique; no filler mentions a question's anchor or answer."""
     ids = [d.doc_id for d in corpus.documents]
     if len(ids) != len(set(ids)):

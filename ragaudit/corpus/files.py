@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.corpus.build import Corpus
+from ragaudit.corpus.build import PlantedCorpus
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import parse_json, read_text
@@ -56,7 +56,7 @@ def _write_text(path: Path, text: str) -> None:
         handle.write(text)
 
 
-def write_corpus(corpus: Corpus, path: Path | str | None = None) -> Path:
+def write_corpus(corpus: PlantedCorpus, path: Path | str | None = None) -> Path:
     """Write the corpus folder: into a temp folder first, then moved into place whole."""
     if path is None and "RAGAUDIT_CORPUS" not in os.environ and paths.checkout_root() is None:
         # An installed package's corpus is a shipped copy inside site-packages: never rewrite it.
@@ -94,7 +94,7 @@ def write_corpus(corpus: Corpus, path: Path | str | None = None) -> Path:
     return target
 
 
-def _write_files(corpus: Corpus, folder: Path) -> None:
+def _write_files(corpus: PlantedCorpus, folder: Path) -> None:
     (folder / "documents").mkdir()
     doc_lines = []
     for doc in corpus.documents:
@@ -129,7 +129,7 @@ def _write_files(corpus: Corpus, folder: Path) -> None:
     _write_text(folder / MANIFEST, json.dumps(manifest, indent=1, allow_nan=False) + "\n")
 
 
-def _readme(corpus: Corpus) -> str:
+def _readme(corpus: PlantedCorpus) -> str:
     probes = "\n".join(
         f"- {name}: {len(corpus.instances_of(name))} instances" for name in corpus.probes
     )
@@ -189,7 +189,7 @@ def manifest_sha256(path: Path | str | None = None) -> str:
     return _sha256(folder / MANIFEST)
 
 
-def load_corpus(path: Path | str | None = None) -> Corpus:
+def load_corpus(path: Path | str | None = None) -> PlantedCorpus:
     """Read a corpus folder, refusing it if any file differs from its manifest."""
     folder = Path(path) if path is not None else paths.corpus_dir()
     manifest = _read_manifest(folder)
@@ -207,7 +207,7 @@ def load_corpus(path: Path | str | None = None) -> Corpus:
         instance_from_record(json.loads(line))
         for line in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines()
     ]
-    return Corpus(
+    return PlantedCorpus(
         tuple(documents),
         tuple(instances),
         manifest["seed"],

@@ -15,7 +15,7 @@ import itertools
 import re
 from dataclasses import replace
 
-from ragaudit.corpus.build import REFERENCE_CHUNKING, Corpus
+from ragaudit.corpus.build import REFERENCE_CHUNKING, PlantedCorpus
 from ragaudit.stack.chunking import OVERLAP_RULES, Chunking, chunk_corpus
 from ragaudit.stack.configs import MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE
 from ragaudit.stack.diagnostics import (
@@ -41,7 +41,7 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(union) if union else 0.0
 
 
-def boundary_stats(corpus: Corpus, views: dict[str, ChunkingView]) -> dict:
+def boundary_stats(corpus: PlantedCorpus, views: dict[str, ChunkingView]) -> dict:
     """Per chunking: boundary gold spans preserved whole, and header in the answer's chunk
     (overall and by span length class)."""
     instances = corpus.instances_of("boundary")
@@ -65,7 +65,7 @@ def boundary_stats(corpus: Corpus, views: dict[str, ChunkingView]) -> dict:
     return out
 
 
-def table_stats(corpus: Corpus, views: dict[str, ChunkingView]) -> dict:
+def table_stats(corpus: PlantedCorpus, views: dict[str, ChunkingView]) -> dict:
     """Per chunking: table_split instances whose header row and answer row share a chunk."""
     instances = corpus.instances_of("table_split")
     return {
@@ -77,7 +77,7 @@ def table_stats(corpus: Corpus, views: dict[str, ChunkingView]) -> dict:
     }
 
 
-def instance_tokens(corpus: Corpus) -> dict[str, dict[str, set[str]]]:
+def instance_tokens(corpus: PlantedCorpus) -> dict[str, dict[str, set[str]]]:
     """probe -> instance id -> tokens of its answer-bearing (else its own) documents, minus
     the tokens every document of that probe shares (siblings are compared on what varies)."""
     out: dict[str, dict[str, set[str]]] = {}
@@ -101,7 +101,7 @@ def instance_tokens(corpus: Corpus) -> dict[str, dict[str, set[str]]]:
     return out
 
 
-def near_duplicates(corpus: Corpus) -> dict:
+def near_duplicates(corpus: PlantedCorpus) -> dict:
     """The closest pair of instances within each probe and across probes (token Jaccard)."""
     per_probe = instance_tokens(corpus)
     within = {}
@@ -125,7 +125,7 @@ def near_duplicates(corpus: Corpus) -> dict:
     return {"threshold": NEAR_DUPLICATE, "within": within, "across": best_across}
 
 
-def anchor_selectivity(corpus: Corpus, view: ChunkingView) -> dict:
+def anchor_selectivity(corpus: PlantedCorpus, view: ChunkingView) -> dict:
     """The run's anchor summary over one chunking, plus each question's count."""
     per_question = {
         i.instance_id: view.anchor_selectivity(i.anchor) for i in corpus.instances if i.anchor
@@ -144,7 +144,7 @@ def rule_twins(chunkings: tuple[Chunking, ...]) -> tuple[Chunking, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def overlap_rule_stats(corpus: Corpus, chunkings: tuple[Chunking, ...]) -> dict:
+def overlap_rule_stats(corpus: PlantedCorpus, chunkings: tuple[Chunking, ...]) -> dict:
     """Per recursive chunking with an overlap: against the same cut at overlap 0, the
     documents of more than one chunk whose chunk texts differ, and the chunks that differ."""
     out: dict = {}
@@ -171,7 +171,7 @@ def overlap_rule_stats(corpus: Corpus, chunkings: tuple[Chunking, ...]) -> dict:
     return out
 
 
-def instrument_stats(corpus: Corpus) -> dict:
+def instrument_stats(corpus: PlantedCorpus) -> dict:
     """Every statistic `ragaudit corpus --stats` prints, as one JSON-ready dict."""
     measured = rule_twins(MATRIX_CHUNKINGS)
     chunkings = dict.fromkeys((*measured, TABLE_SPLIT_WIDE, REFERENCE_CHUNKING))

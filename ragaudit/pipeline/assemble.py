@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ragaudit.corpus.build import Corpus
+from ragaudit.corpus.build import PlantedCorpus
 from ragaudit.pipeline.plan import RunPlan
 from ragaudit.pipeline.stage import Stage
 from ragaudit.stack.retrieval import POOL_DEPTH
 
 
-def corpus_section(corpus: Corpus, manifest_sha: str) -> dict:
+def corpus_section(corpus: PlantedCorpus, manifest_sha: str) -> dict:
     """The results file's `corpus`: seed, n, the manifest's sha256 (which pins every corpus
     file, so a subset is (manifest, n)), and each probe with its instance count."""
     probes: dict[str, dict] = {}
@@ -30,7 +30,7 @@ def corpus_section(corpus: Corpus, manifest_sha: str) -> dict:
     }
 
 
-def run_section(plan: RunPlan, corpus: Corpus, retrieval: dict) -> dict:
+def run_section(plan: RunPlan, corpus: PlantedCorpus, retrieval: dict) -> dict:
     """The results file's `run`: what was asked for and what the indexes held."""
     generate = plan.generate
     return {
@@ -55,7 +55,7 @@ def run_section(plan: RunPlan, corpus: Corpus, retrieval: dict) -> dict:
 
 def results_document(
     plan: RunPlan,
-    corpus: Corpus,
+    corpus: PlantedCorpus,
     manifest_sha: str,
     stages: Sequence[Stage],
     retrieval: dict,
