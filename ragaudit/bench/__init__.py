@@ -19,6 +19,7 @@ BENCHES = {
     "gate": "ragaudit.bench.gate",
     "judges": "ragaudit.bench.judges",
     "mutate": "ragaudit.bench.mutate",
+    "pipeline": "ragaudit.bench.pipeline",
     "pipeline_n25": "ragaudit.bench.pipeline_n25",
 }
 

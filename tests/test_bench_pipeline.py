@@ -1,0 +1,28 @@
+"""`python -m ragaudit.bench pipeline` is registered and runs (tiny sizes): the >= 0.95
+goal stands beside each measured zero-delay ratio (http and factory), whose timed path
+locates the contexts; the 5 ms line is an extra without a goal; --workers 4 against 1
+carries the >= 3.5 goal."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from ragaudit.bench import add_arguments, run
+
+
+def test_the_pipeline_bench_runs_by_name(capsys):
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    argv = ["pipeline", "--questions", "12", "--rounds", "1", "--workers-questions", "8",
+            "--delay", "0.01"]  # fmt: skip
+    assert run(parser.parse_args(argv)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    goals = [line for line in lines if "goal >= 0.95" in line]
+    assert [line.split(":")[0] for line in goals] == ["http adapter", "factory adapter"]
+    assert all("(contexts located)" in line for line in goals)
+    assert all(re.search(r"ratio \d+\.\d+ \(goal >= 0\.95: (met|NOT met)\)", g) for g in goals)
+    (extra,) = [line for line in lines if "5 ms" in line]
+    assert "goal" not in extra.replace("not the goal's measure", "")
+    (workers,) = [line for line in lines if line.startswith("--workers 4")]
+    assert re.search(r"\d+\.\d\dx \(goal >= 3\.5: (met|NOT met)\)$", workers)
