@@ -131,3 +131,45 @@ def test_a_factory_raising_while_building_passes_the_dry_run_and_fails_the_real_
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "broken_rag:make raised RuntimeError: no index" in err
     assert not out.exists() and not home.exists()
+
+
+CONTROL = "How often are lightning conductors in section 8961-W inspected?"
+BOUNDARY = "How long are key issue logs in section 1977-B kept?"
+
+
+def test_the_matrix_and_a_stack_tell_their_cached_embeddings_without_a_model(
+    home, tmp_path, capsys
+):
+    from test_dry_run_audit import MINILM, store_questions
+
+    from ragaudit.backends.cache import CallCache
+
+    cache = CallCache()
+    store_questions(cache, "sha256:d1", [CONTROL, BOUNDARY])  # the questions at --n 1
+    cache.remember_digest("local", MINILM["model"], "sha256:d1")
+    cache.close()
+    argv = ["run", "--n", "1", "--embedders", "local:minilm", "--generator",
+            "local:qwen2.5-0.5b", "--gen-configs", "B", "--dry-run"]  # fmt: skip
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    embed = next(line for line in lines if line.startswith("matrix: embed local:minilm"))
+    calls = int(embed.split(": ")[2].split()[0])
+    assert (
+        f"{calls} calls, 2 cached, {calls - 2} to compute (keyed by the digest recorded for "
+        "local:minilm, sha256:d1); time ~" in embed
+    )
+    generate = next(line for line in lines if "generate local:qwen2.5-0.5b" in line)
+    assert "cached: not known before retrieval (each prompt holds the chunks it retrieves)" in (
+        generate
+    )
+    stack = tmp_path / "s.yaml"
+    stack.write_text(
+        "name: s\nsplitter:\n  class: langchain_text_splitters.RecursiveCharacterTextSplitter\n"
+        "  args: {chunk_size: 500, chunk_overlap: 0}\nembedder: local:minilm\nk: 2\n"
+        "probes: [control]\n"
+    )
+    assert main(["run", "--stack", str(stack), "--stack-only", "--n", "1", "--no-generate",
+                 "--dry-run"]) == 0  # fmt: skip
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("stack s: embed")]
+    calls = int(line.split(": ")[2].split()[0])
+    assert f"{calls} calls, 1 cached, {calls - 1} to compute (keyed by the digest" in line

@@ -1,8 +1,9 @@
 """`ragaudit audit --dry-run`: every input checked, then the embedding calls the audit would
 make (the distinct chunk texts and case questions, counted by hand on a three-document
-corpus cut one chunk per document), the cached share told once the model loads, the time
-from the seconds the call cache recorded for the embedder (or that none were); exit 0,
-nothing embedded or written. Bad input is still exit 2 with one line."""
+corpus cut one chunk per document), how many the call cache holds (keys built from the
+digest it recorded for the model, without loading it; written here by hand), the time from
+the seconds the cache recorded for the embedder (or that none were); exit 0, nothing
+embedded or written. Bad input is still exit 2 with one line."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ragaudit.backends.cache import CallCache
+from ragaudit.backends.cache import CallCache, call_key
 from ragaudit.cli.main import main
 
 SETTINGS = "name: prod\nembedder: local:minilm\nsplitter: document\nk: 2\n"
@@ -50,8 +51,8 @@ def test_audit_dry_run_counts_the_embedding_calls_and_writes_nothing(audit_files
     out = capsys.readouterr().out
     # 3 documents -> 3 chunks (splitter: document), plus 3 questions
     assert (
-        "audit: embed local:minilm: 6 calls, cached: told once the model loads; "
-        "time no recorded calls of local:minilm yet" in out
+        "audit: embed local:minilm: 6 calls, 0 cached, 6 to compute (no call of local:minilm "
+        "stored yet); time no recorded calls of local:minilm yet" in out
     )
     assert "nothing was called or written" in out
     assert not (audit_files / "home").exists()
@@ -75,9 +76,50 @@ def test_audit_dry_run_estimates_from_the_recorded_seconds(audit_files, capsys):
     before = files(audit_files / "home")
     assert main(audit(audit_files)) == 0
     out = capsys.readouterr().out
-    assert "6 calls" in out and "~3.0 s (at most: every call, at the mean of 4 recorded)" in out
+    assert "6 calls, cached: no digest recorded for local:minilm yet (its stored calls " in out
+    assert "~3.0 s (at most: every call, at the mean of 4 recorded)" in out
     assert "dry run: 6 calls; estimated time ~3.0 s; nothing was called or written" in out
     assert files(audit_files / "home") == before
+
+
+MINILM = {"backend": "local", "model": "all-MiniLM-L6-v2-int8", "kind": "embed",
+          "server": None, "params": {}}  # fmt: skip
+
+
+def store_questions(cache: CallCache, digest: str, questions: list[str]) -> None:
+    """Embedding calls of local:minilm for `questions`, keyed as its front keys them (no
+    role: MiniLM ignores roles; no server: it runs in process) under `digest`."""
+    identity = cache.remember_identity({**MINILM, "digest": digest})
+    for question in questions:
+        key = call_key("local", MINILM["model"], digest, "embed", {},
+                       {"role": None, "text": question}, None)  # fmt: skip
+        cache.put("local:minilm", "embed", key, b"\0" * 16, identity=identity, seconds=0.5)
+
+
+def test_audit_dry_run_tells_the_cached_calls_from_the_recorded_digest(audit_files, capsys):
+    cache = CallCache()
+    store_questions(cache, "sha256:old", ["Where does the wind blow from?"])
+    store_questions(cache, "sha256:new", ["When is high tide?", "What time is the high tide?"])
+    cache.remember_digest("local", MINILM["model"], "sha256:new")
+    cache.close()
+    before = files(audit_files / "home")
+    assert main(audit(audit_files)) == 0
+    out = capsys.readouterr().out
+    # two of the three questions stored under the digest last seen; the third under an
+    # older one, and no chunk: 4 to compute at the mean 0.5 s of the 3 recorded
+    assert (
+        "audit: embed local:minilm: 6 calls, 2 cached, 4 to compute (keyed by the digest "
+        "recorded for local:minilm, sha256:new); time ~2.0 s (mean of 3 recorded)" in out
+    )
+    assert files(audit_files / "home") == before
+    cache = CallCache()
+    cache.remember_digest("local", MINILM["model"], "sha256:newer")  # the weights changed
+    cache.close()
+    assert main(audit(audit_files)) == 0
+    assert (
+        "6 calls, 0 cached, 6 to compute (keyed by the digest recorded for local:minilm, "
+        "sha256:newer)" in capsys.readouterr().out
+    )
 
 
 def test_audit_dry_run_refuses_bad_input(audit_files, capsys):

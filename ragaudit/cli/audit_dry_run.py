@@ -5,10 +5,11 @@ embedding calls the audit would make, printed as `run --dry-run` prints them
 
 The calls are the distinct texts the audit embeds: each chunk's searched text (the
 settings' chunking, or the stack's splitter) and each case's question. As for the
-matrix, which of them the cache holds shows only once the model has loaded (the key holds
-its digest), so the time is that of every call at the mean the cache recorded for the
-embedder, or says that none was recorded. A stack's own retriever makes its own calls:
-they are not counted. A fatal structural check is printed and exits 2, as the audit does.
+matrix, which of them the cache holds is told from the keys built as the cache recorded
+the embedder's stored calls were keyed (cli.dry_run.embed_estimate), and the time is
+that of the rest at the mean the cache recorded for the embedder, or says that none was
+recorded. A stack's own retriever makes its own calls: they are not counted. A fatal
+structural check is printed and exits 2, as the audit does.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ragaudit.audit.corpus_io import load_corpus
 from ragaudit.audit.engine import embed_text_of
 from ragaudit.audit.settings import AuditSettings, check_floor_source_type, load_settings
 from ragaudit.audit.userstack import audit_chunks, load_audit_stack, stack_settings
-from ragaudit.cli.dry_run import by_model, estimate_lines, open_cache
+from ragaudit.cli.dry_run import embed_estimate, estimate_lines, open_cache
 from ragaudit.userpipeline.dryrun import CallEstimate
 
 NO_EMBEDDING = "n/a"
@@ -66,5 +67,5 @@ def _estimates(cases: list, corpus: Any, settings: AuditSettings, stack: Any) ->
         reason = "not counted: your retriever makes its own calls"
         return [CallEstimate(f"audit stack {stack.name}: retriever", 0, 0, None, reason,
                              tokens_reason=NO_EMBEDDING)]  # fmt: skip
-    texts = {embed_text_of(chunk) for chunk in chunks} | questions
-    return [by_model(what, settings.embedder, len(texts), cache, NO_EMBEDDING)]
+    passages = [embed_text_of(chunk) for chunk in chunks]
+    return [embed_estimate(what, settings.embedder, passages, sorted(questions), cache)]

@@ -4,10 +4,15 @@ then exit 0, every input checked and no file written.
 
 A pipeline stage knows its calls and their keys exactly (userpipeline.dryrun). The matrix's
 and a component stack's embedding and generation calls are counted without a model (the
-corpus cut by each chunking), but which of them the cache holds shows only once the model
-has loaded (the key holds its digest), so those lines say "at most" and estimate the time
-of every call from the seconds the cache recorded for that model. A model with no recorded
-calls is said to have none; nothing is guessed.
+corpus cut by each chunking). An embedding call's key holds the model's digest, which
+only a loaded model reports; the cache records how the model's stored calls were keyed
+(the identity of its latest one: backend, name, server, settings) and the digest last
+reported for it, so the keys are built from those and looked up: "N cached, M to compute",
+the time of the M at the mean the cache recorded for the model. A model with no stored
+call has none cached; one whose stored calls record no identity says so, and its time is
+that of every call ("at most"). A generation call's key holds its prompt, and the prompt
+holds the chunks retrieval will choose: its cached share cannot be told before retrieval,
+and the line says so. Nothing is guessed.
 
 Prompt tokens (cli.prompt_tokens): the fixed part of each answer prompt (system message,
 template, question, the chat template) is counted exactly with a local generator's own
@@ -19,11 +24,14 @@ own).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from contextlib import closing
 from typing import Any
 
 from ragaudit import paths
-from ragaudit.backends.cache import CallCache
+from ragaudit.backends.cache import CallCache, call_key
 from ragaudit.cli.prompt_tokens import PromptTokens, answer_prompt_tokens
 from ragaudit.corpus.files import load_corpus
 from ragaudit.stack.chunking import chunk_corpus
@@ -53,20 +61,104 @@ def run_estimates(plan: Any, stages: Sequence[Any]) -> list[CallEstimate]:
     return estimates
 
 
+BEFORE_RETRIEVAL = "cached: not known before retrieval (each prompt holds the chunks it retrieves)"
+
+
 def by_model(
     what: str, spec: str, calls: int, cache: Any, tokens: str | PromptTokens | None
 ) -> CallEstimate:
-    """`calls` of the model `spec`, their cached share told once it loads, their time at the
-    mean the cache recorded for it (every call: an upper bound), else that none was;
-    `tokens`: the prompt tokens (PromptTokens), or why they are not counted."""
+    """`calls` of the generator `spec`, whose cached share retrieval decides (BEFORE_RETRIEVAL),
+    their time at the mean the cache recorded for it (every call: an upper bound), else that
+    none was; `tokens`: the prompt tokens (PromptTokens), or why they are not counted."""
+    seconds, reason = _time(spec, calls, cache, every_call=True)
+    if isinstance(tokens, PromptTokens):
+        return CallEstimate(what, calls, None, seconds, reason, tokens.total, tokens.how, True,
+                            BEFORE_RETRIEVAL)  # fmt: skip
+    return CallEstimate(what, calls, None, seconds, reason, None, tokens,
+                        cached_reason=BEFORE_RETRIEVAL)  # fmt: skip
+
+
+def _time(spec: str, calls: int, cache: Any, *, every_call: bool) -> tuple[float | None, str]:
     recorded, mean = cache.recorded_seconds(model=spec) if cache is not None else (0, None)
     if mean is None:
-        seconds, reason = None, f"no recorded calls of {spec} yet"
+        return None, f"no recorded calls of {spec} yet"
+    if every_call:
+        return calls * mean, f"at most: every call, at the mean of {recorded} recorded"
+    return calls * mean, f"mean of {recorded} recorded"
+
+
+def embed_estimate(
+    what: str, spec: str, passages: Iterable[str], queries: Iterable[str], cache: Any
+) -> CallEstimate:
+    """The embedding calls of `spec` for the distinct `passages` and `queries` (one call each),
+    how many the cache holds (keys built as its stored calls were keyed: recorded_keying),
+    the time of the rest at the mean it recorded for the model."""
+    wanted = [("passage", t) for t in dict.fromkeys(passages)]
+    wanted += [("query", t) for t in dict.fromkeys(queries)]
+    calls = len(wanted)
+    keying = recorded_keying(cache, spec, "embed")
+    if isinstance(keying, str):  # no identity recorded for its stored calls
+        seconds, reason = _time(spec, calls, cache, every_call=True)
+        return CallEstimate(what, calls, None, seconds, reason, tokens_reason="n/a",
+                            cached_reason=keying)  # fmt: skip
+    if keying is None:  # nothing of it stored
+        cached, how = 0, f"no call of {spec} stored yet"
     else:
-        seconds, reason = calls * mean, f"at most: every call, at the mean of {recorded} recorded"
-    if isinstance(tokens, PromptTokens):
-        return CallEstimate(what, calls, None, seconds, reason, tokens.total, tokens.how, True)
-    return CallEstimate(what, calls, None, seconds, reason, None, tokens)
+        # Whether the model keys by role is its engine's: a text's call is stored under
+        # one of the two forms, never both, so either one found is it.
+        keys = [[keying.key({"role": r, "text": t}), keying.key({"role": None, "text": t})]
+                for r, t in wanted]  # fmt: skip
+        stored = cache.get_many([key for pair in keys for key in pair])
+        cached = sum(1 for pair in keys if pair[0] in stored or pair[1] in stored)
+        how = f"keyed by the digest recorded for {spec}, {keying.digest[:19]}"
+    seconds, reason = _time(spec, calls - cached, cache, every_call=False)
+    return CallEstimate(what, calls, cached, seconds, reason, tokens_reason="n/a",
+                        cached_reason=how)  # fmt: skip
+
+
+class Keying:
+    """How a model's calls are keyed (backends.cache.call_key's parts but the input)."""
+
+    def __init__(self, description: dict, digest: str, kind: str) -> None:
+        self.backend, self.model = description["backend"], description["model"]
+        self.server, self.params = description.get("server"), description.get("params") or {}
+        self.digest, self.kind = digest, kind
+
+    def key(self, payload: object) -> str:
+        """The key of the call of `payload`."""
+        return call_key(self.backend, self.model, self.digest, self.kind, self.params, payload,
+                        self.server)  # fmt: skip
+
+
+def recorded_keying(cache: Any, spec: str, kind: str) -> Keying | str | None:
+    """How the cache keyed `spec`'s latest stored call of `kind` (the identity it recorded,
+    with the digest last reported for that model and server), None when it stores none, or
+    why it cannot say (its stored calls record no identity)."""
+    if cache is None:
+        return None
+    with closing(sqlite3.connect(f"file:{cache.path}?mode=ro", uri=True)) as db:
+        try:
+            stored = db.execute(
+                "SELECT COUNT(*) FROM calls WHERE model = ? AND kind = ?", (spec, kind)
+            ).fetchone()[0]
+        except sqlite3.OperationalError:  # no calls table yet: nothing stored
+            return None
+        try:
+            row = db.execute(
+                "SELECT i.description FROM calls c JOIN identities i ON i.identity = c.identity "
+                "WHERE c.model = ? AND c.kind = ? ORDER BY c.created_at DESC LIMIT 1",
+                (spec, kind),
+            ).fetchone()
+        except sqlite3.OperationalError:  # a version-1 cache: no identities recorded
+            row = None
+    if not stored:
+        return None
+    if row is None:
+        return f"cached: no digest recorded for {spec} yet (its stored calls predate it)"
+    description = json.loads(row[0])
+    server = description.get("server") or ""
+    digest = cache.last_digest(description["backend"], description["model"], server)
+    return Keying(description, digest or description["digest"], kind)
 
 
 def _matrix_estimates(plan: Any, corpus: Any, cache: Any) -> list[CallEstimate]:
@@ -75,7 +167,7 @@ def _matrix_estimates(plan: Any, corpus: Any, cache: Any) -> list[CallEstimate]:
         c.text for config in plan.configs for c in chunk_corpus(corpus.documents, config.chunking)
     }
     estimates = [
-        by_model(f"matrix: embed {spec}", spec, len(texts) + len(questions), cache, "n/a")
+        embed_estimate(f"matrix: embed {spec}", spec, texts, questions, cache)
         for spec in plan.embedders
     ]
     if plan.generate:
@@ -99,11 +191,12 @@ def _stack_estimates(column: Any, corpus: Any, plan: Any, cache: Any) -> list[Ca
     instances = [i for i in corpus.instances if stack.runs(i.probe)]
     estimates = []
     if stack.embedder is not None and stack.retriever is None:
-        texts = {c.text for c in column.stage.chunks} | {i.question for i in instances}
+        texts = [c.text for c in column.stage.chunks]
         spec = stack.embedder["spec"]
         estimates.append(
-            by_model(f"stack {stack.name}: embed {spec}", spec, len(texts), cache, "n/a")
-        )
+            embed_estimate(f"stack {stack.name}: embed {spec}", spec, texts,
+                           [i.question for i in instances], cache)
+        )  # fmt: skip
     if plan.generate:
         spec = (stack.generator or {"spec": plan.generator})["spec"]
         probes = set(plan.gen_probes or corpus.probes)
@@ -125,8 +218,9 @@ def estimate_lines(estimates: Sequence[CallEstimate]) -> list[str]:
     for e in estimates:
         cached = (
             f"{e.cached} cached, {e.calls - e.cached} to compute"
+            + (f" ({e.cached_reason})" if e.cached_reason else "")
             if e.cached is not None
-            else "cached: told once the model loads"
+            else e.cached_reason or "cached: not known"
         )
         time = (
             f"~{_duration(e.seconds)} ({e.seconds_reason})"

@@ -23,13 +23,16 @@ class CallEstimate:
     """The stage and model, as a person reads it."""
     calls: int
     cached: int | None
-    """How many the cache holds; None when that cannot be told before the model loads."""
+    """How many the cache holds; None when that cannot be told before the run (`cached_reason`
+    says why)."""
     seconds: float | None
     """The estimated time of the calls to compute, or None (`seconds_reason`)."""
     seconds_reason: str | None = None
     prompt_tokens: int | None = None
     tokens_reason: str | None = None
     tokens_estimated: bool = False
+    cached_reason: str | None = None
+    """How the cached share was told (beside a count), or why it cannot be (in its place)."""
 
 
 def estimate_calls(what: str, keys: list[str], identity: str, cache: Any) -> CallEstimate:
