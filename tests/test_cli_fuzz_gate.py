@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import random
 
+from helpers.fuzz import SEED, WRONG, Fuzz, as_json, document_mutations, record_mutations
 from helpers.gate_fixtures import gate_run
-from test_cli_fuzz_inputs import SEED, WRONG, Fuzz, as_json, document_mutations, record_mutations
 
 GATE_FIELDS = ("flaky", "grade", "generation", "gold_rank", "k", "layer", "gold_in_context")
 FLAGS = ("--alpha", "--max-drop", "--cells", "--pair")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_cli_fuzz_inputs import SEED, Fuzz, as_yaml, document_mutations, sha256
+from helpers.fuzz import SEED, Fuzz, as_yaml, document_mutations, sha256
 from test_mutate_discriminates import FILLER, POLICY, RETRIEVER, TABLE
 
 from ragaudit.cli.main import main

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_cli_fuzz_inputs import as_json, as_yaml, byte_mutations, text_mutations, wrong_types
+from helpers.fuzz import as_json, as_yaml, byte_mutations, text_mutations, wrong_types
 
 from ragaudit.cli.main import main
 from ragaudit.pipeline import progress  # noqa: F401  imported before capsys swaps sys.stderr
