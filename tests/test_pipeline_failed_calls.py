@@ -9,35 +9,16 @@ Ollama's API (tests/helpers/ollama_fake.py)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 from helpers.ollama_fake import start_fake_ollama, unused_port
+from helpers.run_fixtures import EMBEDDER, PASSAGES, RECORDS, TINY, ragaudit_run
 
 from ragaudit.pipeline.plan import build_plan
 from ragaudit.pipeline.preflight import remote_specs
 from ragaudit.stack import presets
-
-EMBEDDER = "ollama:mxbai-embed-large"
-TINY = ["--n", "1", "--no-generate"]
-# The n=1 corpus: 11 probes, one question each, over the matrix's 7 configs (A…M) and
-# table_split's T4000 (one record more: 78). Its five chunkings cut 68 distinct chunk texts
-# (fixed-1000-0 29, recursive-1000-0 7 more, recursive-1000-200-carry_tail 5 more,
-# recursive-512-128-carry_tail 25 more, recursive-4000-0 2 more), embedded in batches of
-# 64 (stack.index.EMBED_BATCH): one of 64, one of 4.
-QUESTIONS, CONFIGS, PASSAGES = 11, 7, 68
-RECORDS = QUESTIONS * CONFIGS + 1
-
-
-def ragaudit_run(home, host: str, *flags: str) -> subprocess.CompletedProcess:
-    """`ragaudit run` as a user types it, with data in `home` and Ollama at `host`."""
-    env = {**os.environ, "RAGAUDIT_HOME": str(home), "OLLAMA_HOST": host}
-    env.update(RAGAUDIT_RETRIES="0", RAGAUDIT_RETRY_DELAY="0")
-    env.pop("RAGAUDIT_CONTENTION_PATTERN", None)
-    command = [sys.executable, "-m", "ragaudit.cli.main", "run", *flags]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
 
 
 def written(home) -> list[str]:

@@ -23,8 +23,8 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 from helpers.ollama_fake import FakeOllama
+from helpers.run_fixtures import FLAGS  # the fast fake-Ollama slice, generating one answer
 from helpers.ui_apptest import open_app, texts
-from test_pipeline_orchestrate import FLAGS  # the fast fake-Ollama slice, generating one answer
 
 from ragaudit.ui.data import in_progress_file
 

@@ -12,17 +12,11 @@ import re
 
 import pytest
 from helpers.ollama_fake import start_fake_ollama
+from helpers.run_fixtures import FLAGS
 
 from ragaudit.cli.main import main
 from ragaudit.pipeline import orchestrate
 
-FLAGS = [
-    "--n", "1",
-    "--embedders", "ollama:mxbai-embed-large",
-    "--generator", "ollama:qwen2.5:7b",
-    "--gen-configs", "A",
-    "--gen-probes", "control",
-]  # fmt: skip
 PROBES, CONFIGS = 11, 7  # the committed corpus's probes; the matrix A…M
 WIDE = 1  # T4000, beside the matrix, runs table_split only: one instance at n=1
 

@@ -17,7 +17,7 @@ import shutil
 
 import pytest
 from helpers.ollama_fake import start_fake_ollama
-from test_pipeline_failed_calls import EMBEDDER, RECORDS, TINY, ragaudit_run
+from helpers.run_fixtures import EMBEDDER, RECORDS, TINY, ragaudit_run
 
 pytestmark = pytest.mark.slow  # a real run, then a failing one
 

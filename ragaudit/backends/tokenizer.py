@@ -7,7 +7,7 @@ and the chat template; the tensors after it are never touched) and built into a
 `tokenizers` byte-level BPE that splits text as llama.cpp's `qwen2` pre-tokenizer does. The
 chat template is rendered with Jinja as llama.cpp renders it, so a prompt's count is that
 of the text the model evaluates. Building it takes about a second; `local_tokenizer` builds
-each model's once per process. tests/test_dry_run_tokens.py checks the counts against
+each model's once per process. tests/test_cli_dry_run_tokens.py checks the counts against
 llama.cpp's own /tokenize.
 """
 

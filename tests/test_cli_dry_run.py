@@ -140,7 +140,7 @@ BOUNDARY = "How long are key issue logs in section 1977-B kept?"
 def test_the_matrix_and_a_stack_tell_their_cached_embeddings_without_a_model(
     home, tmp_path, capsys
 ):
-    from test_dry_run_audit import MINILM, store_questions
+    from helpers.run_fixtures import MINILM, store_questions
 
     from ragaudit.backends.cache import CallCache
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.run_fixtures import MINILM, store_questions
 
-from ragaudit.backends.cache import CallCache, call_key
+from ragaudit.backends.cache import CallCache
 from ragaudit.cli.main import main
 
 SETTINGS = "name: prod\nembedder: local:minilm\nsplitter: document\nk: 2\n"
@@ -80,20 +81,6 @@ def test_audit_dry_run_estimates_from_the_recorded_seconds(audit_files, capsys):
     assert "~3.0 s (at most: every call, at the mean of 4 recorded)" in out
     assert "dry run: 6 calls; estimated time ~3.0 s; nothing was called or written" in out
     assert files(audit_files / "home") == before
-
-
-MINILM = {"backend": "local", "model": "all-MiniLM-L6-v2-int8", "kind": "embed",
-          "server": None, "params": {}}  # fmt: skip
-
-
-def store_questions(cache: CallCache, digest: str, questions: list[str]) -> None:
-    """Embedding calls of local:minilm for `questions`, keyed as its front keys them (no
-    role: MiniLM ignores roles; no server: it runs in process) under `digest`."""
-    identity = cache.remember_identity({**MINILM, "digest": digest})
-    for question in questions:
-        key = call_key("local", MINILM["model"], digest, "embed", {},
-                       {"role": None, "text": question}, None)  # fmt: skip
-        cache.put("local:minilm", "embed", key, b"\0" * 16, identity=identity, seconds=0.5)
 
 
 def test_audit_dry_run_tells_the_cached_calls_from_the_recorded_digest(audit_files, capsys):
