@@ -185,3 +185,13 @@ def test_the_judge_takes_the_specs_the_catalogue_serves_from_an_openai_compatibl
         f"--judge {spec}: not a judge spec; valid: local:qwen2.5-1.5b, local:qwen2.5-0.5b, "
         "openai:<model> (with --base-url URL)"
     )
+
+
+@pytest.mark.parametrize("spec", ["openai: ", "ollama:  ", "openai:\t"])
+def test_a_blank_model_name_names_no_backend(spec: str) -> None:
+    from ragaudit.backends.catalogue import GENERATOR
+    from ragaudit.backends.specs import backend_of
+    from ragaudit.errors import RagauditError
+
+    with pytest.raises(RagauditError, match="unknown generator spec"):
+        backend_of(spec, GENERATOR)

@@ -38,7 +38,8 @@ class Offer:
         if spec in self.named:
             return True
         model = spec[len(prefix) + 1 :]
-        return self.any_model is not None and spec.startswith(f"{prefix}:") and bool(model)
+        # a blank name (`openai: `) names no model
+        return self.any_model is not None and spec.startswith(f"{prefix}:") and bool(model.strip())
 
     def suggestions(self) -> tuple[str, ...]:
         """The specs named when a spec is unknown."""

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ragaudit.backends.base import DEFAULT_PARAMS, threads_from_env
+from ragaudit.backends.catalogue import GENERATOR
+from ragaudit.backends.specs import backend_of
 from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable
@@ -59,7 +61,7 @@ def conditions(plan: RunPlan, k: int) -> list[Condition]:
     if not plan.generate:
         raise RagauditError("--repeat reruns generation: leave out --no-generate")
     base_seed = DEFAULT_PARAMS["seed"] if plan.generation_seed is None else plan.generation_seed
-    if plan.generator.startswith("local:"):
+    if not backend_of(plan.generator, GENERATOR).remote:  # in process: vary its threads
         threads = threads_from_env(THREADS_ENV)
         others = [t for t in range(1, k + 2) if t != threads][: k - 1]
         out = [Condition(_threads(threads), None, plan)]
