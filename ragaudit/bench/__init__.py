@@ -21,6 +21,7 @@ BENCHES = {
     "mutate": "ragaudit.bench.mutate",
     "pipeline": "ragaudit.bench.pipeline",
     "pipeline_n25": "ragaudit.bench.pipeline_n25",
+    "install_size": "ragaudit.bench.install_size",
 }
 
 
