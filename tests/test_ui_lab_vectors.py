@@ -134,11 +134,19 @@ def test_the_shipped_vectors_rank_every_question_as_the_model_s_float32_vectors_
     chunks_shipped = np.asarray([shipped.vector(t) for t in texts], dtype=np.float32)
     assert np.max(np.abs(chunks32 - chunks_shipped)) < 1e-6
     assert np.max(np.abs(query32 - query_shipped)) < 1e-6
-    # exact cosine rankings to the pool depth (50), ties by chunking order
-    top32 = np.argsort(-(query32 @ chunks32.T), axis=1, kind="stable")[:, :50]
-    top_shipped = np.argsort(-(query_shipped @ chunks_shipped.T), axis=1, kind="stable")
-    differs = np.flatnonzero((top32 != top_shipped[:, :50]).any(axis=1))
-    assert differs.size == 0, [questions[i] for i in differs[:3]]
+    # exact cosine rankings to the pool depth (50), ties by chunking order. The two sets of
+    # vectors differ by float32 rounding (under 1e-6), which can swap two chunks whose
+    # cosines tie to that precision (1 of 275 questions in one run): the shipped ranking
+    # must then be a ranking of the model's own scores, position by position, to 1e-5.
+    scores32 = query32 @ chunks32.T
+    top32 = np.argsort(-scores32, axis=1, kind="stable")[:, :50]
+    top_shipped = np.argsort(-(query_shipped @ chunks_shipped.T), axis=1, kind="stable")[:, :50]
+    rows = np.arange(len(questions))[:, None]
+    gaps = np.abs(scores32[rows, top32] - scores32[rows, top_shipped])
+    worse = np.flatnonzero(gaps.max(axis=1) >= 1e-5)
+    assert worse.size == 0, [questions[i] for i in worse[:3]]
+    swapped = np.flatnonzero((top32 != top_shipped).any(axis=1))
+    assert swapped.size <= 3, [questions[i] for i in swapped[:3]]  # near-ties are rare
     # the other shipped chunkings: every 16th chunk's vector is the model's
     for name in shipped.chunkings[1:]:
         sample = [c.text for c in chunk_corpus(corpus.documents, Chunking.from_name(name))][::16]
