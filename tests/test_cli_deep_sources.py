@@ -51,6 +51,7 @@ def test_drift_reads_a_constant_inside_100000_parentheses(sources):
     assert len(row) < 400
 
 
+@pytest.mark.slow(model=False)  # builds and walks 50,000 nested objects (7 s): not the fast loop
 def test_drift_reads_past_50000_nested_objects(sources):
     done = ragaudit(
         sources["home"], "drift", str(sources["objects"]), str(sources["plain"]),

@@ -143,6 +143,7 @@ def valid_cache(folder: Path) -> bytes:
     return path.read_bytes()
 
 
+@pytest.mark.slow(model=False)  # hundreds of CLI runs (10-20 s): the full suite, not the fast loop
 def test_every_file_input_is_refused_in_one_line_and_left_as_it_was(workspace, capsys):
     rng = random.Random(SEED)
     fuzz = Fuzz(capsys, workspace / "cases", ALLOWED)
@@ -195,6 +196,7 @@ def _fuzz_the_cache(fuzz: Fuzz, rng: random.Random, workspace: Path, corpus: Pat
             fuzz.problems.append(f"cache/{name}: a damaged cache was accepted")
 
 
+@pytest.mark.slow(model=False)  # hundreds of CLI runs (10-20 s): the full suite, not the fast loop
 def test_compare_and_export_inputs_are_refused_in_one_line_and_left_as_they_were(workspace, capsys):
     """`export` and `compare` (each side) on the results file mutated every way above, and
     every record's required fields removed, nulled or of another type."""

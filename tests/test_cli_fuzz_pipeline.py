@@ -21,6 +21,7 @@ import json
 import random
 from pathlib import Path
 
+import pytest
 from helpers.fuzz import as_json, as_yaml, byte_mutations, text_mutations, wrong_types
 
 from ragaudit.cli.main import main
@@ -118,6 +119,7 @@ def tree(folder: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow(model=False)  # hundreds of CLI runs (10-20 s): the full suite, not the fast loop
 def test_every_pipeline_file_is_refused_in_one_line_and_changes_no_file(
     tmp_path, monkeypatch, capsys
 ):

@@ -147,6 +147,7 @@ def workspace(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow(model=False)  # hundreds of CLI runs (10-20 s): the full suite, not the fast loop
 def test_every_stack_file_is_refused_in_one_line_and_changes_no_file(workspace, capsys):
     rng = random.Random(SEED)
     home, out = workspace / "home", workspace / "out"

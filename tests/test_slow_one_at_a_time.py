@@ -27,7 +27,7 @@ def test_a(tmp_path_factory):
 
 
 def _spans(pytester: pytest.Pytester, monkeypatch, tmp_path: Path, mark: str) -> list[list[float]]:
-    out = tmp_path / mark
+    out = tmp_path / mark.split("(")[0]
     out.mkdir()
     pytester.makepyfile(
         test_one=INNER.format(mark=mark, out=str(out)).replace('"a"', '"one"'),
@@ -55,4 +55,9 @@ def test_two_slow_tests_on_two_workers_never_overlap(pytester, monkeypatch, tmp_
 
 def test_two_fast_tests_on_two_workers_run_side_by_side(pytester, monkeypatch, tmp_path) -> None:
     one, two = _spans(pytester, monkeypatch, tmp_path, "fast")
+    assert _overlap(one, two) > 0.5
+
+
+def test_slow_tests_that_load_no_model_run_side_by_side(pytester, monkeypatch, tmp_path) -> None:
+    one, two = _spans(pytester, monkeypatch, tmp_path, "slow(model=False)")
     assert _overlap(one, two) > 0.5

@@ -5,7 +5,8 @@ Two generators loaded at once on this 2-core machine each get half a core's wort
 llama.cpp threads, and a model-backed test's timeouts were set for one. An exclusive
 lock on a file both workers name (the xdist run's id keys it, so two separate pytest
 runs on one machine do not wait for each other) serialises them; without xdist the lock
-is never contended."""
+is never contended. `@pytest.mark.slow(model=False)` marks a test that is slow for another
+reason (hundreds of CLI runs): it leaves the fast loop but needs no lock."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ def lock_path() -> Path:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    if item.get_closest_marker("slow") is None:
+    slow = item.get_closest_marker("slow")
+    if slow is None or slow.kwargs.get("model") is False:  # slow, but loads no model
         yield
         return
     with open(lock_path(), "a+b") as handle:
