@@ -1,6 +1,6 @@
 """dilute: unrelated sections of the user's corpus are appended to the expected document
-until it is DILUTION_FACTOR times longer (the originating study's long-document dilution, planted). It
-measures the expected document's rank and the answer."""
+until it is DILUTION_FACTOR times longer (the originating study's long-document dilution,
+planted). It measures the expected document's rank and the answer."""
 
 from __future__ import annotations
 
