@@ -9,8 +9,10 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -203,6 +205,35 @@ def test_a_hung_judge_times_out_counted(tmp_path):
     (evaluation,) = partial["evaluations"]
     assert evaluation["outcome"] == "judge_failed"
     assert "deadline" in evaluation["reason"]
+
+
+def test_ctrl_c_with_a_call_in_flight_ends_at_once_and_keeps_the_session(tmp_path):
+    # The judge never answers, so the call is in flight when the interrupt comes. Before
+    # the fix the process waited for that call (here an hour; with a llama.cpp server it
+    # started, for ever: freeing the server waited for the call).
+    server = start_judge_server("hang")
+    env = {**os.environ, "RAGAUDIT_HOME": str(tmp_path), "RAGAUDIT_RETRIES": "0"}
+    command = [sys.executable, "-m", "ragaudit", "judges", "--results", str(REFERENCE),
+               "--judge", "openai:scripted-judge", "--base-url", server.base_url,
+               "--per-group", "1", "--max-records", "1",
+               "--metric", "ragas:faithfulness"]  # fmt: skip
+    process = subprocess.Popen(command, env=env, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while server.stats()["peak_in_flight"] == 0:
+            assert time.monotonic() < deadline and process.poll() is None, "no call arrived"
+            time.sleep(0.2)
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+        seconds = time.monotonic() - interrupted
+    finally:
+        process.kill()
+        server.stop()
+    assert process.returncode == 130 and seconds < 15, (seconds, stderr[-2000:])
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    (session,) = json.loads((tmp_path / "results" / "judges.sessions.json").read_text())
+    assert session["records"] == 1 and session["seconds"] > 0
 
 
 @pytest.mark.parametrize(

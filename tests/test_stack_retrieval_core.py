@@ -75,8 +75,9 @@ def test_a_failing_batch_costs_only_its_bad_text_and_records_it():
     vectors, errors = embed_texts(embedder, ["alpha", "bad one", "gamma", "alpha"])
     assert vectors == {"alpha": [1.0, 0.0], "gamma": [1.0, 0.0]}
     assert errors == {"bad one": "refused 1 text(s)"}
-    # the batch once (each distinct text once), then each text alone
-    assert embedder.calls == [["alpha", "bad one", "gamma"], ["alpha"], ["bad one"], ["gamma"]]
+    # the batch once (each distinct text once, longest first: "bad one" has 7 characters,
+    # the others 5, kept in their order), then each text alone
+    assert embedder.calls == [["bad one", "alpha", "gamma"], ["bad one"], ["alpha"], ["gamma"]]
 
 
 def test_a_down_backend_is_recorded_for_every_text_without_a_call_per_text():

@@ -13,9 +13,11 @@ Exit 0: scored; 1: judge calls failed (the earlier scorecard kept; rerun to resu
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 from ragaudit import paths
 from ragaudit.backends.cache import CallCache
@@ -192,14 +194,42 @@ def _judge(args, metrics, versions, plan, source, samples, out: Path) -> int:
         )
         write_in_progress(out, document(False))
 
+    def end_session() -> None:
+        seconds = time.monotonic() - started
+        _end_session(out, cache, plan, started_at, seconds, len(samples), running.settings)
+
     try:
         with RecordingProxy(running.judge, cache, running.upstream) as proxy:
             run_tasks(tasks, proxy, workers=args.workers, timeout=client_timeout, on_done=done)
-    finally:
+    except KeyboardInterrupt:
+        end_session()
+        _leave_on_interrupt(len(evaluations) - len(carried), out)
+    except BaseException:
+        end_session()
         running.stop()
-        seconds = time.monotonic() - started
-        _end_session(out, cache, plan, started_at, seconds, len(samples), running.settings)
+        raise
+    end_session()  # before the stop: the session counts even if the stop never returns
+    running.stop()
     return _finish(out, document, evaluations, cache)
+
+
+def _leave_on_interrupt(finished: int, out: Path) -> NoReturn:
+    """End the process at once on Ctrl-C, the session already in the ledger.
+
+    Freeing a llama.cpp server with a call in flight never returns (its destructor waits for
+    the call, whose reply the stopped server never sends: measured, a run hung idle for
+    minutes after Ctrl-C), and the library's thread would hold the exit for that call. Every
+    finished evaluation is already in the partial file and every finished call in the cache,
+    so nothing is lost by leaving the server to the operating system."""
+    partial = out.with_name(out.stem + ".partial" + out.suffix)
+    print(
+        f"ragaudit judges: interrupted; {finished} evaluation(s) finished this session are in "
+        f"{partial} and their calls in the call cache (rerun to resume)",
+        file=sys.stderr,
+    )
+    sys.stderr.flush()
+    sys.stdout.flush()
+    os._exit(130)
 
 
 def _conditions(cache: CallCache, args, started_at: str, seconds: float, plan: dict) -> dict:
