@@ -1,6 +1,7 @@
-"""`ragaudit judges --carry`: an earlier session's scorecard (here the shipped interim one,
-6 records x 4 metrics, each run twice: 48 evaluations, all scored, one computing session of
-2,995.6 s) is carried into a run of the same plan, and refused for another plan."""
+"""`ragaudit judges --carry`: an earlier session's scorecard (here a frozen copy of the first
+interim reference scorecard, tests/data/judges_6_records.json.gz: 6 records x 4 metrics,
+each run twice: 48 evaluations, all scored, one computing session of 2,995.6 s) is carried
+into a run of the same plan, and refused for another plan."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from ragaudit.errors import RagauditError
 from ragaudit.judges.carry import carried_evaluations, carry_sessions
 from ragaudit.judges.scorecard import computing_seconds, load_scorecard, read_sessions
 
-SHIPPED = Path(__file__).resolve().parent.parent / "ragaudit/assets/reference/judges.json.gz"
-# The shipped scorecard's plan, as written in docs/judges.md's command (max_records aside).
+# frozen: the shipped scorecard grows as the reference run goes on
+SHIPPED = Path(__file__).resolve().parent / "data" / "judges_6_records.json.gz"
+# The reference scorecard's plan, as written in docs/judges.md's command (max_records aside).
 PLAN = {
     "judge": "local:qwen2.5-1.5b",
     "base_url": None,
