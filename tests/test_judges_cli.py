@@ -130,6 +130,17 @@ def test_a_rerun_replays_every_call(good_run):
     assert not (home / ".deepeval").exists()  # DeepEval's folder goes to the data folder
 
 
+def test_a_computing_session_counts_once_in_the_computing_time(good_run):
+    home, first, card, second, *_ = good_run
+    ledger = home / "results" / "judges.sessions.json"
+    first_session, rerun_session = json.loads(ledger.read_text())
+    assert first_session["computed"] > 0 and rerun_session["computed"] == 0
+    # the first run computed: its time is its session's, once (it was counted twice)
+    assert card["conditions"]["computing_seconds"] == first_session["seconds"]
+    # the rerun replayed everything: it adds no computing time
+    assert scorecard(home)["conditions"]["computing_seconds"] == first_session["seconds"]
+
+
 def test_the_stability_rerun_asks_the_judge_afresh(good_run):
     _, _, card, *_ = good_run
     seconds = [e for e in card["evaluations"] if e["repetition"] == 2]

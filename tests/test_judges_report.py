@@ -26,7 +26,7 @@ def _evaluation(key, outcome, score, repetition=1) -> dict:
     }  # fmt: skip
 
 
-def scorecard() -> dict:
+def scorecard(replace: dict | None = None) -> dict:
     """superseded: 2 wrong, 1 flagged (0.0), 1 passed (1.0); negation: 1 wrong, flagged;
     control: 1 correct, a parse failure. superseded-1 run twice: 1.0 then 0.0 (changed)."""
     samples = [
@@ -42,6 +42,7 @@ def scorecard() -> dict:
         _evaluation("control-1", "parse_failure", None),
         _evaluation("superseded-1", "scored", 0.0, repetition=2),
     ]
+    evaluations = [(replace or {}).get((e["key"], e["repetition"]), e) for e in evaluations]
     return build(
         source={"results": "r", "sha256": "s", "created_at": "2026-01-01", "records_available": 9},
         judge={"spec": "local:qwen2.5-1.5b", "model": "qwen", "base_url": None,
@@ -83,6 +84,37 @@ def test_the_section_lists_the_passed_wrong_answer_and_the_wall_time(tmp_path, c
     out = tmp_path / "judges.md"
     assert main(["judges", "--report-from", str(path), "--out-md", str(out)]) == 0
     assert out.read_text() == text + "\n"
+
+
+def test_the_calls_are_summed_over_the_run_s_sessions_beside_this_one():
+    card = scorecard()
+    # no ledger: this session's calls only
+    assert "Judge calls this session: 10 computed, 0 replayed, 0 failed;" in (
+        render_judges_markdown(card)
+    )
+    # a scorecard built by carrying two computing sessions' evaluations computed nothing
+    card["conditions"]["calls"] = {"replayed": 0, "computed": 0, "failed": 0}
+    card["conditions"]["sessions"] = [
+        {"started_at": "a", "seconds": 2995.6, "computed": 105, "replayed": 3, "failed": 0},
+        {"started_at": "b", "seconds": 1067.9, "computed": 15, "replayed": 18, "failed": 1},
+        {"started_at": "c", "seconds": 3.3, "computed": 0, "replayed": 0, "failed": 0},
+    ]
+    # by hand: 105 + 15 + 0 computed, 0 + 1 + 0 failed
+    assert (
+        "Judge calls over the run's 3 recorded sessions: 120 computed, 1 failed "
+        "(this session: 0 computed, 0 replayed, 0 failed);"
+    ) in render_judges_markdown(card)
+
+
+def test_a_wrong_answer_with_no_verdict_is_not_said_to_have_passed():
+    # superseded-2's verdict becomes a parse failure: of superseded's 2 wrong answers, none
+    # is flagged; superseded-1 passed (1.0), superseded-2 gave no verdict
+    silent = _evaluation("superseded-2", "parse_failure", None)
+    lines = findings(scorecard({("superseded-2", 1): silent}))
+    assert lines[0] == (
+        "`ragas:faithfulness` passes wrong answers most often on **superseded**: it flags "
+        "0% 0/2 of them (1 passed as faithful, 1 with no verdict)."
+    )
 
 
 def test_ragaudit_report_adds_the_section_after_its_own(tmp_path, monkeypatch):

@@ -242,10 +242,17 @@ def _conditions(cache: CallCache, args, started_at: str, seconds: float, plan: d
         "started_at": started_at,
         "elapsed_seconds": round(seconds, 1),
         "sessions": [s for s in sessions if s.get("plan_id") == plan_id(plan)],
-        # this session's time counts once it has computed a call (it is not in the ledger yet)
         "computing_seconds": computing_seconds(sessions, plan_id(plan))
-        + (round(seconds, 1) if cache.stats()["computed"] else 0.0),
+        + (round(seconds, 1) if _counts_apart(sessions, started_at, cache) else 0.0),
     }
+
+
+def _counts_apart(sessions: list[dict], started_at: str, cache: CallCache) -> bool:
+    """Whether this session's time is added to the ledger's: once it has computed a call,
+    until it is in the ledger (the final scorecard is built after the session is written,
+    and counting it twice overstated a computing session's time)."""
+    written = any(entry.get("started_at") == started_at for entry in sessions)
+    return bool(cache.stats()["computed"]) and not written
 
 
 def _end_session(out: Path, cache: CallCache, plan, started_at, seconds, records, settings) -> None:

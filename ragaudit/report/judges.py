@@ -109,9 +109,13 @@ def findings(scorecard: dict) -> list[str]:
             missed = rates["recall"]["n"] - rates["recall"]["count"]
             if not missed:
                 continue  # it flagged every wrong answer it saw: nothing passed
+            silent = rates["no_verdict"]["should_flag"]["count"]  # not flagged, yet not passed
+            how = f"{missed - silent} passed as faithful" + (
+                f", {silent} with no verdict" if silent else ""
+            )
             out.append(
                 f"`{metric['name']}` passes wrong answers most often on **{probe}**: it "
-                f"flags {fmt_share(rates['recall'])} of them ({missed} passed as faithful)."
+                f"flags {fmt_share(rates['recall'])} of them ({how})."
             )
     evaluations = [e for e in scorecard["evaluations"] if e["outcome"] != "not_applicable"]
     empty = [e for e in evaluations if e["outcome"] not in ("scored",)]
@@ -179,7 +183,6 @@ def conditions_text(scorecard: dict) -> str:
         if digest and digest != "unavailable"
         else (f"digest unavailable: {judge.get('digest_reason')}")
     )
-    calls = conditions["calls"]
     state = "" if scorecard.get("complete") else " **Partial: the run has not finished.**"
     return (
         f"Judge `{judge['spec']}` ({judge['model']}, {shown}), "
@@ -188,11 +191,25 @@ def conditions_text(scorecard: dict) -> str:
         f"results file of {str(source.get('created_at') or '')[:10]}: up to "
         f"{sampling['per_group']} per probe and verdict (seed {sampling['seed']}); the first "
         f"{min(sampling['stability'], sampling['samples'])} run twice for "
-        "stability. Judge calls this session: "
-        f"{calls['computed']} computed, "
-        f"{calls['replayed']} replayed, {calls['failed']} failed; --workers "
+        f"stability. {_calls_sentence(conditions)} --workers "
         f"{conditions['workers']}. Wall time of the sessions that computed calls: "
         f"{fmt_seconds(conditions.get('computing_seconds'))}.{state}"
+    )
+
+
+def _calls_sentence(conditions: dict) -> str:
+    """The judge calls over every recorded session of the run, then this session's: a
+    scorecard built by replaying or carrying computed nothing itself."""
+    calls = conditions["calls"]
+    now = f"{calls['computed']} computed, {calls['replayed']} replayed, {calls['failed']} failed"
+    sessions = conditions.get("sessions") or []
+    if not sessions:
+        return f"Judge calls this session: {now};"
+    computed = sum(entry.get("computed", 0) for entry in sessions)
+    failed = sum(entry.get("failed", 0) for entry in sessions)
+    return (
+        f"Judge calls over the run's {len(sessions)} recorded sessions: {computed} computed, "
+        f"{failed} failed (this session: {now});"
     )
 
 
