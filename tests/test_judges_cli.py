@@ -228,7 +228,13 @@ def test_ctrl_c_with_a_call_in_flight_ends_at_once_and_keeps_the_session(tmp_pat
                "--judge", "openai:scripted-judge", "--base-url", server.base_url,
                "--per-group", "1", "--max-records", "1",
                "--metric", "ragas:faithfulness"]  # fmt: skip
-    process = subprocess.Popen(command, env=env, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    # SIGINT at its default, as for a terminal's foreground job: an xdist worker (and a
+    # shell's background job) starts its children with SIGINT ignored, and Python then
+    # never raises KeyboardInterrupt
+    process = subprocess.Popen(
+        command, env=env, cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
         while server.stats()["peak_in_flight"] == 0:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import signal
 import socket
 import time
 
@@ -233,7 +234,11 @@ def _demo(monkeypatch) -> dict:
 
 
 def test_demo_with_no_local_run_opens_the_reference_at_once(ragaudit_home, stand_in, monkeypatch):
+    handler = signal.getsignal(signal.SIGINT)
     seen = _demo(monkeypatch)
+    # the demo ignores a second Ctrl-C while it stops its run, then gives SIGINT back (it
+    # was left ignored: a later test's `ragaudit judges` child could not be interrupted)
+    assert signal.getsignal(signal.SIGINT) is handler
     # opened at once; the main job (the quick run, 4 requests in flight by default) still
     # runs, in the background, writing the local results file
     started = (["--quick", "--workers", "4"], paths.default_results_path())

@@ -99,12 +99,17 @@ def _serve_beside(reference: Path, port: int, pid: int | None) -> int:
         return launch(reference, port)
     finally:
         if pid is not None:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: still clean up
-            if end_started_run(pid):
-                print(
-                    f"ragaudit demo: stopped the background quick run (pid {pid}); the next "
-                    "`ragaudit demo` resumes it from the call cache"
-                )
+            # a second Ctrl-C: still clean up; then the caller's handler again (a caller in
+            # the same process, e.g. a test, would otherwise start children that ignore it)
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                if end_started_run(pid):
+                    print(
+                        f"ragaudit demo: stopped the background quick run (pid {pid}); the "
+                        "next `ragaudit demo` resumes it from the call cache"
+                    )
+            finally:
+                signal.signal(signal.SIGINT, previous)
 
 
 def run(args: argparse.Namespace) -> int:
