@@ -102,6 +102,14 @@ def test_every_metric_scores_what_the_judge_answered(good_run):
         assert evaluation["flagged"] == (score is not None and score < 0.5)
 
 
+def test_a_run_prints_no_library_traceback(good_run):
+    _, first, *_ = good_run
+    assert first.returncode == 0
+    # RAGAS's judge clients were closed by the garbage collector after their event loop:
+    # "Task exception was never retrieved ... Event loop is closed", 16 times in 8 records
+    assert "Traceback" not in first.stderr and "never retrieved" not in first.stderr
+
+
 def test_costs_come_from_the_replies_usage(good_run):
     _, _, card, *_ = good_run
     for name, calls in (("ragas:faithfulness", 2), ("deepeval:faithfulness", 4)):

@@ -13,7 +13,10 @@ import asyncio
 from ragaudit.judges.samples import Sample
 
 
-def _llm(base_url: str, model: str, timeout: float):
+async def _score(metric_class, base_url: str, model: str, timeout: float, **inputs):
+    """The metric's result on `inputs`, its judge client closed inside the event loop: a
+    client left to the garbage collector schedules its close on the loop `asyncio.run`
+    has closed, and each printed a "Task exception was never retrieved" traceback."""
     from openai import AsyncOpenAI
     from ragas.llms import llm_factory
 
@@ -21,7 +24,11 @@ def _llm(base_url: str, model: str, timeout: float):
     client = AsyncOpenAI(
         base_url=base_url, api_key="ragaudit-judge", max_retries=0, timeout=timeout
     )
-    return llm_factory(model, client=client)
+    try:
+        metric = metric_class(llm=llm_factory(model, client=client))
+        return await metric.ascore(**inputs)
+    finally:
+        await client.close()
 
 
 def faithfulness(sample: Sample, base_url: str, model: str, timeout: float) -> tuple:
@@ -29,14 +36,14 @@ def faithfulness(sample: Sample, base_url: str, model: str, timeout: float) -> t
     contexts (1 call); the share supported. (score, reasoning text or None)."""
     from ragas.metrics.collections import Faithfulness
 
-    metric = Faithfulness(llm=_llm(base_url, model, timeout))
     result = asyncio.run(
-        metric.ascore(
+        _score(
+            Faithfulness, base_url, model, timeout,
             user_input=sample.question,
             response=sample.answer,
             retrieved_contexts=list(sample.contexts),
         )
-    )
+    )  # fmt: skip
     return result.value, getattr(result, "reason", None)
 
 
@@ -44,12 +51,12 @@ def context_recall(sample: Sample, base_url: str, model: str, timeout: float) ->
     """RAGAS context recall: the reference's statements attributed to the contexts (1 call)."""
     from ragas.metrics.collections import ContextRecall
 
-    metric = ContextRecall(llm=_llm(base_url, model, timeout))
     result = asyncio.run(
-        metric.ascore(
+        _score(
+            ContextRecall, base_url, model, timeout,
             user_input=sample.question,
             retrieved_contexts=list(sample.contexts),
             reference=sample.reference,
         )
-    )
+    )  # fmt: skip
     return result.value, getattr(result, "reason", None)
