@@ -80,6 +80,27 @@ def test_a_failing_batch_costs_only_its_bad_text_and_records_it():
     assert embedder.calls == [["bad one", "alpha", "gamma"], ["bad one"], ["alpha"], ["gamma"]]
 
 
+class CountingEmbedder(ScriptedEmbedder):
+    """Counts one token per word, as a tokenizer might where words are long."""
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        return [len(text.split()) for text in texts]
+
+
+def test_texts_go_longest_first_in_the_embedders_tokens_when_it_can_count():
+    texts = ["a b c d", "elephantine", "x y", "hippopotamus words"]
+    embedder = CountingEmbedder()
+    embed_texts(embedder, texts)
+    # by tokens: 4, 2, 2, 1 (ties by characters: 18 before 3); by characters it would be
+    # "hippopotamus words", "elephantine", "a b c d", "x y"
+    assert embedder.calls == [["a b c d", "hippopotamus words", "x y", "elephantine"]]
+    given = CountingEmbedder()  # counts passed in (the window survey's) are used as given
+    embed_texts(
+        given, texts, tokens={"a b c d": 1, "elephantine": 9, "x y": 3, "hippopotamus words": 2}
+    )
+    assert given.calls == [["elephantine", "x y", "hippopotamus words", "a b c d"]]
+
+
 def test_a_down_backend_is_recorded_for_every_text_without_a_call_per_text():
     embedder = ScriptedEmbedder(down=True)
     texts = [f"text {n}" for n in range(2 * EMBED_BATCH + 2)]

@@ -180,8 +180,10 @@ class MatrixStage:
         spec = embedder.spec
         texts = list(dict.fromkeys(c.text for chunks in chunkings.values() for c in chunks))
         self.progress.stage(f"embed passages {spec}", len(texts))
-        vectors, errors = embed_texts(embedder, texts, on_batch=self.progress.advance)
         window = survey_window(embedder, texts)  # tokenizer pass only: no model call
+        vectors, errors = embed_texts(
+            embedder, texts, on_batch=self.progress.advance, tokens=window.tokens
+        )
         self.progress.stage(f"index {spec}", len(chunkings))
         indexes = {}
         for name, chunks in chunkings.items():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,6 +139,7 @@ def embed_texts(
     *,
     role: str = "passage",
     on_batch: Callable[[int], None] | None = None,
+    tokens: Mapping[str, int] | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, str]]:
     """Vectors (passages, or queries with role="query") for the distinct `texts`, in
     batches, and text -> error for those that failed: never raised, never an empty vector.
@@ -147,11 +148,16 @@ def embed_texts(
     whole batch has failed text by text the backend is taken as down and later failing
     batches are recorded whole (a down server would otherwise cost a retried call per
     text). Asking once per distinct text keeps the cache's "replayed" count meaning
-    "stored by an earlier run". Texts go longest first across the whole call, so each model
-    batch pads to texts of about its own length (a vector does not depend on its batch:
-    MiniLM's and E5's are bitwise the same alone or batched, tests/test_embedding_batches.py).
+    "stored by an earlier run". Texts go longest first across the whole call, in tokens
+    where the embedder can count them (`tokens`, else counted here), so each model batch
+    pads to texts of its own length: a model computes every padded position, and sorted by
+    characters the matrix's batches held 277,037 positions for 220,991 tokens (224,732
+    sorted by tokens). A vector does not depend on its batch: MiniLM's and E5's are bitwise the
+    same alone or batched (tests/test_embedding_batches.py).
     """
-    distinct = sorted(dict.fromkeys(texts), key=len, reverse=True)
+    distinct = list(dict.fromkeys(texts))
+    counts = tokens if tokens is not None else _token_counts(embedder, distinct)
+    distinct.sort(key=lambda t: (counts[t], len(t)) if counts else len(t), reverse=True)
     vectors: dict[str, list[float]] = {}
     errors: dict[str, str] = {}
     backend_down = False
@@ -169,6 +175,14 @@ def embed_texts(
         if on_batch:
             on_batch(len(batch))
     return vectors, errors
+
+
+def _token_counts(embedder: Any, texts: list[str]) -> dict[str, int] | None:
+    """text -> its length in the embedder's tokens (a tokenizer pass, no model call); None
+    when the embedder cannot count (a remote model, a user's llama-index embedding)."""
+    counter = getattr(embedder, "count_tokens", None)
+    counts = counter(texts) if counter and texts else None
+    return dict(zip(texts, counts, strict=True)) if counts is not None else None
 
 
 def _embed_one_by_one(

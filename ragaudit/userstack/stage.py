@@ -195,12 +195,14 @@ class StackStage:
         embedder, name = self.embedder, self.stack.chunking_name
         texts = list(dict.fromkeys(c.text for c in self.chunks))
         self.progress.stage(f"embed passages {embedder.spec} (stack {self.stack.name})", len(texts))
-        vectors, errors = embed_texts(embedder, texts, on_batch=self.progress.advance)
+        window = survey_window(embedder, texts)  # tokenizer pass only: no model call
+        vectors, errors = embed_texts(
+            embedder, texts, on_batch=self.progress.advance, tokens=window.tokens
+        )
         index = build_index(
             self.client, embedder, name, self.chunks, as_llamaindex_embedding(embedder),
             vectors=vectors, errors=errors,
         )  # fmt: skip
-        window = survey_window(embedder, texts)  # tokenizer pass only: no model call
         self.index_stats.update(
             embedder=embedder.spec, chunking=name, collection=index.name,
             chunks=len(self.chunks), added=index.added, failed=len(index.failed_chunk_ids),
