@@ -38,6 +38,14 @@ EXIT_STATUS = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The `ragaudit run` options."""
+    _add_scope_arguments(parser)
+    _add_generation_arguments(parser)
+    _add_config_arguments(parser)
+    _add_outcome_arguments(parser)
+    parser.epilog = EXIT_STATUS
+
+
+def _add_scope_arguments(parser: argparse.ArgumentParser) -> None:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="n=5 instances per probe")
     size.add_argument("--n", type=int, default=None, help="instances per probe (full: 25)")
@@ -64,7 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="probes the other embedders run ('all' for every probe; default: "
         f"{' '.join(presets.SECONDARY_PROBES)})",
     )
-    _add_generation_arguments(parser)
+
+
+def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--configs",
         default=None,
@@ -78,6 +88,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave out the configs both presets run beside the matrix (T4000: table_split "
         "at 4000 characters through generation)",
     )
+
+
+def _add_outcome_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
         default=None,
@@ -115,7 +128,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="check every input, print the calls the run would make (cached, to compute, "
         "estimated time from the cache's recorded durations), call nothing, write nothing",
     )
-    parser.epilog = EXIT_STATUS
 
 
 def _add_stack_arguments(parser: argparse.ArgumentParser) -> None:

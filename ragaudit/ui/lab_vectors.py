@@ -169,7 +169,6 @@ def write_shipped(path: Path = LAB_VECTORS_FILE) -> str:
     from ragaudit.results.io import load_results
     from ragaudit.results.reference import REFERENCE_FILE
     from ragaudit.stack.chunking import Chunking, chunk_corpus
-    from ragaudit.stack.settings import POOL_DEPTH
 
     corpus = load_corpus()
     embedder = load_embedder(SHIPPED_EMBEDDER, CallCache())
@@ -183,24 +182,7 @@ def write_shipped(path: Path = LAB_VECTORS_FILE) -> str:
     full = np.asarray(embedder.embed(texts), dtype=np.float32)
     row = {text: i for i, text in enumerate(texts)}
     asked = [row[q] for q in questions]
-    refused = []
-    for precision in PRECISIONS:
-        stored = full.astype(precision)
-        read = as_read(stored)
-        differs = {
-            name: top_k_differs(
-                full[[row[t] for t in chunk_texts]],
-                read[[row[t] for t in chunk_texts]],
-                full[asked],
-                read[asked],
-                POOL_DEPTH,
-            )
-            for name, chunk_texts in per_chunking.items()
-        }
-        if not any(differs.values()):
-            break
-        counts = ", ".join(f"{len(d)} under {name}" for name, d in differs.items())
-        refused.append(f"{precision} changes the top-{POOL_DEPTH} of {counts}")
+    precision, stored, refused = _first_faithful_precision(full, row, asked, per_chunking)
     meta = {
         "spec": embedder.spec,
         "name": embedder.name,
@@ -219,6 +201,34 @@ def write_shipped(path: Path = LAB_VECTORS_FILE) -> str:
         f"wrote {path} ({path.stat().st_size:,} bytes, {precision}{why}): {len(texts)} texts "
         f"({len(questions)} questions, chunkings {', '.join(chunkings)})"
     )
+
+
+def _first_faithful_precision(
+    full: np.ndarray, row: dict[str, int], asked: list[int], per_chunking: dict[str, list[str]]
+) -> tuple[str, np.ndarray, list[str]]:
+    """The first of PRECISIONS whose top-k rankings equal float32's under every chunking,
+    its stored vectors, and why each earlier one was refused."""
+    from ragaudit.stack.settings import POOL_DEPTH
+
+    refused = []
+    for precision in PRECISIONS:
+        stored = full.astype(precision)
+        read = as_read(stored)
+        differs = {
+            name: top_k_differs(
+                full[[row[t] for t in chunk_texts]],
+                read[[row[t] for t in chunk_texts]],
+                full[asked],
+                read[asked],
+                POOL_DEPTH,
+            )
+            for name, chunk_texts in per_chunking.items()
+        }
+        if not any(differs.values()):
+            break
+        counts = ", ".join(f"{len(d)} under {name}" for name, d in differs.items())
+        refused.append(f"{precision} changes the top-{POOL_DEPTH} of {counts}")
+    return precision, stored, refused
 
 
 def _main(argv: Sequence[str]) -> int:
