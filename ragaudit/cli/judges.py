@@ -13,6 +13,7 @@ Exit 0: scored; 1: judge calls failed (the earlier scorecard kept; rerun to resu
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -139,6 +140,24 @@ def _generated(results: dict) -> list:
     return judged_records(results)
 
 
+def _carry(carry: Path | None, plan: dict, tasks: list, out: Path) -> tuple[list[dict], list]:
+    """The evaluations a shipped scorecard carries in, and the tasks still to run."""
+    if carry is None:
+        return [], tasks
+    from ragaudit.judges.carry import carried_evaluations, carry_sessions
+
+    carried = carried_evaluations(carry, plan, {task.id for task in tasks})
+    carry_sessions(carry, out, plan)
+    done_ids = {(e["key"], e["metric"], e["repetition"]) for e in carried}
+    print(f"carried {len(carried)} evaluations from {carry}", file=sys.stderr)
+    return carried, [task for task in tasks if task.id not in done_ids]
+
+
+def _retry_policy(timeout: float) -> RetryPolicy:
+    """The environment's retry policy with this run's per-call timeout."""
+    return dataclasses.replace(RetryPolicy.from_env(), timeout=timeout)
+
+
 def _judge(args, metrics, versions, plan, source, samples, out: Path) -> int:
     environment.prepare(paths.data_dir() / "judges")
     from ragaudit.judges.proxy import RecordingProxy
@@ -147,21 +166,10 @@ def _judge(args, metrics, versions, plan, source, samples, out: Path) -> int:
 
     quiet_libraries()
     tasks = tasks_for(samples, metrics, min(plan["stability"], len(samples)))
-    carried: list[dict] = []
-    if args.carry is not None:
-        from ragaudit.judges.carry import carried_evaluations, carry_sessions
-
-        carried = carried_evaluations(args.carry, plan, {task.id for task in tasks})
-        carry_sessions(args.carry, out, plan)
-        done_ids = {(e["key"], e["metric"], e["repetition"]) for e in carried}
-        tasks = [task for task in tasks if task.id not in done_ids]
-        print(f"carried {len(carried)} evaluations from {args.carry}", file=sys.stderr)
+    carried, tasks = _carry(args.carry, plan, tasks, out)
     cache = CallCache()
     started_at, started = now_iso(), time.monotonic()
-    retry = RetryPolicy.from_env()
-    retry = RetryPolicy(
-        retry.retries, retry.delay, retry.max_delay, args.timeout, retry.max_retry_after
-    )
+    retry = _retry_policy(args.timeout)
     client_timeout = args.timeout * (retry.retries + 1) + 60  # the proxy ends a call first
     print(
         f"judging {len(samples)} records x {len(metrics)} metrics"
