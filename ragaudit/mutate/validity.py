@@ -1,8 +1,8 @@
 """The instrument tests of the planted corpus, applied to each mutant: the planted text
 sits exactly where it is recorded; a superseding revision no longer states the old value; a
 boundary mutant is really cut by the user's splitter; a table row is really apart from its
-header; a near-duplicate is near its original and near nothing else; a removed answer is in
-no document left; a diluted document really is that much longer. A mutant failing any of
+header; a near-duplicate is near its original and near nothing else; a removed fact is stated
+nowhere near its anchor; a diluted document really is that much longer. A mutant failing any of
 them is withdrawn (mutate.grouping), never kept as a weaker one."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragaudit.mutate.padding import cuts, together
+from ragaudit.mutate.remove import statements_left
 from ragaudit.mutate.text import holds, jaccard, shingles
 
 NEAR_ORIGINAL = 0.8
@@ -30,8 +31,8 @@ def check_mutant(mutant: Any, plan: Any, corpus: Any, context: Any) -> list[dict
     kind = mutant.operator
     target = docs.get(mutant.mutant_doc_id) if mutant.mutant_doc_id else None
     if kind == "remove_answer":
-        holding = [d.doc_id for d in corpus.documents if holds(d.text, plan.traps[0])]
-        checks.append(_check("answer_absent", not holding, ", ".join(holding) or "in no document"))
+        left = statements_left(plan, corpus.documents, corpus.originals)
+        checks.append(_check("fact_absent", not left, "; ".join(left) or "stated nowhere"))
     elif kind == "supersede":
         old = plan.checks["old"]
         checks.append(_check("old_value_absent", not holds(target.text, old), f"{old!r}"))
