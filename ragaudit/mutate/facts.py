@@ -42,8 +42,11 @@ _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 _MD_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
 _UNDERLINE = re.compile(r"[ \t]*(?:={3,}|-{3,})[ \t]*")
 _CAPS_HEADING = re.compile(r"[ \t]*[A-Z][A-Z0-9 ,/&()'-]*[A-Z0-9)][ \t]*")
-_WIDE_GAP = re.compile(r"[^\s.!?:;] {2,}(?=\S)")
+_WIDE_GAP = re.compile(r"(?<=[^\s.!?:;,]) {2,}(?=\S)")
 _CELL_COMMA = re.compile(r",(?!\s)(?!(?<=\d,)\d{3}(?!\d))")
+_CODE = re.compile(r"(?:[{}]|\};|\*/|[\[\](){}=*][^\s]*;)[ \t]*$")
+"""A line of code (a brace, a closing comment, a statement with brackets): a statement
+of its own, never part of a wrapped sentence ('char sun_path[108]; /* Pathname */')."""
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(\s+)")
 _TRAILING_WORD = re.compile(r"(\S+)$")
 ABBREVIATIONS = frozenset(
@@ -75,18 +78,14 @@ class _Layout:
         return bisect.bisect_right(self.starts, offset) - 1
 
     def table_row(self, i: int) -> bool:
-        """A Markdown `|` row, or a delimited one: as many commas (two or more), tabs or
-        wide gaps (aligned columns) as the line before or after it."""
+        """A Markdown `|` row, or a row of a delimited table: as many cell commas or tabs
+        (two or more) as the line before or after it, or cells starting at the same
+        columns as it (an aligned table; a justified paragraph's wide gaps fall anywhere)."""
         if self.line(i).lstrip().startswith("|"):
             return True
-        mine = _separators(self.line(i))
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(self):
-                theirs = _separators(self.line(j))
-                counts = zip(mine, theirs, (2, 1, 2), strict=True)
-                if any(m == t >= least for m, t, least in counts):
-                    return True
-        return False
+        mine = _cells(self.line(i))
+        neighbours = [j for j in (i - 1, i + 1) if 0 <= j < len(self)]
+        return any(_same_table(mine, _cells(self.line(j))) for j in neighbours)
 
     def heading(self, i: int) -> bool:
         """A Markdown `#` heading, a man page's ALL-CAPS line, a line underlined with
@@ -100,7 +99,11 @@ class _Layout:
         return bool(line.strip()) and _UNDERLINE.fullmatch(following) is not None
 
     def prose(self, i: int) -> bool:
-        return bool(self.line(i).strip()) and not self.table_row(i) and not self.heading(i)
+        line = self.line(i)
+        return (
+            bool(line.strip()) and not _CODE.search(line)
+            and not self.table_row(i) and not self.heading(i)
+        )  # fmt: skip
 
     def continues(self, i: int) -> bool:
         """Line i carries on the paragraph of line i-1 (a hard-wrapped sentence)."""
@@ -156,11 +159,21 @@ class _Layout:
         return token not in ABBREVIATIONS and not (len(token) == 1 and token.isalpha())
 
 
-def _separators(line: str) -> tuple[int, int, int]:
-    """The line's cell commas (no space after, not in '1,000'), tabs and wide gaps (not
-    the two spaces after a full stop): what a delimited table's rows share."""
+def _cells(line: str) -> tuple[int, int, frozenset[int]]:
+    """How a line is cut into cells: its cell commas (no space after, not in '1,000'), its
+    tabs when nothing else pads it (a TSV row; a man page pads with tabs and spaces), and
+    the columns where a cell starts after a wide gap (not the spaces after a full stop)."""
     words = line.strip()
-    return len(_CELL_COMMA.findall(words)), words.count("\t"), len(_WIDE_GAP.findall(words))
+    tabs = words.count("\t") if "  " not in words else 0
+    columns = frozenset(m.end() for m in _WIDE_GAP.finditer(line.expandtabs(8)))
+    return len(_CELL_COMMA.findall(words)), tabs, columns
+
+
+def _same_table(a: tuple[int, int, frozenset[int]], b: tuple[int, int, frozenset[int]]) -> bool:
+    if a[0] == b[0] >= 2 or a[1] == b[1] >= 2:
+        return True
+    fewer, more = sorted((a[2], b[2]), key=len)
+    return len(fewer) >= 2 and fewer <= more
 
 
 def _occurrences(text: str, value: str) -> Iterator[int]:
