@@ -57,7 +57,7 @@ def make(chunks, latest_first=False, min_overlap=0, anchor_blind=(), add_doc_hea
 
 POLICY = (
     "Harbour staff handbook. The canteen opens at seven and closes after the late shift. "
-    "Lockers are assigned by the site office on the first working day.\n\n"
+    "Lockers are assigned by the site office on the opening day.\n\n"
     "Overtime on the quay is paid at 150 percent of the hourly wage for the first two hours. "
     "Night work on the quay is paid at 175 percent of the hourly wage.\n\n"
     "Visitors register at the gate and wear a vest at all times on the quay. The site office "
@@ -275,7 +275,7 @@ def test_whole_document_chunks_let_dilution_survive_and_chunking_kills_it(tmp_pa
         sections[name] = json.loads(out.read_text(encoding="utf-8"))["mutation"]
         assert status == (1 if sections[name]["survivors"] else 0)
     for section in sections.values():
-        assert section["control"] == {"cases": 1, "passed": 1}
+        assert {k: section["control"][k] for k in ("cases", "passed")} == {"cases": 1, "passed": 1}
     assert score(sections["chunked"], "dilute") == (1, 1)
     assert score(sections["whole"], "dilute") == (0, 1)
     assert [s["mutant"] for s in sections["whole"]["survivors"]] == ["dilute/overtime-rate"]

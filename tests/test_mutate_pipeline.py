@@ -84,17 +84,21 @@ def score(results: dict, operator: str) -> tuple[int, int]:
     return entry["killed"], entry["applicable"]
 
 
-def test_a_pipeline_is_built_once_per_operator_corpus_and_its_answers_graded(workspace):
+def test_a_pipeline_is_built_once_per_group_of_mutants_and_its_answers_graded(workspace):
     latest = mutate(workspace, "latest", latest_first=True)
     builds = [json.loads(line) for line in (workspace / "paragraph_rag.py.builds.jsonl")
               .read_text().splitlines()]  # fmt: skip
-    # the control corpus, then supersede's (both revisions beside their originals); no
-    # boundary mutant applies, so nothing is built for it
+    # the control corpus, then one group: the two supersede mutants touch no document the
+    # other intent expects or holds the answer of (cranes vs handbook), so they share a
+    # corpus (both revisions beside their originals); no boundary mutant applies
     originals = ["cranes", "handbook", "news-0", "news-1", "news-2"]
-    revised = sorted([*originals, "cranes~supersede", "handbook~supersede"])
+    revised = sorted([*originals, "cranes~supersede~crane-k2", "handbook~supersede~overtime-rate"])
     assert builds == [originals, revised]
+    assert latest["run"]["builds"]["builds"] == 2
     section = latest["mutation"]
-    assert section["basis"] == "answer" and section["control"] == {"cases": 2, "passed": 2}
+    assert section["basis"] == "answer" and {
+        k: section["control"][k] for k in ("cases", "passed")
+    } == {"cases": 2, "passed": 2}
     assert score(latest, "supersede") == (2, 2)
     boundary = [m for m in section["mutants"] if m["operator"] == "boundary"]
     assert [(m["status"], m["reason"]) for m in boundary] == [
@@ -121,15 +125,19 @@ def test_without_generation_a_pipeline_is_not_measured(workspace, capsys):
 
 
 def test_a_pipeline_that_refuses_without_evidence_kills_remove_answer(workspace):
-    # every document holding either answer is removed; what is left (the news) shares at
-    # most one question word ('hours', with the library's opening hours), so the pipeline
-    # needing two abstains and the other answers anyway. The crane question names the
-    # berth, so it shares two words (crane, berth) with its table unmutated.
+    # the answer's fact is removed (the overtime sentence, the crane's table row); what is
+    # left shares at most two question words with either question (quay; crane, berth in
+    # the table's header), so the pipeline needing three abstains and the other answers
+    # anyway. The crane question names berth 5, so it shares three words (crane, berth, 5)
+    # with its table unmutated, and the 5 goes with the row.
     cases = workspace / "cases.yaml"
     cases.write_text(CASES.replace("How much can crane K2 lift?",
-                                   "How much can crane K2 lift at its berth?"))  # fmt: skip
-    refusing = mutate(workspace, "refusing", operators=("remove_answer",), min_overlap=2)
-    assert refusing["mutation"]["control"] == {"cases": 2, "passed": 2}
+                                   "How much can crane K2 lift at berth 5?"))  # fmt: skip
+    refusing = mutate(workspace, "refusing", operators=("remove_answer",), min_overlap=3)
+    assert {k: refusing["mutation"]["control"][k] for k in ("cases", "passed")} == {
+        "cases": 2,
+        "passed": 2,
+    }
     assert score(refusing, "remove_answer") == (2, 2)
     answering = mutate(workspace, "answering", operators=("remove_answer",))
     assert score(answering, "remove_answer") == (0, 2)

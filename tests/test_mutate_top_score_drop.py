@@ -107,7 +107,10 @@ def test_the_top_score_drop_is_recorded_per_phrasing_and_summarised(removed):
 def test_a_mutant_that_still_retrieves_is_not_measured_not_survived(removed):
     _, results, printed, root = removed
     section = results["mutation"]
-    assert section["control"] == {"cases": 2, "passed": 2} and section["survivors"] == []
+    assert {k: section["control"][k] for k in ("cases", "passed")} == {
+        "cases": 2,
+        "passed": 2,
+    } and section["survivors"] == []
     (score,) = section["scores"]
     assert (score["killed"], score["applicable"], score["not_measured"]) == (0, 0, 2)
     assert score["score"] is None and score["score_reason"] == NOT_MEASURED

@@ -10,6 +10,7 @@ question whose embedding fails is a failed case that stays in the denominator.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -49,9 +50,13 @@ class AuditIndex:
     failures: list[EmbedFailure] = field(default_factory=list)
 
 
-def build_index(embedder: Any, chunks: list[AuditChunk], chunking_name: str) -> AuditIndex:
+def build_index(
+    embedder: Any, chunks: list[AuditChunk], chunking_name: str,
+    on_batch: Callable[[int], None] | None = None,
+) -> AuditIndex:  # fmt: skip
     """Embed `chunks` (through the call cache) into the (embedder, chunking) collection under
-    data/chroma/audit, adding only what it lacks, as the matrix does."""
+    data/chroma/audit, adding only what it lacks, as the matrix does (`on_batch(n)` after
+    each batch of n texts embedded: progress)."""
     chunk_index = build_chunk_index(
         open_client(paths.chroma_dir() / "audit"),
         embedder,
@@ -59,6 +64,7 @@ def build_index(embedder: Any, chunks: list[AuditChunk], chunking_name: str) -> 
         chunks,
         as_llamaindex_embedding(embedder),
         searched_text=embed_text_of,
+        on_batch=on_batch,
     )
     indexed = {c.chunk_id: c for c in chunks if c.chunk_id not in chunk_index.failures}
     failures = [

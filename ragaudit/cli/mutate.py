@@ -22,6 +22,7 @@ from ragaudit.mutate.junit import write_mutation_junit
 from ragaudit.mutate.operators import operator_names
 from ragaudit.mutate.runner import DEFAULT_GENERATOR, MutateInputs, run_mutation
 from ragaudit.pipeline.lock import hold_run_lock
+from ragaudit.pipeline.progress import Progress
 from ragaudit.report.audit_junit import add_junit_argument
 from ragaudit.report.mutation import mutation_lines
 
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = MutateInputs(
         args.corpus, args.cases, args.settings, args.stack,
         tuple(args.operators) if args.operators else None, args.seed, not args.no_generate,
-        args.generator, args.workers, ["mutate", *sys.argv[2:]],
+        args.generator, args.workers, ["mutate", *sys.argv[2:]], Progress(),
     )  # fmt: skip
     with hold_run_lock():  # the call cache and Chroma are written as by a run
         results = run_mutation(inputs)

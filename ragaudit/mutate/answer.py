@@ -11,9 +11,14 @@ from ragaudit.grading.grade import grade_records
 from ragaudit.pipeline.generate import DEFAULT_GEN_PARAMS, generate_records
 
 
-def answer_records(results: dict, generator: Any, column: Any, workers: int) -> dict:
-    """Fill each record's generation, oracle and grade; returns the generation counts."""
+def answer_records(
+    results: dict, generator: Any, column: Any, workers: int, progress: Any = None
+) -> dict:
+    """Fill each record's generation, oracle and grade; returns the generation counts.
+    `progress` (pipeline.progress.Progress) shows the prompts as they are answered."""
     records = results["instances"]
+    if progress is not None:
+        progress.stage("generating", 0)
     counts = generate_records(
         records,
         results["chunks"],
@@ -22,6 +27,7 @@ def answer_records(results: dict, generator: Any, column: Any, workers: int) -> 
         params=dict(DEFAULT_GEN_PARAMS),
         chunk_offsets=results["chunk_offsets"],
         workers=workers,
+        progress=None if progress is None else progress.update,
     )
     grade_records(records, results["chunks"])
     results["run"]["generation_counts"] = counts

@@ -7,16 +7,16 @@ built through the audit's machinery, so a mutant is retrieved exactly as an audi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ragaudit.audit.cases import Case
 from ragaudit.audit.chunks import AuditChunk, build_chunks
-from ragaudit.audit.engine import build_index, embed_questions, rank_chunks
+from ragaudit.audit.engine import build_index, embed_questions, embed_text_of, rank_chunks
 from ragaudit.audit.policy import Candidate, apply_policy
 from ragaudit.audit.settings import AuditSettings, load_settings
 from ragaudit.audit.userstack import (
+    audit_chunks,
     load_audit_stack,
     prepare_stack,
     rank_with_stack,
@@ -26,22 +26,12 @@ from ragaudit.backends.specs import describe_model, load_embedder
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.mutate.operator import Splitter
+from ragaudit.mutate.overlay import OverlayIndex, Ranked
 from ragaudit.stack.stackfile import StackSpec, build_splitter, check_stack, load_stack
+from ragaudit.stack.windows import survey_window
 from ragaudit.userstack.splitter import UserSplitter
 
 DEFAULT_RANK_DEPTH = 100
-
-
-@dataclass
-class Ranked:
-    """One corpus's cases ranked by the column (None: the case's call failed)."""
-
-    ranked: dict[str, list[Candidate] | None]
-    chunks: list[AuditChunk]
-    """Every chunk of the corpus as the column cut it."""
-    indexed: dict[str, AuditChunk]
-    failures: list[Any] = field(default_factory=list)
-    models: list[dict] = field(default_factory=list)
 
 
 def _load_stack(path: Path) -> StackSpec:
@@ -80,6 +70,13 @@ class Column:
     def pipeline(self) -> bool:
         """A `pipeline:` stack: the user's whole pipeline is the column (mutate.pipeline_column)."""
         return self.stack is not None and self.stack.pipeline is not None
+
+    @property
+    def overlay(self) -> bool:
+        """ragaudit ranks with its own core (settings, or a stack's splitter and embedder):
+        each mutant is an overlay on one base index. A user's retriever or pipeline is
+        rebuilt per corpus instead (mutate.groups)."""
+        return not self.pipeline and (self.stack is None or self.stack.retriever is None)
 
     @property
     def name(self) -> str:
@@ -159,9 +156,61 @@ class Column:
         return Ranked(ranked, chunks, index.indexed, index.failures + failures,
                       [describe_model(embedder)])  # fmt: skip
 
+    def base_index(
+        self, documents: Sequence[Document], cases: Sequence[Case], cache: Any, workers: int,
+        progress: Any, depth: int = DEFAULT_RANK_DEPTH,
+    ) -> tuple[OverlayIndex, dict]:  # fmt: skip
+        """The unmutated corpus indexed once (the overlay column's base), and its index
+        section: chunks, the collection and the chunks past the embedder's window."""
+        depth = max(depth, self.settings.candidate_pool)
+        chunks = self.cut(documents)
+        embedder = self._embedder(cache, workers)
+        progress.stage("embedding the corpus", len({embed_text_of(c) for c in chunks}))
+        index = build_index(embedder, chunks, self.chunking_name, progress.advance)
+        progress.finish_stage()  # the chunks the collection already held
+        window = survey_window(embedder, [embed_text_of(c) for c in chunks])
+        section = {
+            "chunking": self.chunking_name, "chunks": len(chunks),
+            "indexed": len(index.indexed), "collection": index.collection_name,
+            "embedder": embedder.spec, **window.fields(chunks, embed_text_of),
+        }  # fmt: skip
+        overlay = OverlayIndex(embedder, index, self._cut_added, cases, depth, self.settings.hybrid)
+        return overlay, section
+
+    def window_check(self, cache: Any, workers: int) -> Any:
+        """`in_window(text, offset)`: whether text[:offset] fits the embedder's input window
+        (a tokenizer pass, the embedder loaded on first use); None when ragaudit does not
+        embed (a user's retriever or pipeline) or the window is unknown."""
+        if not self.overlay:
+            return None
+
+        def in_window(text: str, offset: int) -> bool | None:
+            embedder = self._embedder(cache, workers)
+            tokens = embedder.input_window().tokens
+            counter = getattr(embedder, "count_tokens", None)
+            if tokens is None or counter is None:
+                return None
+            counted = counter([text[:offset]])
+            return None if counted is None else counted[0] <= tokens
+
+        return in_window
+
+    def _cut_added(self, documents: Sequence[Document]) -> list[AuditChunk]:
+        """A mutant's documents cut as the column cuts (one document at a time, so the
+        same as inside the whole corpus)."""
+        if self.stack is not None:
+            return audit_chunks(self.stack, documents)[0]
+        return build_chunks(list(documents), self.settings)[0]
+
     def _embedder(self, cache: Any, workers: int) -> Any:
         if getattr(self, "_loaded", None) is None:
-            self._loaded = load_embedder(self.settings.embedder, cache, workers=workers)
+            if self.stack is not None and self.stack.embedder is not None:
+                from ragaudit.userstack.column import load_model
+
+                self._loaded = load_model(load_embedder, self.stack.embedder, cache,
+                                          workers=workers)  # fmt: skip
+            else:
+                self._loaded = load_embedder(self.settings.embedder, cache, workers=workers)
         return self._loaded
 
     def selected(self, ranking: list[Candidate]) -> list[Candidate]:

@@ -1,29 +1,44 @@
-"""One corpus per operator: every intent's mutant of that operator planted in one copy of the
-user's corpus, so a run builds at most (operators + 1) indexes. Two intents whose answers
-share a document get one mutant of it carrying both plans (an edit proposed twice is made
-once); a plan whose edit would overlap another's is not applicable rather than weakened.
-Each mutant is then checked (mutate.validity); one that fails is withdrawn, with the reason,
-and the corpus is grouped again without it."""
+"""Each intent's mutant of an operator, built alone: its own corpus is the user's corpus
+plus its own change only (the documents it edits, adds or removes), so no mutant ever
+touches another intent's records. A plan whose edits overlap, or a mutant failing a check
+(mutate.validity), is not applicable with the reason, never kept as a weaker one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from ragaudit.documents import Document
 from ragaudit.mutate.edits import Edit, Edited, apply_edits, overlapping, unified_diff
-from ragaudit.mutate.operator import Context, NotApplicable, Operator, Plan, SpanRef, Target
+from ragaudit.mutate.operator import (
+    Context,
+    NotApplicable,
+    Operator,
+    Outcome,
+    Plan,
+    Robust,
+    SpanRef,
+    Target,
+)
+from ragaudit.mutate.text import find_value
 from ragaudit.mutate.validity import check_mutant
 from ragaudit.probes.base import Span
 
+MAX_ANSWER_REPEATS = 50
+"""An intent whose answer stands more often than this in its document is not applicable:
+a document repeating its answer a thousand times is not a fact to plant around (and made
+mutant generation run minutes in silence)."""
 
-def mutant_doc_id(doc_id: str, operator: str) -> str:
-    """The id of a document's mutant in an operator's corpus (never an original's id)."""
-    return f"{doc_id}~{operator}"
+
+def mutant_doc_id(doc_id: str, operator: str, intent: str) -> str:
+    """The id of a document's mutant: never an original's id, and one per intent, since
+    two intents' mutants of one document are two different documents."""
+    return f"{doc_id}~{operator}~{intent}"
 
 
 @dataclass(frozen=True)
 class Mutant:
-    """One intent's mutant in its operator's corpus, or why there is none."""
+    """One intent's mutant and the change that makes its corpus, or why there is none."""
 
     operator: str
     intent: str
@@ -39,57 +54,167 @@ class Mutant:
     trap_spans: tuple[Span, ...] = ()
     extra_spans: tuple[Span, ...] = ()
     planted: tuple[Span, ...] = ()
-    """Every stretch of planted text, where it sits in the mutant document."""
+    """Every stretch of planted text, where it sits in its mutant document."""
     removed: tuple[str, ...] = ()
+    """The user's documents its corpus lacks altogether."""
+    removed_facts: tuple[dict, ...] = ()
+    """Facts deleted (remove_answer), in the original documents' offsets."""
     diff: str = ""
     validity: tuple[dict, ...] = ()
     """Each check: {"check", "passed", "detail"}."""
+    robust: bool = False
+    """Not a trial: the column was shown unable to fail this way (counted apart)."""
+    added: tuple[Document, ...] = ()
+    """The documents its corpus holds that the user's does not (mutants, copies)."""
+    dropped: tuple[str, ...] = ()
+    """The ids of the user's documents its corpus lacks (replaced or removed)."""
+    originals: dict[str, Document] = field(default_factory=dict, compare=False)
+    """Original document by the id of its mutant (the diff and the inspector)."""
 
     @property
     def mutant_id(self) -> str:
         return f"{self.operator}/{self.intent}"
 
-
-@dataclass
-class OperatorCorpus:
-    """An operator's corpus and its mutants (applied or not), in intent order."""
-
-    operator: str
-    documents: list[Document]
-    mutants: list[Mutant]
-    originals: dict[str, Document] = field(default_factory=dict)
-    """Original document by the id of its mutant (for the diff and the inspector)."""
+    @property
+    def status(self) -> str:
+        return "applied" if self.applied else "robust" if self.robust else "not_applicable"
 
     @property
-    def changed(self) -> set[str]:
-        """The ids of the documents this corpus holds that the user's corpus does not."""
-        return set(self.originals)
+    def touched(self) -> set[str]:
+        """The user's documents this mutant changes or removes, and the ones it copies."""
+        return set(self.dropped) | {d.doc_id for d in self.originals.values()}
 
 
-def build_operator_corpus(operator: Operator, context: Context) -> OperatorCorpus:
-    """Plan every intent's mutant, group them into one corpus, check them, and withdraw the
-    ones that fail (grouping again) until every remaining mutant passes."""
-    outcomes: dict[str, Plan | NotApplicable] = {}
+@dataclass(frozen=True)
+class MutantCorpus:
+    """The user's corpus with one mutant's change: what its checks read."""
+
+    base: Sequence[Document]
+    mutant: Mutant
+
+    @property
+    def documents(self) -> list[Document]:
+        dropped = set(self.mutant.dropped)
+        return [d for d in self.base if d.doc_id not in dropped] + list(self.mutant.added)
+
+    @property
+    def originals(self) -> dict[str, Document]:
+        return self.mutant.originals
+
+
+@dataclass
+class OperatorMutants:
+    """An operator's mutants (applied, robust or not applicable), in intent order."""
+
+    operator: str
+    mutants: list[Mutant]
+
+
+def answer_repeats(text: str, answer: str, limit: int = MAX_ANSWER_REPEATS) -> int:
+    """How often `answer` stands as a value of its own in `text`, counted up to limit+1."""
+    count, start = 0, find_value(text, answer)
+    while start != -1 and count <= limit:
+        count += 1
+        start = find_value(text, answer, start + len(answer))
+    return count
+
+
+def plan_outcome(operator: Operator, target: Target, context: Context) -> Outcome:
+    """The operator's plan, or not applicable when the answer repeats past the cap."""
+    repeats = answer_repeats(target.doc.text, target.intent.answer)
+    if repeats > MAX_ANSWER_REPEATS:
+        return NotApplicable(
+            operator.name, target.intent.name,
+            f"the answer stands over {MAX_ANSWER_REPEATS} times in {target.doc.doc_id} "
+            f"(limit {MAX_ANSWER_REPEATS}): not one fact to plant around",
+        )  # fmt: skip
+    return operator.plan(target, context)
+
+
+def build_mutants(
+    operator: Operator, context: Context, on_intent: Callable[[int], None] | None = None
+) -> OperatorMutants:
+    """Every intent's mutant of `operator`, each built and checked on its own corpus
+    (`on_intent(1)` after each: progress)."""
+    out = []
     for intent in context.intents:
         target = Target(intent, context.document(intent.doc_id))
-        outcomes[intent.name] = operator.plan(target, context)
-    while True:
-        corpus = _group(operator.name, context, outcomes)
-        withdrawn = False
-        for mutant in corpus.mutants:
-            failed = [c for c in mutant.validity if not c["passed"]]
-            if mutant.applied and failed:
-                reason = "validity check failed: " + "; ".join(
-                    f"{c['check']} ({c['detail']})" for c in failed
-                )
-                outcomes[mutant.intent] = NotApplicable(operator.name, mutant.intent, reason)
-                withdrawn = True
-        if not withdrawn:
-            return corpus
+        out.append(build_mutant(plan_outcome(operator, target, context), target, context))
+        if on_intent is not None:
+            on_intent(1)
+    return OperatorMutants(operator.name, out)
 
 
-def control_corpus(context: Context) -> OperatorCorpus:
-    """The unmutated corpus and each intent's control entry (its answer where it is)."""
+def build_mutant(outcome: Outcome, target: Target, context: Context) -> Mutant:
+    """One outcome as a mutant: applied and checked, robust, or not applicable."""
+    intent = target.intent
+    if isinstance(outcome, Robust):
+        return Mutant(outcome.operator, intent.name, intent.doc_id, False, outcome.reason,
+                      robust=True)  # fmt: skip
+    if isinstance(outcome, NotApplicable):
+        return Mutant(outcome.operator, intent.name, intent.doc_id, False, outcome.reason)
+    plan = outcome
+    per_doc: dict[str, tuple[Edit, ...]] = {}
+    if plan.kind != "removed":
+        per_doc[plan.doc_id] = plan.edits
+    for doc_id, edits in plan.elsewhere:
+        per_doc[doc_id] = per_doc.get(doc_id, ()) + tuple(edits)
+    for doc_id, edits in per_doc.items():
+        if overlapping(edits) is not None:
+            return Mutant(plan.operator, intent.name, intent.doc_id, False,
+                          f"its edits of {doc_id} overlap")  # fmt: skip
+    entry = _applied(plan, per_doc, context)
+    checks = check_mutant(entry, plan, MutantCorpus(context.documents, entry), context)
+    entry = replace(entry, validity=tuple(checks))
+    failed = [c for c in checks if not c["passed"]]
+    if failed:
+        reason = "validity check failed: " + "; ".join(
+            f"{c['check']} ({c['detail']})" for c in failed
+        )
+        return replace(entry, applied=False, reason=reason)
+    return entry
+
+
+def _applied(plan: Plan, per_doc: dict[str, tuple[Edit, ...]], context: Context) -> Mutant:
+    edited: dict[str, tuple[Edited, Document]] = {}
+    added, dropped, originals, planted, diffs = [], list(plan.removed), {}, [], []
+    for doc_id, edits in per_doc.items():
+        original = context.document(doc_id)
+        result = apply_edits(original.text, edits)
+        new_id = mutant_doc_id(doc_id, plan.operator, plan.intent)
+        mutant = replace(original, doc_id=new_id, text=result.text)
+        edited[doc_id] = (result, mutant)
+        originals[new_id] = original
+        added.append(mutant)
+        if not (doc_id == plan.doc_id and plan.kind == "added"):
+            dropped.append(doc_id)
+        planted += [_span(mutant, start, end, e.role) for e, start, end in result.planted]
+        diffs.append(unified_diff(doc_id, original.text, result.text, new_id))
+    main = edited.get(plan.doc_id)
+
+    def place(refs: tuple[SpanRef, ...]) -> tuple[Span, ...]:
+        original = context.document(plan.doc_id)
+        out = []
+        for which, start, end, role in refs:
+            if which == "original" or main is None:
+                out.append(_span(original, start, end, role))
+            else:
+                out.append(_span(main[1], *main[0].moved_span(start, end), role))
+        return tuple(out)
+
+    return Mutant(
+        plan.operator, plan.intent, plan.doc_id, True,
+        mutant_doc_id=main[1].doc_id if main is not None else None,
+        rule=plan.rule, expect=plan.expect, accept=plan.accept, traps=plan.traps,
+        gold_spans=place(plan.gold), trap_spans=place(plan.trap), extra_spans=place(plan.extra),
+        planted=tuple(planted), removed=tuple(sorted(plan.removed)),
+        removed_facts=tuple(plan.checks.get("removed_facts", ())), diff="".join(diffs),
+        added=tuple(added), dropped=tuple(dict.fromkeys(dropped)), originals=originals,
+    )  # fmt: skip
+
+
+def control_mutants(context: Context) -> OperatorMutants:
+    """The unmutated corpus's entry per intent (its answer where it is): the control row."""
     mutants = []
     for intent in context.intents:
         target = Target(intent, context.document(intent.doc_id))
@@ -100,114 +225,8 @@ def control_corpus(context: Context) -> OperatorCorpus:
                 gold_spans=(_span(target.doc, *target.sentence, "gold"),),
             )
         )  # fmt: skip
-    return OperatorCorpus("control", list(context.documents), mutants)
+    return OperatorMutants("control", mutants)
 
 
 def _span(doc: Document, start: int, end: int, role: str) -> Span:
     return Span(doc.doc_id, start, end, doc.text[start:end], role)
-
-
-def _accepted_edits(
-    name: str, outcomes: dict[str, Plan | NotApplicable]
-) -> dict[str, list[tuple[Edit, set[str]]]]:
-    """Per document, its edits and the intents proposing each; a plan overlapping an
-    earlier one's edit becomes not applicable (in `outcomes`)."""
-    per_doc: dict[str, list[tuple[Edit, set[str]]]] = {}
-    for intent, plan in list(outcomes.items()):
-        if not isinstance(plan, Plan) or plan.kind == "removed":
-            continue
-        accepted = per_doc.setdefault(plan.doc_id, [])
-        fresh = [e for e in plan.edits if not _same_as_any(e, accepted)]
-        clash = overlapping([e for e, _ in accepted] + fresh)
-        if clash is not None:
-            other = next(iter(next(p for e, p in accepted if e in clash)))
-            outcomes[intent] = NotApplicable(
-                name, intent, f"its document already carries intent {other!r}'s mutant there"
-            )
-            continue
-        for edit in plan.edits:
-            found = next((pair for pair in accepted if _same(pair[0], edit)), None)
-            if found is None:
-                accepted.append((edit, {intent}))
-            else:
-                found[1].add(intent)
-    return per_doc
-
-
-def _same(a: Edit, b: Edit) -> bool:
-    return (a.start, a.end, a.new, a.role) == (b.start, b.end, b.new, b.role)
-
-
-def _same_as_any(edit: Edit, accepted: list[tuple[Edit, set[str]]]) -> bool:
-    return any(_same(edit, other) for other, _ in accepted)
-
-
-def _group(
-    name: str, context: Context, outcomes: dict[str, Plan | NotApplicable]
-) -> OperatorCorpus:
-    per_doc = _accepted_edits(name, outcomes)
-    plans = {i: p for i, p in outcomes.items() if isinstance(p, Plan)}
-    removed = {d for p in plans.values() for d in p.removed}
-    kinds = {p.doc_id: p.kind for p in plans.values() if p.kind != "removed"}
-    documents, edited, originals = [], {}, {}
-    for doc in context.documents:
-        if doc.doc_id in removed:
-            continue
-        if doc.doc_id in kinds:
-            result = apply_edits(doc.text, [e for e, _ in per_doc[doc.doc_id]])
-            new_id = mutant_doc_id(doc.doc_id, name)
-            mutant = replace(doc, doc_id=new_id, text=result.text)
-            edited[doc.doc_id] = (result, mutant)
-            originals[new_id] = doc
-            documents += [doc, mutant] if kinds[doc.doc_id] == "added" else [mutant]
-        else:
-            documents.append(doc)
-    corpus = OperatorCorpus(name, documents, [], originals)
-    for intent in context.intents:
-        outcome = outcomes[intent.name]
-        if isinstance(outcome, NotApplicable):
-            corpus.mutants.append(Mutant(name, intent.name, intent.doc_id, False, outcome.reason))
-            continue
-        corpus.mutants.append(_mutant(outcome, context, corpus, edited, per_doc))
-    return corpus
-
-
-def _mutant(
-    plan: Plan,
-    context: Context,
-    corpus: OperatorCorpus,
-    edited: dict[str, tuple[Edited, Document]],
-    per_doc: dict[str, list[tuple[Edit, set[str]]]],
-) -> Mutant:
-    original = context.document(plan.doc_id)
-    result, mutant = edited.get(plan.doc_id, (None, None))
-
-    def place(refs: tuple[SpanRef, ...]) -> tuple[Span, ...]:
-        out = []
-        for which, start, end, role in refs:
-            if which == "original":
-                out.append(_span(original, start, end, role))
-            else:
-                out.append(_span(mutant, *result.moved_span(start, end), role))
-        return tuple(out)
-
-    planted = ()
-    if result is not None:
-        mine = [e for e, intents in per_doc[plan.doc_id] if plan.intent in intents]
-        planted = tuple(
-            _span(mutant, start, end, edit.role)
-            for edit, start, end in result.planted
-            if any(_same(edit, m) for m in mine)
-        )
-    entry = Mutant(
-        plan.operator, plan.intent, plan.doc_id, True,
-        mutant_doc_id=mutant.doc_id if mutant is not None else None,
-        rule=plan.rule, expect=plan.expect, accept=plan.accept, traps=plan.traps,
-        gold_spans=place(plan.gold), trap_spans=place(plan.trap), extra_spans=place(plan.extra),
-        planted=planted, removed=tuple(sorted(plan.removed)),
-        diff=unified_diff(original.doc_id, original.text, mutant.text, mutant.doc_id)
-        if mutant is not None
-        else "",
-    )  # fmt: skip
-    checks = check_mutant(entry, plan, corpus, context)
-    return replace(entry, validity=tuple(checks))

@@ -34,6 +34,9 @@ class Context:
     splitter: Splitter | None
     """None when ragaudit cannot cut the corpus as the stack does (a pipeline)."""
     splitter_reason: str = PIPELINE_CHUNKS
+    in_window: Callable[[str, int], bool | None] | None = None
+    """Whether text[:offset] of a chunk fits the embedder's input window (None: unknown,
+    or ragaudit does not embed for this column)."""
 
     def rng(self, operator: str, key: str) -> random.Random:
         """The generator of one operator on one document (or intent)."""
@@ -91,6 +94,9 @@ class Plan:
     traps: tuple[str, ...] = ()
     edits: tuple[Edit, ...] = ()
     removed: tuple[str, ...] = ()
+    elsewhere: tuple[tuple[str, tuple[Edit, ...]], ...] = ()
+    """In-place edits of other documents than `doc_id`, as (doc_id, edits): a fact removed
+    from every document that states it. Their mutants replace those documents too."""
     gold: tuple[SpanRef, ...] = ()
     trap: tuple[SpanRef, ...] = ()
     extra: tuple[SpanRef, ...] = ()
@@ -108,12 +114,27 @@ class NotApplicable:
 
 
 @dataclass(frozen=True)
+class Robust:
+    """The column cannot be faulted this way, shown deterministically (not by a trial):
+    e.g. a splitter that keeps the answer's sentence whole under every padding tried. A
+    robust credit is counted beside the score, never inside its interval."""
+
+    operator: str
+    intent: str
+    reason: str
+
+
+Outcome = Plan | NotApplicable | Robust
+"""What an operator's plan returns for one intent."""
+
+
+@dataclass(frozen=True)
 class Operator:
     """A registered mutation operator: its name (a probe of the `mutation` family), how it
     plans one intent's mutant, and the retrieval-side measure that says it was handled."""
 
     name: str
-    plan: Callable[[Target, Context], Plan | NotApplicable]
+    plan: Callable[[Target, Context], Outcome]
     handled_without_generation: str
     """The retrieval-side measure (mutate.score) that kills a mutant under --no-generate."""
     probe: Probe

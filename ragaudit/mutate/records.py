@@ -90,7 +90,11 @@ def mutant_record(
         and (record["trap_rank"] is None or record["gold_rank"] < record["trap_rank"]),
         "header_and_row_in_context": bool(header_row) and _all_in(header_row, selected, indexed),
     }
+    sources = {c.source for c in selected}
     mutation |= {
+        # the audit's measure: every required source, and one of the alternatives, selected
+        "source_in_top_k": set(case.expect_all) <= sources
+        and (not case.expect_any or bool(set(case.expect_any) & sources)),
         "top_score": ranking[0].score if ranking else None,
         "nothing_retrieved": not selected,
         "gold_ranked_above_trap": values["gold_ranked_above_trap"] if mutant.trap_spans else None,

@@ -1,12 +1,16 @@
-"""One mutation audit: the cases and the column checked, one corpus per operator built and
-checked, each corpus (and the unmutated one, the control row) ranked by the column, the
-records measured, optionally answered and graded, then scored. Every embedding goes through
-the call cache, so a document unchanged by an operator replays its chunks' vectors."""
+"""One mutation audit: the cases and the column checked, every mutant built and checked on
+its own corpus (the user's plus its own change), the unmutated corpus (the control row)
+and each mutant ranked by the column, the records measured, optionally answered and
+graded, then scored. ragaudit's own retrieval ranks each mutant as an overlay on one base
+index (mutate.overlay); a user's retriever or pipeline is rebuilt once per group of
+mutants that cannot interfere (mutate.groups). Every embedding goes through the call
+cache, so an unchanged chunk replays its vector."""
 
 from __future__ import annotations
 
 import hashlib
 import time
+from collections import ChainMap
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,13 +23,15 @@ from ragaudit.backends.specs import describe_model, load_generator
 from ragaudit.grading.grade import grade_records
 from ragaudit.mutate.cases import load_mutation_cases
 from ragaudit.mutate.column import Column
-from ragaudit.mutate.grouping import OperatorCorpus, build_operator_corpus, control_corpus
+from ragaudit.mutate.grouping import Mutant, OperatorMutants, build_mutants, control_mutants
+from ragaudit.mutate.groups import group_mutants
+from ragaudit.mutate.measure import Measured, add_offsets, measure, per_document
 from ragaudit.mutate.operator import PIPELINE_CHUNKS, Context
 from ragaudit.mutate.operators import CONTROL, CONTROL_PROBE, operators
-from ragaudit.mutate.pipeline_column import answer_record
-from ragaudit.mutate.records import mutant_record
 from ragaudit.mutate.score import mutation_section
+from ragaudit.pipeline.conditions import failure_reasons
 from ragaudit.pipeline.generate import failed_calls
+from ragaudit.pipeline.progress import Progress
 from ragaudit.results.schema import SCHEMA_VERSION
 
 DEFAULT_GENERATOR = "local:qwen2.5-0.5b"
@@ -46,39 +52,106 @@ class MutateInputs:
     generator: str | None = None
     workers: int = 4
     argv: list[str] = field(default_factory=list)
+    progress: Progress = field(default_factory=lambda: Progress(stream=None))
+    """Where each stage reports its progress and ETA (silent by default)."""
 
 
-def prepare(inputs: MutateInputs) -> tuple[Any, list, Column, list, list[OperatorCorpus]]:
+def prepare(inputs: MutateInputs, cache: Any = None) -> Prepared:
     """Everything that can fail on bad input, before any model or file is opened: the
-    corpus, the cases, the column, and every operator corpus with its mutants."""
+    corpus, the cases, the column, and every operator's mutants (each built and checked on
+    its own corpus). `cache`: the call cache a boundary's window check may load the
+    embedder's tokenizer through (None: no window check, no robust credit)."""
+    progress = inputs.progress
+    progress.stage("reading documents", 1)
     chosen = operators(inputs.operators)
     corpus = load_corpus(inputs.corpus)
     intents = load_mutation_cases(inputs.cases, corpus.documents)
+    progress.advance(1)
     column = Column(inputs.settings, inputs.stack)
-    context = Context(tuple(corpus.documents), tuple(intents), inputs.seed, column.splitter())
-    corpora = [control_corpus(context)] + [build_operator_corpus(op, context) for op in chosen]
-    return corpus, intents, column, chosen, corpora
+    window = column.window_check(cache, inputs.workers) if cache is not None else None
+    context = Context(
+        tuple(corpus.documents), tuple(intents), inputs.seed, column.splitter(), in_window=window
+    )
+    progress.stage("building mutants", len(chosen) * len(intents))
+    built = []
+    for op in chosen:
+        built.append(build_mutants(op, context, progress.advance))
+    return Prepared(corpus, intents, column, chosen, [control_mutants(context), *built])
+
+
+@dataclass
+class Prepared:
+    """The inputs read and every mutant built, before any model runs."""
+
+    corpus: Any
+    intents: list
+    column: Column
+    chosen: list
+    mutants: list[OperatorMutants]
+    """The control row's entries first, then each operator's mutants."""
+
+    def applied(self) -> list[Mutant]:
+        return [m for group in self.mutants[1:] for m in group.mutants if m.applied]
 
 
 def run_mutation(inputs: MutateInputs) -> dict:
     """The results document of one mutation audit (see docs/mutate.md)."""
     started = time.perf_counter()
-    corpus, intents, column, chosen, corpora = prepare(inputs)
     cache = CallCache()
+    progress = inputs.progress
+    progress.watch_failures(cache)
+    ready = prepare(inputs, cache)
+    corpus, intents, column, chosen = ready.corpus, ready.intents, ready.column, ready.chosen
     layers = {op.name: op.probe.layer for op in chosen} | {CONTROL: CONTROL_PROBE.layer}
     measures = {op.name: op.handled_without_generation for op in chosen} | {CONTROL: CONTROL}
-    records, chunks, offsets, indexes, models, failures = [], {}, {}, [], [], []
-    for operator_corpus in corpora:
-        got = _retrieve(operator_corpus, intents, column, cache, inputs, layers, measures)
-        records += got["records"]
-        chunks.update(got["chunks"])
-        for doc_id, spans in got["offsets"].items():
-            offsets.setdefault(column.chunking_name, {})[doc_id] = spans
-        indexes.append(got["index"])
-        models += [m for m in got["models"] if m not in models]
-        failures += got["failures"]
-    results = _document(inputs, corpus, column, corpora, records, chunks, offsets, indexes)
+    by_name = {i.name: i for i in intents}
+    every_case = [c for i in intents for c in i.cases]
+    documents = corpus.documents
+    got, applied = Measured(), ready.applied()
+    if column.overlay:
+        base, section = column.base_index(documents, every_case, cache, inputs.workers, progress)
+        control = base.control(every_case)
+        base_chunks = per_document(control.chunks)
+        add_offsets(got, control.chunks)
+        measure(got, ready.mutants[0].mutants, by_name, control, base_chunks, column, layers,
+                measures, inputs.generate)  # fmt: skip
+        models = [describe_model(base.embedder)]
+        progress.stage("ranking mutants", len(applied))
+        indexes = []
+        for mutant in applied:
+            ranked = base.mutant(mutant, by_name[mutant.intent].cases)
+            add_offsets(got, ranked.chunks)
+            doc_chunks = ChainMap(per_document(ranked.chunks), base_chunks)
+            measure(got, [mutant], by_name, ranked, doc_chunks, column, layers, measures,
+                    inputs.generate)  # fmt: skip
+            got.failures += [_failure(f, column) for f in ranked.failures]
+            indexes.append(_overlay_entry(mutant, ranked, base_chunks))
+            progress.advance(1)
+        got.failures += [_failure(f, column) for f in control.failures]
+        builds = {
+            "kind": "overlay",
+            "builds": 1,
+            "mutants": indexes,
+            "basis": "one base index; each mutant ranked over it plus its own change",
+        }
+    else:
+        groups = group_mutants(applied, intents, documents)
+        progress.stage("building your column per corpus", 1 + len(groups))
+        section, models, builds = None, [], _rebuild_entry(groups)
+        corpora = [(ready.mutants[0].mutants, documents)]
+        corpora += [(g.mutants, g.documents(documents)) for g in groups]
+        for mutants, docs in corpora:
+            cases = [c for m in mutants for c in by_name[m.intent].cases]
+            ranked = column.rank(docs, cases, cache, inputs.workers)
+            add_offsets(got, ranked.chunks)
+            measure(got, mutants, by_name, ranked, per_document(ranked.chunks), column,
+                    layers, measures, inputs.generate)  # fmt: skip
+            got.failures += [_failure(f, column) for f in ranked.failures]
+            models += [m for m in ranked.models if m not in models]
+            progress.advance(1)
+    results = _document(inputs, corpus, column, ready.mutants, got, builds, section)
     results["models"] = models
+    failures = got.failures
     if inputs.generate and column.pipeline:  # its answers came with its contexts
         grade_records(results["instances"], results["chunks"])
     elif inputs.generate:
@@ -86,111 +159,76 @@ def run_mutation(inputs: MutateInputs) -> dict:
 
         generator = load_generator(inputs.generator or DEFAULT_GENERATOR, cache)
         results["models"].append(describe_model(generator))
-        answer_records(results, generator, column, inputs.workers)
+        answer_records(results, generator, column, inputs.workers, progress)
         failures += failed_calls(results["instances"], generator.spec)
     analyse(results)
     unmeasured = PIPELINE_CHUNKS if column.pipeline and not inputs.generate else None
-    results["mutation"] = mutation_section(results, corpora, chosen, inputs.generate, unmeasured)
+    results["mutation"] = mutation_section(
+        results, ready.mutants, chosen, inputs.generate, unmeasured
+    )
     results["conditions"] = {
         "calls": cache.stats(),
         "calls_by_model": cache.stats_by_model(),
         "failed_calls": failures,
+        "failure_reasons": failure_reasons(failures),
         "elapsed_seconds": round(time.perf_counter() - started, 2),
         "elapsed_reason": None,
     }
+    progress.done()
     return results
 
 
-def _retrieve(
-    operator_corpus: OperatorCorpus, intents: list, column: Column, cache: Any,
-    inputs: MutateInputs, layers: dict, measures: dict,
-) -> dict:  # fmt: skip
-    """Rank every phrasing of every applied mutant over the operator's corpus (a pipeline:
-    ask it, built over that corpus, and locate its contexts)."""
-    workers = inputs.workers
-    applied = {m.intent: m for m in operator_corpus.mutants if m.applied}
-    cases = [c for i in intents if i.name in applied for c in i.cases]
-    name = operator_corpus.operator
-    ranked = column.rank(operator_corpus.documents, cases, cache, workers) if cases else None
-    chunks_all = ranked.chunks if ranked else column.cut(operator_corpus.documents)
-    records = []
-    for intent in intents:
-        mutant = applied.get(intent.name)
-        for case in intent.cases if mutant else ():
-            ranking = ranked.ranked.get(case.case_id)
-            error = None if ranking is not None else _failure(ranked, case.case_id)
-            records.append(
-                mutant_record(
-                    mutant, case, column, layers[name], measures[name], ranking,
-                    chunks_all, ranked.indexed, error,
-                )
-            )  # fmt: skip
-            if column.pipeline:
-                replies = ranked.answers if ranked else {}
-                answer_record(records[-1], replies.get(case.case_id), inputs.generate)
-    per_doc: dict[str, list] = {}
-    for chunk in chunks_all:
-        per_doc.setdefault(chunk.doc_id, []).append(chunk)
-    used = {hit["chunk_id"] for r in records for hit in r["retrieved"]}
-    used |= {c.chunk_id for r in records for c in _gold_chunks(r, per_doc)}
-    chunk_json = {}
-    for doc_id, doc_chunks in per_doc.items():
-        for index, chunk in enumerate(doc_chunks):
-            if chunk.chunk_id in used:
-                chunk_json[chunk.chunk_id] = {
-                    "doc_id": doc_id, "chunking": column.chunking_name, "index": index,
-                    "start": chunk.start, "end": chunk.end, "text": chunk.text,
-                }  # fmt: skip
-    changed = operator_corpus.changed
-    index = {
-        "operator": name, "documents": len(operator_corpus.documents),
-        "changed_documents": sorted(changed), "chunks": len(chunks_all),
-        "changed_chunks": sum(1 for c in chunks_all if c.doc_id in changed),
-    }  # fmt: skip
-    offsets = {d: [[c.start, c.end] for c in cs] for d, cs in per_doc.items()}
+def _failure(failure: Any, column: Column) -> dict:
+    """A failed call as the results file counts it (one call; the model that failed)."""
+    model = getattr(failure, "model", None) or column.embedder_label
+    return {"kind": failure.kind, "item": failure.item, "error": failure.error,
+            "model": model, "calls": 1}  # fmt: skip
+
+
+def _overlay_entry(mutant: Mutant, ranked: Any, base_chunks: dict) -> dict:
+    """What one mutant's overlay changed in the base index."""
     return {
-        "records": records, "chunks": chunk_json, "offsets": offsets, "index": index,
-        "models": ranked.models if ranked else [],
-        "failures": [vars(f) for f in ranked.failures] if ranked else [],
+        "mutant": mutant.mutant_id, "dropped_documents": list(mutant.dropped),
+        "added_documents": [d.doc_id for d in mutant.added],
+        "chunks_dropped": sum(len(base_chunks.get(d, ())) for d in mutant.dropped),
+        "chunks_added": len(ranked.chunks), "texts_embedded": ranked.embedded,
     }  # fmt: skip
 
 
-def _gold_chunks(record: dict, per_doc: dict) -> list:
-    """The chunks the oracle prompt reads: those holding a gold or table span."""
-    spans = record["gold_spans"] + record["extra_spans"]
-    return [
-        c for s in spans for c in per_doc.get(s["doc_id"], ())
-        if c.start < s["end"] and s["start"] < c.end
-    ]  # fmt: skip
-
-
-def _failure(ranked: Any, case_id: str) -> str:
-    return next((f.error for f in ranked.failures if f.item == case_id), "retrieval failed")
+def _rebuild_entry(groups: list) -> dict:
+    """The corpora a user's retriever or pipeline was built over: the unmutated one, then
+    one per group of mutants that cannot interfere."""
+    return {
+        "kind": "rebuild", "builds": 1 + len(groups),
+        "basis": "your retriever or pipeline built once over the unmutated corpus and once "
+        "per group of mutants that touch no document another of the group relies on",
+        "groups": [[m.mutant_id for m in g.mutants] for g in groups],
+    }  # fmt: skip
 
 
 def _document(
-    inputs: MutateInputs, corpus: Any, column: Column, corpora: list[OperatorCorpus],
-    records: list, chunks: dict, offsets: dict, indexes: list,
+    inputs: MutateInputs, corpus: Any, column: Column, mutants: list[OperatorMutants],
+    got: Measured, builds: dict, section: dict | None,
 ) -> dict:  # fmt: skip
     digest = hashlib.sha256()
     for doc in sorted(corpus.documents, key=lambda d: d.doc_id):
         digest.update(f"{doc.doc_id}\0{doc.source_type}\0{doc.text}\n".encode())
     probes = []
-    for operator_corpus in corpora:
-        n = sum(1 for r in records if r["probe"] == operator_corpus.operator)
-        layer = "control" if operator_corpus.operator == CONTROL else "architectural"
-        probes.append({"name": operator_corpus.operator, "layer": layer, "n": n})
+    for group in mutants:
+        n = sum(1 for r in got.records if r["probe"] == group.operator)
+        layer = "control" if group.operator == CONTROL else "architectural"
+        probes.append({"name": group.operator, "layer": layer, "n": n})
     return {
         "schema_version": SCHEMA_VERSION,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "complete": True,
         "run": {
             "kind": "mutate", "preset": "mutate", "argv": list(inputs.argv),
-            "seed": inputs.seed, "operators": [c.operator for c in corpora[1:]],
+            "seed": inputs.seed, "operators": [g.operator for g in mutants[1:]],
             "generate": inputs.generate, "gen_configs": [column.name] if inputs.generate else [],
             "gen_probes": [p["name"] for p in probes] if inputs.generate else [],
-            "indexes": [], "operator_indexes": indexes,
-            "chunk_counts": {column.chunking_name: indexes[0]["chunks"]},
+            "indexes": [section] if section else [], "builds": builds,
+            "chunk_counts": {column.chunking_name: section["chunks"]} if section else {},
             "cases_file": str(inputs.cases),
         },
         "corpus": {
@@ -200,6 +238,7 @@ def _document(
         "configs": [column.config_json()],
         "embedders": [{"spec": column.embedder_label, "role": "primary"}],
         "generator": {"spec": inputs.generator or DEFAULT_GENERATOR} if inputs.generate else None,
-        "models": [], "conditions": {}, "chunks": chunks, "chunk_offsets": offsets,
-        "instances": records, "cells": [], "comparisons": [], "extra_measurements": {},
+        "models": [], "conditions": {}, "chunks": got.chunks,
+        "chunk_offsets": {column.chunking_name: got.offsets},
+        "instances": got.records, "cells": [], "comparisons": [], "extra_measurements": {},
     }  # fmt: skip

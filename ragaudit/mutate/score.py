@@ -1,13 +1,17 @@
 """The mutation score: per operator, the mutants the column handled over the mutants that
 apply, with a Wilson interval. A mutant is handled when every phrasing of its intent that
-passed the control row handled it; a phrasing that failed unmutated is left out of its
-mutants' denominators and listed. Handled means, with generation, an answer graded correct
-(an abstention for remove_answer); without it, the operator's retrieval-side measure. A
-phrasing no measure can grade (remove_answer without generation, something retrieved)
-makes its mutant `not_measured`, outside the denominator, never a survivor."""
+the control row certifies handled it. The control row certifies a phrasing that passed
+unmutated, was asked without a failed call, and (with generation) was not answered right
+with no context at all (closed book: the model already knew, so no retrieval fault can
+show). The others leave their mutants' denominators and are listed. Handled means, with
+generation, an answer graded correct (an abstention for remove_answer); without it, the
+operator's retrieval-side measure. A mutant no measure can grade, or whose call failed, is
+`not_measured`, outside the denominator, never a survivor. A robust credit (the column
+shown unable to fail this way, not a trial) is counted beside the score, never in it."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict
 from typing import Any
 
@@ -18,75 +22,77 @@ from ragaudit.mutate.operators import CONTROL
 NOT_MEASURED = (
     "not measured: something was retrieved, and without generation no answer shows an abstention"
 )
+FAILED_CALL = "not measured (failed call)"
+
+
+def failed_call(record: dict) -> bool:
+    """The record lost a model call (its retrieval, or its generation)."""
+    generation = record.get("generation") or {}
+    return record.get("retrieval_error") is not None or generation.get("status") == "failed_call"
 
 
 def handled(record: dict, generate: bool) -> bool | None:
     """Whether one record handled its mutant (or passed its control); None when nothing
-    can say (no answer, and no retrieval-side measure decides)."""
+    can say (a failed call, no answer, and no retrieval-side measure decides)."""
+    if failed_call(record):
+        return None
     if generate and record.get("generation"):
         return bool((record.get("grade") or {}).get("correct"))
     value = record["mutation"].get("handled_retrieval")
     return None if value is None else bool(value)
 
 
+def control_status(record: dict, known: set[str]) -> str:
+    """`passed`, `failed_unmutated`, `failed_call` or `known_without_context`."""
+    if failed_call(record):
+        return "failed_call"
+    if record["instance_id"] in known:
+        return "known_without_context"
+    return "passed" if record["mutation"]["handled"] else "failed_unmutated"
+
+
 def mutation_section(
-    results: dict, corpora: list, chosen: list, generate: bool, unmeasured: str | None = None
+    results: dict, groups: list, chosen: list, generate: bool, unmeasured: str | None = None
 ) -> dict:
-    """The results file's `mutation` section (docs/mutate.md); `unmeasured`: why no
-    operator can be scored (a pipeline without generation: its chunks are its own)."""
+    """The results file's `mutation` section (docs/mutate.md); `groups`: the control
+    row's entries, then each operator's mutants; `unmeasured`: why no operator can be
+    scored (a pipeline without generation: its chunks are its own)."""
     by_probe: dict[str, list[dict]] = {}
     for record in results["instances"]:
         by_probe.setdefault(record["probe"], []).append(record)
         record["mutation"]["handled"] = handled(record, generate)
     record_drops(by_probe)
-    control = {r["instance_id"]: bool(r["mutation"]["handled"]) for r in by_probe.get(CONTROL, [])}
-    excluded = [] if unmeasured else sorted(case for case, ok in control.items() if not ok)
+    closed = results.get("closed_book") or {}
+    known = {case for case, entry in closed.items() if entry.get("known_without_context")}
+    status = {r["instance_id"]: control_status(r, known) for r in by_probe.get(CONTROL, [])}
+    control = {case: state == "passed" for case, state in status.items()}
     scores, survivors, mutants = [], [], []
-    for operator_corpus in corpora:
-        name = operator_corpus.operator
-        records = {r["instance_id"]: r for r in by_probe.get(name, [])}
-        killed = applicable = excluded_here = not_measured = 0
-        for mutant in operator_corpus.mutants:
-            entry = _mutant_json(mutant, operator_corpus)
-            mine = [r for case, r in records.items() if r["meta"]["intent"] == mutant.intent]
-            eligible = [r for r in mine if control.get(r["instance_id"], False)]
+    for group in groups:
+        name = group.operator
+        records = by_probe.get(name, [])
+        tally: Counter = Counter()
+        why: dict[str, str | None] = {}
+        for mutant in group.mutants:
+            entry = _mutant_json(mutant)
+            mine = [r for r in records if r["meta"]["intent"] == mutant.intent]
             entry["phrasings"] = {
                 r["instance_id"]: {"handled": r["mutation"]["handled"],
+                                   "control": status.get(r["instance_id"]),
                                    "control_passed": control.get(r["instance_id"], False),
+                                   "failed_call": failed_call(r),
                                    **_answer(r, mutant), **_drop(r)}
                 for r in mine
             }  # fmt: skip
             if name != CONTROL and mutant.applied:
-                if unmeasured is not None:
-                    not_measured += 1
-                    entry["status"], entry["reason"] = "not_measured", unmeasured
-                elif not eligible:
-                    excluded_here += 1
-                    entry["status"] = "excluded"
-                    entry["reason"] = "every phrasing failed unmutated (control row)"
-                else:
-                    outcomes = {r["instance_id"]: r["mutation"]["handled"] for r in eligible}
-                    lost = [case for case, ok in outcomes.items() if ok is False]
-                    if not lost and None in outcomes.values():
-                        not_measured += 1
-                        entry["status"], entry["reason"] = "not_measured", NOT_MEASURED
-                    else:
-                        applicable += 1
-                        entry["status"] = "survived" if lost else "killed"
-                        killed += not lost
-                    if lost:
-                        survivors.append(_survivor(mutant, name, lost, entry["phrasings"]))
+                verdict, reason, lost = _judge(mine, status, unmeasured)
+                entry["status"], entry["reason"] = verdict, reason
+                tally[verdict] += 1
+                why[verdict] = why.get(verdict) or reason
+                if lost:
+                    survivors.append(_survivor(mutant, name, lost, entry["phrasings"]))
             mutants.append(entry)
         if name != CONTROL:
-            all_excluded = (
-                f"every phrasing of its {excluded_here} mutant(s) failed unmutated (control row)"
-            )
-            reason = (
-                unmeasured
-                or (NOT_MEASURED if not_measured else None)
-                or (all_excluded if excluded_here else None)
-            )
-            scores.append(_score(name, killed, applicable, not_measured, operator_corpus, reason))
+            scores.append(_score(name, tally, group, unmeasured or _no_score(tally, why)))
     # a pipeline's scores are its own: no drop is summarised for it
     dropped = not unmeasured and any(op.name == REMOVE_ANSWER for op in chosen)
     return {
@@ -95,14 +101,65 @@ def mutation_section(
         "operators": [op.name for op in chosen],
         "scores": scores,
         "survivors": survivors,
-        "excluded_cases": excluded,
-        "control": {"cases": len(control), "passed": len(control) - len(excluded)},
+        "excluded_cases": sorted(c for c, state in status.items() if state == "failed_unmutated"),
+        "control": _control_row(by_probe.get(CONTROL, []), status),
+        "closed_book": _closed_book_row(closed, status) if closed else None,
         "top_score_drop": drop_summary(by_probe.get(REMOVE_ANSWER, []), control)
         if dropped
         else None,
         "top_score_drop_reason": None if dropped else unmeasured or "remove_answer was not run",
         "mutants": mutants,
     }
+
+
+def _judge(mine: list[dict], status: dict, unmeasured: str | None) -> tuple[str, str | None, list]:
+    """One applied mutant's status, its reason, and the phrasings that lost it."""
+    if unmeasured is not None:
+        return "not_measured", unmeasured, []
+    eligible = [r for r in mine if status.get(r["instance_id"]) == "passed"]
+    if not eligible:
+        states = {status.get(r["instance_id"]) for r in mine}
+        if states == {"known_without_context"}:
+            return "closed_book", "every phrasing was answered right with no context", []
+        if "failed_unmutated" not in states and "failed_call" in states:
+            return "not_measured", f"{FAILED_CALL} on the control row", []
+        return "excluded", "every phrasing failed unmutated or was known (control row)", []
+    lost = [r["instance_id"] for r in eligible if r["mutation"]["handled"] is False]
+    if lost:
+        return "survived", None, lost
+    if any(failed_call(r) for r in eligible):
+        return "not_measured", FAILED_CALL, []
+    if any(r["mutation"]["handled"] is None for r in eligible):
+        return "not_measured", NOT_MEASURED, []
+    return "killed", None, []
+
+
+def _control_row(records: list[dict], status: dict) -> dict:
+    """The control row's counts, both measures side by side: the answer span in the
+    context (mutate's) and an expected source in the top k (the audit's)."""
+    states = Counter(status.values())
+    return {
+        "cases": len(records), "passed": states["passed"],
+        "failed_unmutated": states["failed_unmutated"], "failed_call": states["failed_call"],
+        "known_without_context": states["known_without_context"],
+        "span_in_context": sum(1 for r in records if r.get("gold_in_context")),
+        "source_in_top_k": sum(1 for r in records if r["mutation"].get("source_in_top_k")),
+    }  # fmt: skip
+
+
+def _closed_book_row(closed: dict, status: dict) -> dict:
+    """The phrasings answered right with no context, and the intents wholly known."""
+    known = sorted(c for c, e in closed.items() if e.get("known_without_context"))
+    asked = [c for c, e in closed.items() if e.get("known_without_context") is not None]
+    intents: dict[str, list[bool]] = {}
+    for case in asked:
+        intents.setdefault(case.rsplit("/", 1)[0], []).append(case in known)
+    return {
+        "known": known, "asked": len(asked),
+        "failed": sorted(c for c, e in closed.items() if e.get("known_without_context") is None),
+        "intents_wholly_known": sorted(i for i, k in intents.items() if all(k)),
+        "intents": len(intents),
+    }  # fmt: skip
 
 
 def _survivor(mutant: Any, name: str, lost: list[str], phrasings: dict) -> dict:
@@ -129,19 +186,41 @@ def _answer(record: dict, mutant: Any) -> dict:
     }  # fmt: skip
 
 
-def _score(
-    name: str, killed: int, applicable: int, not_measured: int, corpus: Any,
-    reason: str | None = None,
-) -> dict:  # fmt: skip
+def _score(name: str, tally: Counter, group: Any, unmeasured: str | None) -> dict:
+    killed, applicable = tally["killed"], tally["killed"] + tally["survived"]
     interval = list(wilson_interval(killed, applicable)) if applicable else None
-    not_applicable = sum(1 for m in corpus.mutants if not m.applied)
-    reason = reason or "no mutant of this operator applies"
+    not_applicable = [m.reason for m in group.mutants if not m.applied and not m.robust]
+    reason = unmeasured or "no mutant of this operator applies"
     return {
         "operator": name, "killed": killed, "applicable": applicable,
         "score": killed / applicable if applicable else None,
         "score_reason": None if applicable else reason,
-        "wilson": interval, "not_applicable": not_applicable, "not_measured": not_measured,
+        "wilson": interval, "robust": sum(1 for m in group.mutants if m.robust),
+        "not_applicable": len(not_applicable),
+        "not_applicable_reasons": dict(Counter(reason_kind(r) for r in not_applicable)),
+        "not_measured": tally["not_measured"], "excluded": tally["excluded"],
+        "closed_book": tally["closed_book"],
     }  # fmt: skip
+
+
+def _no_score(tally: Counter, why: dict) -> str | None:
+    """Why an operator with no measured mutant has no score: its first kind of unscored
+    mutant's reason (not measured, then closed book, then excluded)."""
+    for key, fallback in (
+        ("not_measured", NOT_MEASURED),
+        ("closed_book", "every phrasing of its mutants was known without context"),
+        ("excluded", "every phrasing of its mutants failed unmutated (control row)"),
+    ):
+        if tally[key]:
+            return why.get(key) or fallback
+    return None
+
+
+def reason_kind(reason: str | None) -> str:
+    """A not-applicable reason's kind, what the closing table counts: its words before
+    the first colon or parenthesis ("two forms", "validity check failed", ...)."""
+    text = (reason or "unknown").split(":", 1)[0].split(" (", 1)[0].strip()
+    return text[:80]
 
 
 def _drop(record: dict) -> dict:
@@ -151,18 +230,17 @@ def _drop(record: dict) -> dict:
     return {"top_score_drop": record["mutation"]["top_score_drop"]}
 
 
-def _mutant_json(mutant: Any, corpus: Any) -> dict:
-    docs = {d.doc_id: d for d in corpus.documents}
-    doc = docs.get(mutant.mutant_doc_id) if mutant.mutant_doc_id else None
-    original = corpus.originals.get(mutant.mutant_doc_id) if mutant.mutant_doc_id else None
+def _mutant_json(mutant: Any) -> dict:
+    doc = next((d for d in mutant.added if d.doc_id == mutant.mutant_doc_id), None)
     return {
         "mutant": mutant.mutant_id, "operator": mutant.operator, "intent": mutant.intent,
-        "status": "control" if mutant.operator == CONTROL else (
-            "applied" if mutant.applied else "not_applicable"),
+        "status": "control" if mutant.operator == CONTROL else mutant.status,
         "reason": mutant.reason, "doc_id": mutant.doc_id, "mutant_doc_id": mutant.mutant_doc_id,
         "rule": mutant.rule, "expect": mutant.expect, "accept": list(mutant.accept),
         "traps": list(mutant.traps), "planted": [asdict(s) for s in mutant.planted],
-        "removed": list(mutant.removed), "diff": mutant.diff,
-        "validity": list(mutant.validity),
-        "mutant_text": doc.text if doc is not None and original is not None else None,
+        "removed": list(mutant.removed), "removed_facts": list(mutant.removed_facts),
+        "dropped_documents": list(mutant.dropped),
+        "added_documents": [d.doc_id for d in mutant.added],
+        "diff": mutant.diff, "validity": list(mutant.validity),
+        "mutant_text": doc.text if doc is not None else None,
     }  # fmt: skip

@@ -106,6 +106,12 @@ class Progress:
         self._last_emit = 0.0
         self.stages: list[dict] = []
 
+    def watch_failures(self, cache: CallCache) -> None:
+        """Print each failed call `cache` counts from now on (a run that opens its cache
+        after its progress starts)."""
+        if self.failures is None:
+            self.failures = FailureNotices(cache)
+
     def stage(self, name: str, total: int) -> None:
         """Begin a stage of `total` units (texts, queries, prompts)."""
         self._close_stage()
@@ -121,6 +127,12 @@ class Progress:
             min(self.done_units + n, self.total) if self.total else self.done_units + n
         )
         self._emit(force=self.done_units >= self.total)
+
+    def finish_stage(self) -> None:
+        """Count what is left of this stage as done without work (it was already there:
+        an index the collection held, vectors the cache replayed)."""
+        rest = max(self.total - self.done_units, 0)
+        self.advance(rest, replayed=rest)
 
     def update(self, done: int, total: int, replayed: int = 0) -> None:
         """Report `done` of `total` units, `replayed` of them replays so far, for a stage

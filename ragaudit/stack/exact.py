@@ -38,6 +38,17 @@ class StoredVectors:
         # rows by chunk id: equal cosines are ordered by id, never by storage order
         self._by_id = np.array(sorted(range(len(self.chunk_ids)), key=self.chunk_ids.__getitem__))
 
+    @classmethod
+    def of_rows(cls, chunk_ids: Sequence[str], matrix: np.ndarray | None) -> StoredVectors:
+        """Vectors already in hand (a mutant's overlay: the base rows it keeps and the
+        rows of the chunks it adds), ranked exactly as the stored ones."""
+        self = cls.__new__(cls)
+        self.chunk_ids = list(chunk_ids)
+        self.matrix = matrix if self.chunk_ids else None
+        self._row = {chunk_id: row for row, chunk_id in enumerate(self.chunk_ids)}
+        self._by_id = np.array(sorted(range(len(self.chunk_ids)), key=self.chunk_ids.__getitem__))
+        return self
+
     def cosines(self, query_embedding: Sequence[float]) -> np.ndarray:
         """The query's cosine with every stored chunk, in `chunk_ids` order."""
         if self.matrix is None:

@@ -152,13 +152,18 @@ class Retriever:
     audit and, live, by the inspector's Lab.
     """
 
-    def __init__(self, embedder: Any, chunks: Sequence[Any], chunk_index: ChunkIndex) -> None:
+    def __init__(
+        self, embedder: Any, chunks: Sequence[Any], chunk_index: ChunkIndex,
+        stored: StoredVectors | None = None,
+    ) -> None:  # fmt: skip
+        """`stored`: the vectors to rank when they are not the collection's (a mutant's
+        overlay on a base index)."""
         self.embedder = embedder
         self.chunks = {chunk.chunk_id: chunk for chunk in chunks}
         self.chunk_index = chunk_index
         self._bm25: BM25Ranker | None = None
         self._ordered_chunks = list(chunks)
-        self._stored: StoredVectors | None = None
+        self._stored: StoredVectors | None = stored
 
     @property
     def bm25(self) -> BM25Ranker:
@@ -227,6 +232,10 @@ class Retriever:
     def retrieve(self, question: str, k: int, hybrid: bool = False) -> list[Hit]:
         """The top `k` chunks for `question` (dense, or fused with BM25 when `hybrid`)."""
         return self.ranking(question, hybrid, depth=max(k, POOL_DEPTH))[:k]
+
+    def stored_vectors(self) -> StoredVectors:
+        """The vectors this retriever ranks, read from the collection once."""
+        return self._stored_vectors()
 
     def _stored_vectors(self) -> StoredVectors:
         if self._stored is None:
