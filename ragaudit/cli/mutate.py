@@ -25,6 +25,7 @@ from ragaudit.pipeline.lock import hold_run_lock
 from ragaudit.pipeline.progress import Progress
 from ragaudit.report.audit_junit import add_junit_argument
 from ragaudit.report.mutation import mutation_lines
+from ragaudit.stack.stackfile import load_stack
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -74,6 +75,12 @@ def run(args: argparse.Namespace) -> int:
         raise RagauditError("--operators: name at least one operator")
     if not args.no_generate:
         check_generator_spec(args.generator or DEFAULT_GENERATOR)
+    elif args.stack is not None and load_stack(args.stack).pipeline is not None:
+        # its chunks are its own: without its answers no operator can be measured
+        raise RagauditError(
+            f"--no-generate with {args.stack}: a pipeline's chunks are its own, so only "
+            "its answers can measure a mutant; run without --no-generate"
+        )
     out = args.out or paths.results_dir() / "mutate-latest.json"
     check_writable(out, "--out")
     if args.junit is not None:
