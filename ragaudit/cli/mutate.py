@@ -21,6 +21,7 @@ from ragaudit.fileio import check_writable, write_json_atomic
 from ragaudit.mutate.junit import write_mutation_junit
 from ragaudit.mutate.operators import operator_names
 from ragaudit.mutate.runner import DEFAULT_GENERATOR, MutateInputs, run_mutation
+from ragaudit.mutate.score import failed_call
 from ragaudit.pipeline.lock import hold_run_lock
 from ragaudit.pipeline.progress import Progress
 from ragaudit.report.audit_junit import add_junit_argument
@@ -67,6 +68,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workers_argument(parser)
 
 
+def failed_call_lines(results: dict) -> list[str]:
+    """``N of M calls failed: <reasons>`` and the records that lost one (their mutants are
+    not measured: outside the score, never survivors); nothing when no call failed."""
+    calls = results["conditions"]["calls"]
+    if not calls["failed"]:
+        return []
+    named = [
+        f"{r['calls']} × {r['kind']} {r['model']}: {r['reason']}"
+        for r in results["conditions"]["failure_reasons"][:3]
+    ]
+    lost = sum(1 for r in results["instances"] if failed_call(r))
+    return [
+        f"{calls['failed']} of {sum(calls.values())} calls failed: {'; '.join(named)}",
+        f"{lost} of {len(results['instances'])} records lost a call: their mutants are "
+        "not measured (failed call), outside the scores",
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
     """Check every input, run the mutation audit, print the section, write the files."""
     if args.fail_under is not None and not 0 <= args.fail_under <= 1:
@@ -94,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         results = run_mutation(inputs)
     for line in mutation_lines(results):
         print(line)
+    for line in failed_call_lines(results):
+        print(line, file=sys.stderr)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out, results)
     print(f"results: {out}")

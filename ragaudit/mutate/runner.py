@@ -170,7 +170,7 @@ def run_mutation(inputs: MutateInputs) -> dict:
         "calls": cache.stats(),
         "calls_by_model": cache.stats_by_model(),
         "failed_calls": failures,
-        "failure_reasons": failure_reasons(failures),
+        "failure_reasons": failure_reasons(cache.failures()),
         "elapsed_seconds": round(time.perf_counter() - started, 2),
         "elapsed_reason": None,
     }
