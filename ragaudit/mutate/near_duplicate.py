@@ -1,16 +1,18 @@
 """near_duplicate: a copy of the expected document about another entity is added, with a
 different value: the anchor is replaced by another intent's anchor or, with no anchor, a
-qualifier of the answer's sentence is changed. The original value is right; the copy's
-value is the trap."""
+qualifier of the answer's sentence is changed (mutate.anchors fits the new anchor to the
+words around it). The original value is right; the copy's value is the trap, changed in
+every form it is written in (`five minutes (5min)`)."""
 
 from __future__ import annotations
 
 import re
 
+from ragaudit.mutate.anchors import anchor_pattern, anchor_swap, capital_is_its_own
 from ragaudit.mutate.edits import Edit
 from ragaudit.mutate.operator import Context, NotApplicable, Operator, Plan, Target, declare
 from ragaudit.mutate.text import find_value
-from ragaudit.mutate.values import changed_value
+from ragaudit.mutate.value_forms import value_change
 
 NAME = "near_duplicate"
 QUALIFIERS = (
@@ -30,9 +32,12 @@ def _anchor_edits(target: Target, context: Context) -> tuple[list[Edit], str] | 
         if not others:
             return "no other intent's anchor to put in its place"
         other = context.rng(NAME, intent.name).choice(others)
+        name = context.memo(
+            ("capital", other), lambda: capital_is_its_own(other, context.documents)
+        )
         edits = [
-            Edit(m.start(), m.end(), other, "anchor", intent.name)
-            for m in re.finditer(re.escape(intent.anchor), text)
+            Edit(*anchor_swap(text, m, other, name), "anchor", intent.name)
+            for m in anchor_pattern(intent.anchor).finditer(text)
         ]
         return edits, f"anchor {intent.anchor!r} -> {other!r}"
     start, end = target.sentence
@@ -55,18 +60,19 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
         return NotApplicable(NAME, intent.name, entity)
     edits, entity_rule = entity
     others = [i.answer for i in context.others(intent)]
-    new, rule = changed_value(
-        intent.answer, context.rng(NAME, "value/" + intent.name), others, text
-    )
-    if new is None:
-        return NotApplicable(NAME, intent.name, f"the answer cannot be changed: {rule}")
+    change = value_change(intent.answer, text, context.rng(NAME, "value/" + intent.name), others)
+    if isinstance(change, str):
+        return NotApplicable(NAME, intent.name, change)
+    new, rule = change.new, change.rule
     taken = [(e.start, e.end) for e in edits]
+    values = []
     start = find_value(text, intent.answer)
     while start != -1:
-        end = start + len(intent.answer)
+        values.append((start, start + len(intent.answer), new))
+        start = find_value(text, intent.answer, start + len(intent.answer))
+    for start, end, value in values + list(change.paired):
         if not any(s < end and start < e for s, e in taken):
-            edits.append(Edit(start, end, new, "value", intent.name))
-        start = find_value(text, intent.answer, end)
+            edits.append(Edit(start, end, value, "value", intent.name))
     sentence = target.sentence
     return Plan(
         NAME,

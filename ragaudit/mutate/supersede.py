@@ -1,13 +1,14 @@
 """supersede: a newer revision of the expected document is added beside it, its answer
 value changed by a stated rule and an explicit revision line on top. The new value is right;
-the old value, still in the old document, is the trap."""
+the old value, still in the old document, is the trap. A value written in two forms
+(`five minutes (5min)`) changes in both."""
 
 from __future__ import annotations
 
 from ragaudit.mutate.edits import Edit
 from ragaudit.mutate.operator import Context, NotApplicable, Operator, Plan, Target, declare
 from ragaudit.mutate.text import MONTHS, find_value
-from ragaudit.mutate.values import changed_value
+from ragaudit.mutate.value_forms import value_change
 
 NAME = "supersede"
 
@@ -26,14 +27,16 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
     """Copy the document, replace every occurrence of the answer, put the revision on top."""
     intent, text = target.intent, target.doc.text
     others = [i.answer for i in context.others(intent)]
-    new, rule = changed_value(intent.answer, context.rng(NAME, intent.name), others, text)
-    if new is None:
-        return NotApplicable(NAME, intent.name, f"the answer cannot be changed: {rule}")
+    change = value_change(intent.answer, text, context.rng(NAME, intent.name), others)
+    if isinstance(change, str):
+        return NotApplicable(NAME, intent.name, change)
+    new, rule = change.new, change.rule
     edits = [Edit(0, 0, revision_line(context, target.doc.doc_id), "revision", intent.name)]
     start = find_value(text, intent.answer)
     while start != -1:
         edits.append(Edit(start, start + len(intent.answer), new, "value", intent.name))
         start = find_value(text, intent.answer, start + len(intent.answer))
+    edits += [Edit(s, e, form, "value", intent.name) for s, e, form in change.paired]
     sentence = target.sentence
     return Plan(
         NAME,

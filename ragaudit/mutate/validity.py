@@ -12,6 +12,7 @@ from typing import Any
 from ragaudit.mutate.padding import cuts, together
 from ragaudit.mutate.remove import statements_left
 from ragaudit.mutate.text import holds, jaccard, shingles
+from ragaudit.mutate.value_forms import disagreeing_forms
 
 NEAR_ORIGINAL = 0.8
 """A near-duplicate's word-shingle Jaccard to its original is at least this."""
@@ -36,8 +37,10 @@ def check_mutant(mutant: Any, plan: Any, corpus: Any, context: Any) -> list[dict
     elif kind == "supersede":
         old = plan.checks["old"]
         checks.append(_check("old_value_absent", not holds(target.text, old), f"{old!r}"))
+        checks.append(_value_forms_agree(mutant, docs))
     elif kind == "near_duplicate":
         checks += _near_duplicate(mutant, target, corpus)
+        checks.append(_value_forms_agree(mutant, docs))
     elif kind in ("boundary", "table_split"):
         checks.append(_cut(mutant, target, context))
     elif kind == "dilute":
@@ -68,6 +71,14 @@ def _values_where_intended(mutant: Any) -> list[dict]:
             missing = [v for v in values if not any(v in s.text for s in spans)]
             out.append(_check(name, not missing, ", ".join(map(repr, missing)) or "present"))
     return out
+
+
+def _value_forms_agree(mutant: Any, docs: dict) -> dict:
+    """A value planted in one of its two forms only ('five minutes (3min)') states two."""
+    spans = [s for s in mutant.planted if s.role == "value" and s.doc_id in docs]
+    bad = [f for s in spans for f in disagreeing_forms(docs[s.doc_id].text, [(s.start, s.end)])]
+    detail = ", ".join(map(repr, dict.fromkeys(bad))) or "every value's forms agree"
+    return _check("value_forms_agree", not bad, detail)
 
 
 def _near_duplicate(mutant: Any, copy: Any, corpus: Any) -> list[dict]:

@@ -41,13 +41,20 @@ def _shifted_number(value: str, rng: random.Random) -> tuple[str, str]:
     raw = match.group()
     decimals = len(raw.rsplit(".", 1)[1]) if "." in raw else 0
     number = float(raw.replace(",", ""))
+    shifted, step = shifted_number(number, decimals, rng)
+    text = f"{shifted:,.{decimals}f}" if "," in raw else f"{shifted:.{decimals}f}"
+    new = value[: match.start()] + text + value[match.end() :]
+    return new, f"number shifted by {'+' if shifted > number else '-'}{step:g}"
+
+
+def shifted_number(number: float, decimals: int, rng: random.Random) -> tuple[float, float]:
+    """(the number moved by a seeded 15-40% step, up or down but never below 1, the step),
+    the step a whole number, or of `decimals` decimals when the number is written so."""
     step = max(1.0, round(abs(number) * rng.uniform(0.15, 0.4)))
     if decimals:
         step = round(abs(number) * rng.uniform(0.15, 0.4), decimals) or 10**-decimals
     shifted = number + step if number - step < 1 or rng.random() < 0.5 else number - step
-    text = f"{shifted:,.{decimals}f}" if "," in raw else f"{shifted:.{decimals}f}"
-    new = value[: match.start()] + text + value[match.end() :]
-    return new, f"number shifted by {'+' if shifted > number else '-'}{step:g}"
+    return shifted, step
 
 
 def _shifted_date(value: str, rng: random.Random) -> tuple[str, str]:
