@@ -21,7 +21,8 @@ def make(documents):
     def ask(question):
         if "crane" in question.lower():
             time.sleep(5)  # past limits.call_seconds
-        found = [(d, p) for d, p in passages if "150 percent" in p or "63 tonnes" in p]
+        value = "63 tonnes" if "crane" in question.lower() else "150 percent"
+        found = [(d, p) for d, p in passages if value in p]
         answer = found[0][1] if found else "NOT_IN_CONTEXT"
         return {"answer": answer, "contexts": [{"text": t, "doc_id": d} for d, t in found]}
     return ask

@@ -61,12 +61,10 @@ def prepare(inputs: MutateInputs, cache: Any = None) -> Prepared:
     corpus, the cases, the column, and every operator's mutants (each built and checked on
     its own corpus). `cache`: the call cache a boundary's window check may load the
     embedder's tokenizer through (None: no window check, no robust credit)."""
-    progress = inputs.progress
-    progress.stage("reading documents", 1)
+    progress = inputs.progress  # silent until the inputs are read: bad input is one line
     chosen = operators(inputs.operators)
     corpus = load_corpus(inputs.corpus)
     intents = load_mutation_cases(inputs.cases, corpus.documents)
-    progress.advance(1)
     column = Column(inputs.settings, inputs.stack)
     window = column.window_check(cache, inputs.workers) if cache is not None else None
     context = Context(
