@@ -68,4 +68,6 @@ def _estimates(cases: list, corpus: Any, settings: AuditSettings, stack: Any) ->
         return [CallEstimate(f"audit stack {stack.name}: retriever", 0, 0, None, reason,
                              tokens_reason=NO_EMBEDDING)]  # fmt: skip
     passages = [embed_text_of(chunk) for chunk in chunks]
-    return [embed_estimate(what, settings.embedder, passages, sorted(questions), cache)]
+    return [
+        embed_estimate(what, settings.embedder, passages, sorted(questions), cache, sample=True)
+    ]

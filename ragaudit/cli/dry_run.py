@@ -28,6 +28,8 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from contextlib import closing
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ragaudit import paths
@@ -87,12 +89,53 @@ def _time(spec: str, calls: int, cache: Any, *, every_call: bool) -> tuple[float
     return calls * mean, f"mean of {recorded} recorded"
 
 
+SAMPLE_TEXTS = 32
+"""Texts a first dry run embeds, timed, when the cache recorded no call of the embedder."""
+
+
+def sampled_time(spec: str, texts: Sequence[str], calls: int) -> tuple[float | None, str]:
+    """`calls` at the mean of a short timed sample of the embedder on this machine: up to
+    SAMPLE_TEXTS of `texts` (spread over them, so long and short ones), embedded through a
+    throw-away cache in a temporary folder (the data folder is left alone)."""
+    import tempfile
+    import time
+
+    from ragaudit.backends.specs import load_embedder
+
+    distinct = list(dict.fromkeys(texts))
+    if not distinct or not calls:
+        return 0.0, "nothing to compute"
+    step = max(1, len(distinct) // SAMPLE_TEXTS)
+    sample = distinct[::step][:SAMPLE_TEXTS]
+    with tempfile.TemporaryDirectory() as folder:
+        embedder = load_embedder(spec, CallCache(Path(folder) / "sample.sqlite"))
+        embedder.embed(sample[:1])  # the model's first call loads it: not a text's cost
+        started = time.perf_counter()
+        embedder.embed(sample)
+        mean = (time.perf_counter() - started) / len(sample)
+    return calls * mean, f"a timed sample of {len(sample)} texts here: no recorded calls yet"
+
+
 def embed_estimate(
-    what: str, spec: str, passages: Iterable[str], queries: Iterable[str], cache: Any
-) -> CallEstimate:
+    what: str, spec: str, passages: Iterable[str], queries: Iterable[str], cache: Any,
+    sample: bool = False,
+) -> CallEstimate:  # fmt: skip
     """The embedding calls of `spec` for the distinct `passages` and `queries` (one call each),
     how many the cache holds (keys built as its stored calls were keyed: recorded_keying),
-    the time of the rest at the mean it recorded for the model."""
+    the time of the rest at the mean it recorded for the model (with `sample` and nothing
+    recorded: at the mean of a short timed sample, sampled_time)."""
+    passages = list(passages)
+    estimate = _embed_estimate(what, spec, passages, queries, cache)
+    if sample and estimate.seconds is None:
+        to_compute = estimate.calls - (estimate.cached or 0)
+        seconds, reason = sampled_time(spec, passages, to_compute)
+        estimate = replace(estimate, seconds=seconds, seconds_reason=reason)
+    return estimate
+
+
+def _embed_estimate(
+    what: str, spec: str, passages: Iterable[str], queries: Iterable[str], cache: Any
+) -> CallEstimate:
     wanted = [("passage", t) for t in dict.fromkeys(passages)]
     wanted += [("query", t) for t in dict.fromkeys(queries)]
     calls = len(wanted)

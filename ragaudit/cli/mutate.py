@@ -64,6 +64,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path, default=None,
         help="results file (default: results/mutate-latest.json in the data folder)",
     )  # fmt: skip
+    parser.add_argument(
+        "--dry-run", action="store_true",
+        help="check every input and build every mutant, then print the calls, the builds "
+        "and a time estimate; nothing is embedded or written",
+    )  # fmt: skip
     add_junit_argument(parser)
     add_workers_argument(parser)
 
@@ -100,6 +105,14 @@ def run(args: argparse.Namespace) -> int:
             f"--no-generate with {args.stack}: a pipeline's chunks are its own, so only "
             "its answers can measure a mutant; run without --no-generate"
         )
+    if args.dry_run:
+        from ragaudit.cli.mutate_dry_run import mutate_dry_run
+        from ragaudit.mutate.runner import prepare
+
+        chosen = tuple(args.operators) if args.operators else None
+        inputs = MutateInputs(args.corpus, args.cases, args.settings, args.stack, chosen, args.seed)
+        generator = args.generator or DEFAULT_GENERATOR
+        return mutate_dry_run(prepare(inputs), not args.no_generate, generator)
     out = args.out or paths.results_dir() / "mutate-latest.json"
     check_writable(out, "--out")
     if args.junit is not None:
