@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragaudit.mutate.padding import cuts, together
+from ragaudit.mutate.cut_search import cuts_sentence
+from ragaudit.mutate.padding import together
 from ragaudit.mutate.remove import statements_left
-from ragaudit.mutate.text import holds, jaccard, shingles
+from ragaudit.mutate.text import holds, jaccard, sentence_around, shingles
 from ragaudit.mutate.value_forms import disagreeing_forms
 
 NEAR_ORIGINAL = 0.8
@@ -102,10 +103,14 @@ def _near_duplicate(mutant: Any, copy: Any, corpus: Any) -> list[dict]:
 def _cut(mutant: Any, target: Any, context: Any) -> dict:
     chunks = context.splitter(target)
     if mutant.operator == "boundary":
+        # cut by the splitter, and still a whole sentence: its own start and end, nothing
+        # planted inside it
         span = mutant.gold_spans[0]
-        return _check(
-            "cut_by_splitter", cuts(chunks, span.start, span.end), f"{len(chunks)} chunks"
-        )
+        cut = cuts_sentence(target.text, chunks, span.start, span.end)
+        whole = sentence_around(target.text, span.start, span.end) == (span.start, span.end)
+        whole = whole and not any(p.start < span.end and span.start < p.end for p in mutant.planted)
+        detail = f"{len(chunks)} chunks" + ("" if whole else "; the sentence no longer whole")
+        return _check("cut_by_splitter", cut and whole, detail)
     header = next(s for s in mutant.extra_spans if s.role == "table_header")
     row = next(s for s in mutant.extra_spans if s.role == "table_row")
     apart = not together(chunks, [(header.start, header.end), (row.start, row.end)])
