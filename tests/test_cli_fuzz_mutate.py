@@ -52,7 +52,7 @@ def _file(*intents: dict) -> bytes:
 
 REFUSED = [
     # (name, file bytes, words the one line must hold: the field or the value)
-    ("answer-missing", _file(_intent(answer=...)), "intents[0].answer: Field required"),
+    ("answer-missing", _file(_intent(answer=...)), "intents[0].answer: intent 'overtime-rate'"),
     ("answer-not-in-sources", _file(_intent(answer="151 percent")), "answer: intent"),
     ("answer-inside-a-longer-value", _file(_intent(answer="50 percent")), "'50 percent'"),
     ("answer-in-another-document", _file(_intent(answer="63 tonnes")), "'63 tonnes'"),

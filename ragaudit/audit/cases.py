@@ -1,7 +1,11 @@
 """The case file (intents, each asked in several phrasings, each phrasing naming the sources
 it must retrieve) and the structural check that runs before anything is embedded: two
 cases with the same normalised question are fake coverage (the originating study's copy-pasted
-"rephrasing sentinel"), and an intent asked only one way is tested from one angle."""
+"rephrasing sentinel"), and an intent asked only one way is tested from one angle.
+
+One case file serves `ragaudit audit` and `ragaudit mutate`: an intent may name the value its
+expected document states (`answer:`) and the entity its question is about (`anchor:`); the
+audit records both on its cases, mutate requires the answer (ragaudit.mutate.cases)."""
 
 from __future__ import annotations
 
@@ -45,6 +49,11 @@ class IntentSpec(BaseModel):
     intent: Label = Field(min_length=1)
     expect: list[str] | None = None
     expect_any: list[str] | None = None
+    answer: str | None = Field(default=None, min_length=1)
+    """The value the expected document states, verbatim: required by `ragaudit mutate`,
+    recorded by the audit."""
+    anchor: str | None = Field(default=None, min_length=1)
+    """The entity the question is about, as written in the document."""
     phrasings: list[PhrasingSpec | str] = Field(min_length=1)
 
 
@@ -72,6 +81,10 @@ class Case:
     expect_all: tuple[str, ...]
     expect_any: tuple[str, ...]
     line: int | None
+    answer: str | None = None
+    """The intent's `answer:`, when the case file gives one."""
+    anchor: str | None = None
+    """The intent's `anchor:`, when the case file gives one."""
 
     @property
     def expected_sources(self) -> tuple[str, ...]:
@@ -118,17 +131,24 @@ def normalise_question(text: str) -> str:
     return " ".join(text.split())
 
 
-def load_cases(path: Path) -> list[Case]:
-    """Read and validate a case file (YAML or JSON) into resolved cases."""
-    path = Path(path)
-    data, lines = load_with_lines(path, "case file")
-    spec = validate(CaseFile, data, path, "case file", lines)
+WHAT = "case file"
+
+
+def read_case_file(path: Path) -> tuple[CaseFile, dict[Loc, int]]:
+    """Read and validate a case file (YAML or JSON): the file and the line of each field."""
+    data, lines = load_with_lines(path, WHAT)
+    return validate(CaseFile, data, path, WHAT, lines), lines
+
+
+def resolve_cases(spec: CaseFile, path: Path, lines: dict[Loc, int]) -> list[Case]:
+    """Each phrasing of each intent as a case, its expected sources inherited from the
+    intent where it names none."""
     cases: list[Case] = []
     seen_ids: dict[str, Loc] = {}
     for i, intent in enumerate(spec.intents):
         for j, raw in enumerate(intent.phrasings):
             loc: Loc = ("intents", i, "phrasings", j)
-            where = f"case file {path}: line {line_of(loc, lines)}: intents[{i}].phrasings[{j}]"
+            where = f"{WHAT} {path}: line {line_of(loc, lines)}: intents[{i}].phrasings[{j}]"
             # a bare string phrasing is checked here: PhrasingSpec would raise on '' itself
             if not (raw if isinstance(raw, str) else raw.q).strip():
                 raise RagauditError(f"{where}.q: the question is blank")
@@ -154,9 +174,18 @@ def load_cases(path: Path) -> list[Case]:
                     expect_all=tuple(expect_all or ()),
                     expect_any=tuple(expect_any or ()),
                     line=line_of(loc + ("q",), lines),
+                    answer=intent.answer,
+                    anchor=intent.anchor,
                 )
             )
     return cases
+
+
+def load_cases(path: Path) -> list[Case]:
+    """Read and validate a case file (YAML or JSON) into resolved cases."""
+    path = Path(path)
+    spec, lines = read_case_file(path)
+    return resolve_cases(spec, path, lines)
 
 
 def check_structure(cases: list[Case]) -> StructureReport:

@@ -219,6 +219,8 @@ def _case_record(
         "line": case.line,
         "expect_all": list(case.expect_all),
         "expect_any": list(case.expect_any),
+        "answer": case.answer,
+        "anchor": case.anchor,
     }
     if ranked is None:
         error = next((f.error for f in failures if f.item == case.case_id), "embedding failed")

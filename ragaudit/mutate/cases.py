@@ -1,9 +1,10 @@
-"""The mutation case file: audit's intents and phrasings, plus the answer each intent's
-expected document states (`answer:`) and the entity its question is about (`anchor:`).
+"""The case file as `ragaudit mutate` reads it: the audit's (ragaudit.audit.cases), where
+each intent must name the answer its expected document states (`answer:`) and may name the
+entity its question is about (`anchor:`).
 
 An intent's answer must appear verbatim in one of its expected sources; the first that holds
-it is the document its mutants change. An intent whose sources do not hold it is refused in
-one line naming the intent, before anything is embedded."""
+it is the document its mutants change. An intent without an answer, or whose sources do not
+hold it, is refused in one line naming the intent, before anything is embedded."""
 
 from __future__ import annotations
 
@@ -11,27 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from ragaudit.audit.cases import Case, IntentSpec, PhrasingSpec
+from ragaudit.audit.cases import WHAT, Case, IntentSpec, read_case_file, resolve_cases
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
-from ragaudit.fileio.lines import line_of, load_with_lines, validate
+from ragaudit.fileio.lines import line_of
 from ragaudit.mutate.text import find_value, holds
-
-WHAT = "mutation case file"
-
-
-class MutationIntentSpec(IntentSpec):
-    """An audit intent with the value its expected document states."""
-
-    answer: str = Field(min_length=1)
-    anchor: str | None = Field(default=None, min_length=1)
-
-
-class MutationCaseFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    intents: list[MutationIntentSpec] = Field(min_length=1)
 
 
 @dataclass(frozen=True)
@@ -58,68 +43,30 @@ class MutationIntent:
 
 
 def load_mutation_cases(path: Path, documents: list[Document]) -> list[MutationIntent]:
-    """Read, validate and resolve a mutation case file against the corpus `documents`."""
+    """Read, validate and resolve a case file against the corpus `documents`."""
     path = Path(path)
-    data, lines = load_with_lines(path, WHAT)
-    spec = validate(MutationCaseFile, data, path, WHAT, lines)
-    _unique_intents(spec, path, lines)
+    spec, lines = read_case_file(path)
+    cases = resolve_cases(spec, path, lines)
     by_id = {doc.doc_id: doc for doc in documents}
     intents = []
-    seen_ids: set[str] = set()
     for i, intent in enumerate(spec.intents):
-        cases = _cases(intent, i, path, lines, seen_ids)
 
         def where(field: str, i: int = i) -> str:
             at = line_of(("intents", i, field), lines) or line_of(("intents", i), lines)
             return f"{WHAT} {path}: line {at}: intents[{i}].{field}"
 
-        intents.append(_resolve(intent, cases, by_id, where, line_of(("intents", i), lines)))
+        if intent.answer is None:
+            raise RagauditError(
+                f"{where('answer')}: intent {intent.intent!r} names no answer: mutate needs "
+                "the value its expected document states, verbatim"
+            )
+        own = tuple(c for c in cases if c.intent == intent.intent)
+        intents.append(_resolve(intent, own, by_id, where, line_of(("intents", i), lines)))
     return intents
 
 
-def _unique_intents(spec: MutationCaseFile, path: Path, lines: dict) -> None:
-    seen: set[str] = set()
-    for i, intent in enumerate(spec.intents):
-        if intent.intent in seen:
-            at = line_of(("intents", i, "intent"), lines)
-            raise RagauditError(
-                f"{WHAT} {path}: line {at}: intents[{i}].intent: intent {intent.intent!r} "
-                "appears twice"
-            )
-        seen.add(intent.intent)
-
-
-def _cases(
-    intent: MutationIntentSpec, i: int, path: Path, lines: dict, seen_ids: set[str]
-) -> tuple[Case, ...]:
-    """The intent's phrasings as audit cases (the same rules as `ragaudit audit`)."""
-    out = []
-    for j, raw in enumerate(intent.phrasings):
-        loc = ("intents", i, "phrasings", j)
-        where = f"{WHAT} {path}: line {line_of(loc, lines)}: intents[{i}].phrasings[{j}]"
-        if not (raw if isinstance(raw, str) else raw.q).strip():
-            raise RagauditError(f"{where}.q: the question is blank")
-        phrasing = PhrasingSpec(q=raw) if isinstance(raw, str) else raw
-        expect_all = phrasing.expect if phrasing.expect is not None else intent.expect
-        expect_any = phrasing.expect_any if phrasing.expect_any is not None else intent.expect_any
-        if not expect_all and not expect_any:
-            raise RagauditError(
-                f"{where}: names no expected source (give expect or expect_any here or on "
-                "the intent)"
-            )
-        case_id = f"{intent.intent}/{phrasing.id or j + 1}"
-        if case_id in seen_ids:
-            raise RagauditError(f"{where}.id: case id {case_id!r} is used twice")
-        seen_ids.add(case_id)
-        out.append(
-            Case(case_id, intent.intent, phrasing.q, tuple(expect_all or ()),
-                 tuple(expect_any or ()), line_of(loc + ("q",), lines))
-        )  # fmt: skip
-    return tuple(out)
-
-
 def _resolve(
-    intent: MutationIntentSpec,
+    intent: IntentSpec,
     cases: tuple[Case, ...],
     by_id: dict[str, Document],
     where: Callable[[str], str],
