@@ -41,7 +41,7 @@ class Fact:
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 _MD_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
 _UNDERLINE = re.compile(r"[ \t]*(?:={3,}|-{3,})[ \t]*")
-_CAPS_HEADING = re.compile(r"[ \t]*[A-Z][A-Z0-9 ,/&()'-]*[A-Z0-9)][ \t]*")
+_CAPS_HEADING = re.compile(r"[ \t]*[A-Z][A-Z0-9_ ,/&()'-]*[A-Z0-9)][ \t]*")
 _WIDE_GAP = re.compile(r"(?<=[^\s.!?:;,]) {2,}(?=\S)")
 _CELL_COMMA = re.compile(r",(?!\s)(?!(?<=\d,)\d{3}(?!\d))")
 _CODE = re.compile(r"(?:[{}]|\};|\*/|[\[\](){}=*][^\s]*;)[ \t]*$")
