@@ -12,8 +12,7 @@ from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_text_atomic
-from ragaudit.report.document import render_html, render_markdown, render_tables
-from ragaudit.report.failures_first import failures_first_text
+from ragaudit.report.document import render_html, render_markdown, render_terminal
 from ragaudit.results.io import load_results
 
 
@@ -100,7 +99,7 @@ def _render(results: dict, path: Path, targets: list[Path]) -> tuple[str, list[s
     cell that is a list) would surface here as a Python error: it becomes one line naming
     the file and what the renderer met."""
     try:
-        tables = failures_first_text(results) + "\n" + render_tables(results)  # failed first
+        tables = render_terminal(results)
         return tables, [_RENDERERS[t.suffix[1:]](results) for t in targets]
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as error:
         detail = " ".join(f"{type(error).__name__}: {error}".split())[:200]

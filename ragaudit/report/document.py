@@ -1,21 +1,32 @@
 """The report as one document: its sections in reading order, rendered as Markdown, as one
-HTML page, or as the probe x config tables `ragaudit report` prints.
+HTML page, or as the text `ragaudit report` prints (the probe x config tables; a mutation
+audit's section).
 
 Sections are built once as blocks and rendered by report.render, so the formats cannot
-disagree. Every figure and every quoted reply is read from the results file.
+disagree. Every figure and every quoted reply is read from the results file. A mutation
+audit's file (`run.kind` "mutate") has its own, shorter layout: `layout` is the one place
+the report tells the two apart.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from ragaudit.report.attribution import attribution_section
-from ragaudit.report.failures_first import failures_first_section
+from ragaudit.report.failures_first import failures_first_section, failures_first_text
 from ragaudit.report.findings import (
     citation_section,
     comparisons_section,
     detectability_section,
     severity_section,
 )
-from ragaudit.report.mutation import mutation_section
+from ragaudit.report.mutation import (
+    mutation_header_section,
+    mutation_lines,
+    mutation_replies_section,
+    mutation_section,
+)
 from ragaudit.report.pictures import (
     answers_pictures,
     attribution_pictures,
@@ -36,6 +47,7 @@ from ragaudit.report.tables import (
     title_section,
 )
 from ragaudit.report.windows import windows_section
+from ragaudit.results import view
 
 SECTIONS = (
     title_section,
@@ -66,9 +78,47 @@ and its controls, then what it measured; each picture (HTML only) after the tabl
 draws."""
 
 
+MUTATION_SECTIONS = (
+    title_section,
+    mutation_header_section,
+    conditions_section,
+    mutation_section,
+    mutation_replies_section,
+)
+"""A mutation audit's report: one count per operator (killed / applicable). The matrix's
+per-probe tables, what-failed list and severity are left out: their rates count phrasings
+per operator, so beside the score they would be a second, different number for it."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the report of one kind of results file holds."""
+
+    sections: tuple[Callable[[dict], list[Block]], ...]
+    terminal: Callable[[dict], str]
+    """What `ragaudit report` prints."""
+
+
+def _matrix_terminal(results: dict) -> str:
+    return failures_first_text(results) + "\n" + render_tables(results)  # failed first
+
+
+def _mutation_terminal(results: dict) -> str:
+    return "\n".join(mutation_lines(results)) + "\n"
+
+
+MATRIX = Layout(SECTIONS, _matrix_terminal)
+MUTATION = Layout(MUTATION_SECTIONS, _mutation_terminal)
+
+
+def layout(results: dict) -> Layout:
+    """The layout of `results`: a mutation audit's, or the matrix's for every other file."""
+    return MUTATION if view.is_mutation_audit(results) else MATRIX
+
+
 def report_blocks(results: dict) -> list[Block]:
     """All sections' blocks, in reading order."""
-    return [block for section in SECTIONS for block in section(results)]
+    return [block for section in layout(results).sections for block in section(results)]
 
 
 def render_markdown(results: dict) -> str:
@@ -79,6 +129,12 @@ def render_markdown(results: dict) -> str:
 def render_html(results: dict) -> str:
     """The report as one self-contained HTML page."""
     return blocks_to_html(report_blocks(results), title="ragaudit report")
+
+
+def render_terminal(results: dict) -> str:
+    """What `ragaudit report` prints: for a matrix run what failed, then the probe x config
+    tables; for a mutation audit its section, as `ragaudit mutate` printed it."""
+    return layout(results).terminal(results)
 
 
 def render_tables(results: dict) -> str:

@@ -49,25 +49,39 @@ def title_section(results: dict) -> list[Block]:
     return [("h", 1, "ragaudit report")]
 
 
-def header_section(results: dict) -> list[Block]:
-    """What the report was rendered from: run, corpus, models."""
-    corpus = results.get("corpus") or {}
+def rendered_from(results: dict) -> str:
+    """The report's first words on its results file: when it was written, its schema,
+    preset and completeness."""
     run = results.get("run") or {}
+    return (
+        f"Rendered from the results file written {results.get('created_at')} "
+        f"(schema {results.get('schema_version')}, preset {run.get('preset')}, "
+        f"complete: {str(results.get('complete')).lower()})."
+    )
+
+
+def models_line(results: dict) -> str:
+    """The generator and the embedders the run named."""
     generator = (results.get("generator") or {}).get("spec") or "none (generation not run)"
     embedders = ", ".join(
         f"{e['spec']} ({e.get('role', 'embedder')})" for e in results.get("embedders") or []
     )
+    return f"Generator: {generator}. Embedders: {embedders}."
+
+
+def header_section(results: dict) -> list[Block]:
+    """What the report was rendered from: run, corpus, models."""
+    corpus = results.get("corpus") or {}
+    run = results.get("run") or {}
     return [
         ("h", 2, "The run"),
         (
             "p",
-            f"Rendered from the results file written {results.get('created_at')} "
-            f"(schema {results.get('schema_version')}, preset {run.get('preset')}, "
-            f"complete: {str(results.get('complete')).lower()}). Corpus seed "
-            f"{corpus.get('seed')}, {corpus.get('n')} instances per probe, "
-            f"{corpus.get('documents')} documents, manifest sha256 {corpus.get('sha256')}.",
+            f"{rendered_from(results)} Corpus seed {corpus.get('seed')}, {corpus.get('n')} "
+            f"instances per probe, {corpus.get('documents')} documents, manifest sha256 "
+            f"{corpus.get('sha256')}.",
         ),
-        ("p", f"Generator: {generator}. Embedders: {embedders}."),
+        ("p", models_line(results)),
         (
             "p",
             f"Generation ran on configs {', '.join(run.get('gen_configs') or []) or 'none'}"

@@ -256,7 +256,10 @@ def fmt_elapsed(conditions: dict) -> str:
 
 
 def fmt_contention(conditions: dict) -> str:
-    """Whether other load on the machine was looked for, and what was seen before and after."""
+    """Whether other load on the machine was looked for, and what was seen before and after;
+    `not measured in this file` where the run did not record it (a mutation audit)."""
+    if "contention_detection_configured" not in conditions:
+        return f"Contention detection: {NOT_MEASURED}."
     seen = conditions.get("contention_seen") or {}
     configured = "yes" if conditions.get("contention_detection_configured") else "no"
     return (

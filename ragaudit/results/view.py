@@ -15,6 +15,16 @@ GENERATION_MEASURES = ("correct", *VERDICT_MEASURES)
 """Measures the generation stage fills; null on a cell generation did not run on."""
 
 
+MUTATE_KIND = "mutate"
+"""`run.kind` of a mutation audit's file (`ragaudit mutate`): its probes are operators, its
+one config the user's column, and its scores are in its `mutation` section."""
+
+
+def is_mutation_audit(results: dict) -> bool:
+    """Whether the file is a mutation audit's (`run.kind` is `"mutate"`)."""
+    return (results.get("run") or {}).get("kind") == MUTATE_KIND
+
+
 def config_names(results: dict) -> list[str]:
     """Config names in the results file's order."""
     return [c["name"] for c in results.get("configs") or []]
