@@ -114,14 +114,18 @@ def test_a_pipeline_is_built_once_per_group_of_mutants_and_its_answers_graded(wo
                                               "crane-k2/1": "trap_taken"}  # fmt: skip
 
 
-def test_without_generation_a_pipeline_is_not_measured(workspace, capsys):
-    results = mutate(workspace, "quiet", "--no-generate", latest_first=True)
-    section = results["mutation"]
-    assert section["unmeasured"] == NOT_APPLICABLE and section["survivors"] == []
-    assert {s["operator"]: (s["applicable"], s["score_reason"]) for s in section["scores"]} == {
-        "supersede": (0, NOT_APPLICABLE), "boundary": (0, NOT_APPLICABLE)}  # fmt: skip
-    assert all(r["generation"] is None for r in results["instances"])
-    assert f"not measured ({NOT_APPLICABLE})" in capsys.readouterr().out
+def test_without_generation_a_pipeline_is_refused_before_any_work(workspace, capsys):
+    # its chunks are its own, so without its answers nothing can be measured: the run is
+    # refused in one line, before the pipeline is built or anything is written
+    stack = workspace / "quiet.yaml"
+    stack.write_text("name: quiet\npipeline:\n  factory: paragraph_rag:make\n", "utf-8")
+    out = workspace / "quiet.json"
+    status = main(["mutate", str(workspace / "corpus"), str(workspace / "cases.yaml"),
+                   "--stack", str(stack), "--no-generate", "--out", str(out)])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and "--no-generate" in err[0] and "pipeline" in err[0]
+    assert not out.exists()
+    assert not (workspace / "paragraph_rag.py.builds.jsonl").exists()
 
 
 def test_a_pipeline_that_refuses_without_evidence_kills_remove_answer(workspace):

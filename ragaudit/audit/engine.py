@@ -18,7 +18,6 @@ from typing import Any
 from ragaudit import paths
 from ragaudit.audit.chunks import AuditChunk
 from ragaudit.audit.policy import Candidate
-from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.stack.index import build_index as build_chunk_index
 from ragaudit.stack.index import embed_texts, open_client
 from ragaudit.stack.retrieval import Retriever
@@ -62,7 +61,7 @@ def build_index(
         embedder,
         chunking_name,
         chunks,
-        as_llamaindex_embedding(embedder),
+        None,  # llama-index opens only if asked (ChunkIndex.index): its import costs memory
         searched_text=embed_text_of,
         on_batch=on_batch,
     )

@@ -27,6 +27,7 @@ from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.mutate.operator import Splitter
 from ragaudit.mutate.overlay import OverlayIndex, Ranked
+from ragaudit.mutate.window import embedder_in_window
 from ragaudit.stack.stackfile import StackSpec, build_splitter, check_stack, load_stack
 from ragaudit.stack.windows import survey_window
 from ragaudit.userstack.splitter import UserSplitter
@@ -179,19 +180,16 @@ class Column:
 
     def window_check(self, cache: Any, workers: int) -> Any:
         """`in_window(text, offset)`: whether text[:offset] fits the embedder's input window
-        (a tokenizer pass, the embedder loaded on first use); None when ragaudit does not
-        embed (a user's retriever or pipeline) or the window is unknown."""
+        (mutate.window; a tokenizer pass, the embedder loaded on first use); None when
+        ragaudit does not embed for this column (a user's retriever or pipeline)."""
         if not self.overlay:
             return None
+        found: list = []
 
         def in_window(text: str, offset: int) -> bool | None:
-            embedder = self._embedder(cache, workers)
-            tokens = embedder.input_window().tokens
-            counter = getattr(embedder, "count_tokens", None)
-            if tokens is None or counter is None:
-                return None
-            counted = counter([text[:offset]])
-            return None if counted is None else counted[0] <= tokens
+            if not found:
+                found.append(embedder_in_window(self._embedder(cache, workers)))
+            return None if found[0] is None else found[0](text, offset)
 
         return in_window
 

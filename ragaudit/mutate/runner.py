@@ -22,6 +22,11 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_generator
 from ragaudit.grading.grade import grade_records
 from ragaudit.mutate.cases import load_mutation_cases
+from ragaudit.mutate.closed_book import (
+    ask_closed_book,
+    closed_book_failed_calls,
+    closed_book_row,
+)
 from ragaudit.mutate.column import Column
 from ragaudit.mutate.grouping import Mutant, OperatorMutants, build_mutants, control_mutants
 from ragaudit.mutate.groups import group_mutants
@@ -159,10 +164,20 @@ def run_mutation(inputs: MutateInputs) -> dict:
         results["models"].append(describe_model(generator))
         answer_records(results, generator, column, inputs.workers, progress)
         failures += failed_calls(results["instances"], generator.spec)
+        # the model may already know the answer: such a phrasing certifies no mutant
+        progress.stage("asking each phrasing closed-book", 1)
+        results["closed_book"] = ask_closed_book(intents, generator, inputs.workers)
+        failures += closed_book_failed_calls(results["closed_book"], generator.spec)
+        progress.advance(1)
     analyse(results)
     unmeasured = PIPELINE_CHUNKS if column.pipeline and not inputs.generate else None
     results["mutation"] = mutation_section(
         results, ready.mutants, chosen, inputs.generate, unmeasured
+    )
+    closed = results.get("closed_book")
+    results["mutation"]["closed_book"] = closed_book_row(closed, intents) if closed else None
+    results["mutation"]["closed_book_reason"] = (
+        None if closed else _closed_book_reason(inputs, column)
     )
     results["conditions"] = {
         "calls": cache.stats(),
@@ -174,6 +189,12 @@ def run_mutation(inputs: MutateInputs) -> dict:
     }
     progress.done()
     return results
+
+
+def _closed_book_reason(inputs: MutateInputs, column: Column) -> str:
+    if not inputs.generate:
+        return "not asked: --no-generate loads no generator"
+    return "not asked: a pipeline answers with its own model, which ragaudit cannot ask alone"
 
 
 def _failure(failure: Any, column: Column) -> dict:

@@ -103,7 +103,6 @@ def mutation_section(
         "survivors": survivors,
         "excluded_cases": sorted(c for c, state in status.items() if state == "failed_unmutated"),
         "control": _control_row(by_probe.get(CONTROL, []), status),
-        "closed_book": _closed_book_row(closed, status) if closed else None,
         "top_score_drop": drop_summary(by_probe.get(REMOVE_ANSWER, []), control)
         if dropped
         else None,
@@ -144,21 +143,6 @@ def _control_row(records: list[dict], status: dict) -> dict:
         "known_without_context": states["known_without_context"],
         "span_in_context": sum(1 for r in records if r.get("gold_in_context")),
         "source_in_top_k": sum(1 for r in records if r["mutation"].get("source_in_top_k")),
-    }  # fmt: skip
-
-
-def _closed_book_row(closed: dict, status: dict) -> dict:
-    """The phrasings answered right with no context, and the intents wholly known."""
-    known = sorted(c for c, e in closed.items() if e.get("known_without_context"))
-    asked = [c for c, e in closed.items() if e.get("known_without_context") is not None]
-    intents: dict[str, list[bool]] = {}
-    for case in asked:
-        intents.setdefault(case.rsplit("/", 1)[0], []).append(case in known)
-    return {
-        "known": known, "asked": len(asked),
-        "failed": sorted(c for c, e in closed.items() if e.get("known_without_context") is None),
-        "intents_wholly_known": sorted(i for i, k in intents.items() if all(k)),
-        "intents": len(intents),
     }  # fmt: skip
 
 
