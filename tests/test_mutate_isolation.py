@@ -25,7 +25,7 @@ k: 8
 """
 PIPELINE_STACK = """name: paragraphs
 pipeline:
-  factory: paragraph_rag:make
+  factory: isolation_rag:make
   args: {}
 """
 OPERATORS = ["supersede", "near_duplicate", "remove_answer"]
@@ -42,7 +42,7 @@ def _workspace(tmp_path, monkeypatch):
         (corpus / f"news-{i}.md").write_text(text, encoding="utf-8")
     (tmp_path / "cases.yaml").write_text(CASES, encoding="utf-8")
     (tmp_path / "overlap_retriever.py").write_text(RETRIEVER, encoding="utf-8")
-    (tmp_path / "paragraph_rag.py").write_text(PIPELINE, encoding="utf-8")
+    (tmp_path / "isolation_rag.py").write_text(PIPELINE, encoding="utf-8")
     return tmp_path
 
 
@@ -120,5 +120,5 @@ def test_a_pipeline_groups_keep_an_intents_documents_as_they_are(tmp_path, monke
     for group in groups:
         assert len({m.split("/", 1)[1] for m in group}) == 1, group
     builds = [json.loads(line) for line in
-              (workspace / "paragraph_rag.py.builds.jsonl").read_text().splitlines()]  # fmt: skip
+              (workspace / "isolation_rag.py.builds.jsonl").read_text().splitlines()]  # fmt: skip
     assert len(builds) == 1 + len(groups)
