@@ -30,10 +30,10 @@ a document repeating its answer a thousand times is not a fact to plant around (
 mutant generation run minutes in silence)."""
 
 
-def mutant_doc_id(doc_id: str, operator: str, intent: str) -> str:
-    """The id of a document's mutant: never an original's id, and one per intent, since
-    two intents' mutants of one document are two different documents."""
-    return f"{doc_id}~{operator}~{intent}"
+def mutant_doc_id(doc_id: str, operator: str, intent: str, variant: str = "") -> str:
+    """The id of a document's mutant: never an original's id, and one per intent (and
+    variant), since two intents' mutants of one document are two different documents."""
+    return f"{doc_id}~{operator}~{intent}" + (f"@{variant}" if variant else "")
 
 
 @dataclass(frozen=True)
@@ -70,10 +70,12 @@ class Mutant:
     """The ids of the user's documents its corpus lacks (replaced or removed)."""
     originals: dict[str, Document] = field(default_factory=dict, compare=False)
     """Original document by the id of its mutant (the diff and the inspector)."""
+    variant: str = ""
+    """Which of an operator's several mutants of this intent (mostly none)."""
 
     @property
     def mutant_id(self) -> str:
-        return f"{self.operator}/{self.intent}"
+        return f"{self.operator}/{self.intent}" + (f"@{self.variant}" if self.variant else "")
 
     @property
     def status(self) -> str:
@@ -119,7 +121,9 @@ def answer_repeats(text: str, answer: str, limit: int = MAX_ANSWER_REPEATS) -> i
     return count
 
 
-def plan_outcome(operator: Operator, target: Target, context: Context) -> Outcome:
+def plan_outcome(
+    operator: Operator, target: Target, context: Context
+) -> Outcome | tuple[Plan, ...]:
     """The operator's plan, or not applicable when the answer repeats past the cap."""
     repeats = answer_repeats(target.doc.text, target.intent.answer)
     if repeats > MAX_ANSWER_REPEATS:
@@ -139,7 +143,9 @@ def build_mutants(
     out = []
     for intent in context.intents:
         target = Target(intent, context.document(intent.doc_id))
-        out.append(build_mutant(plan_outcome(operator, target, context), target, context))
+        outcome = plan_outcome(operator, target, context)
+        for one in outcome if isinstance(outcome, tuple) else (outcome,):
+            out.append(build_mutant(one, target, context))
         if on_intent is not None:
             on_intent(1)
     return OperatorMutants(operator.name, out)
@@ -162,7 +168,7 @@ def build_mutant(outcome: Outcome, target: Target, context: Context) -> Mutant:
     for doc_id, edits in per_doc.items():
         if overlapping(edits) is not None:
             return Mutant(plan.operator, intent.name, intent.doc_id, False,
-                          f"its edits of {doc_id} overlap")  # fmt: skip
+                          f"its edits of {doc_id} overlap", variant=plan.variant)  # fmt: skip
     entry = _applied(plan, per_doc, context)
     checks = check_mutant(entry, plan, MutantCorpus(context.documents, entry), context)
     entry = replace(entry, validity=tuple(checks))
@@ -181,7 +187,7 @@ def _applied(plan: Plan, per_doc: dict[str, tuple[Edit, ...]], context: Context)
     for doc_id, edits in per_doc.items():
         original = context.document(doc_id)
         result = apply_edits(original.text, edits)
-        new_id = mutant_doc_id(doc_id, plan.operator, plan.intent)
+        new_id = mutant_doc_id(doc_id, plan.operator, plan.intent, plan.variant)
         mutant = replace(original, doc_id=new_id, text=result.text)
         edited[doc_id] = (result, mutant)
         originals[new_id] = original
@@ -210,6 +216,7 @@ def _applied(plan: Plan, per_doc: dict[str, tuple[Edit, ...]], context: Context)
         planted=tuple(planted), removed=tuple(sorted(plan.removed)),
         removed_facts=tuple(plan.checks.get("removed_facts", ())), diff="".join(diffs),
         added=tuple(added), dropped=tuple(dict.fromkeys(dropped)), originals=originals,
+        variant=plan.variant,
     )  # fmt: skip
 
 

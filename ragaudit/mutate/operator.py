@@ -102,6 +102,9 @@ class Plan:
     extra: tuple[SpanRef, ...] = ()
     checks: dict = field(default_factory=dict)
     """What the validity checks need beyond the spans (old value, new value, ...)."""
+    variant: str = ""
+    """Names one of several mutants an operator makes of one intent (a pipeline's two
+    padding sizes); empty for the usual one."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ class Robust:
 
 
 Outcome = Plan | NotApplicable | Robust
-"""What an operator's plan returns for one intent."""
+"""What an operator's plan returns for one intent (or a tuple of Plans: its variants)."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,7 @@ class Operator:
     plans one intent's mutant, and the retrieval-side measure that says it was handled."""
 
     name: str
-    plan: Callable[[Target, Context], Outcome]
+    plan: Callable[[Target, Context], Outcome | tuple[Plan, ...]]
     handled_without_generation: str
     """The retrieval-side measure (mutate.score) that kills a mutant under --no-generate."""
     probe: Probe

@@ -59,7 +59,8 @@ def mutant_record(
 ) -> dict:
     """The record of one phrasing asked against one mutant (or the control)."""
     record = {
-        "key": f"{mutant.operator}/{case.case_id}/{column.name}/{column.embedder_label}",
+        "key": f"{mutant.operator}/{case.case_id}{_variant(mutant)}/{column.name}/"
+        f"{column.embedder_label}",
         "probe": mutant.operator, "layer": layer, "instance_id": case.case_id,
         "config": column.name, "embedder": column.embedder_label,
         "chunking": column.chunking_name, "k": column.k, "question": case.question,
@@ -107,6 +108,10 @@ def mutant_record(
         mutation["handled_retrieval"] = None
     record["mutation"] = mutation
     return record
+
+
+def _variant(mutant: Mutant) -> str:
+    return f"@{mutant.variant}" if mutant.variant else ""
 
 
 def _grading(mutant: Mutant) -> dict:

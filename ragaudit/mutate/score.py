@@ -74,7 +74,7 @@ def mutation_section(
         why: dict[str, str | None] = {}
         for mutant in group.mutants:
             entry = _mutant_json(mutant)
-            mine = [r for r in records if r["meta"]["intent"] == mutant.intent]
+            mine = [r for r in records if r["meta"]["mutant"] == mutant.mutant_id]
             entry["phrasings"] = {
                 r["instance_id"]: {"handled": r["mutation"]["handled"],
                                    "control": status.get(r["instance_id"]),
