@@ -84,9 +84,39 @@ def test_the_control_row_prints_the_span_and_the_source_measures_side_by_side():
         "the answer span in the context (mutate's measure); 28 of 28 have an expected source"
     )
     # the score row beside it: 3/4 with the recorded interval [30–95%]
-    assert "| dilute | 75% 3/4 [30–95%] | 0 | 0 |" in lines
+    assert "| dilute | 75% 3/4 [30–95%] | 0 | 0 | 0 | 0 |" in lines
 
 
 def test_a_file_without_the_two_control_measures_prints_the_pass_count_alone():
     lines = mutation_lines(_section({"cases": 2, "passed": 1}))
     assert lines[2] == "Control row: 50% 1/2 unmutated phrasings pass (answer span in context)."
+
+
+def test_robust_credits_the_closed_book_row_builds_and_windows_are_printed_apart():
+    control = {"cases": 6, "passed": 3, "failed_unmutated": 1, "failed_call": 1,
+               "known_without_context": 1, "source_in_top_k": 6, "span_in_context": 4}  # fmt: skip
+    results = _section(control)
+    section = results["mutation"]
+    section["scores"].append(
+        {"operator": "boundary", "killed": 0, "applicable": 0, "score": None,
+         "score_reason": "no mutant of this operator applies", "wilson": None, "robust": 5,
+         "not_applicable": 3, "not_applicable_reasons": {"two forms": 1, "one word": 2},
+         "not_measured": 0, "excluded": 0, "closed_book": 0}
+    )  # fmt: skip
+    section["closed_book"] = {"summary": "known 1 of 6 phrasings; 0 of 3 intents wholly",
+                              "wholly_known": []}  # fmt: skip
+    results["run"] = {
+        "builds": {"kind": "overlay", "mutants": [{"texts_embedded": 4}, {"texts_embedded": 3}]},
+        "indexes": [{"chunks": 40, "over_window": 10, "embedder": "local:minilm",
+                     "window_tokens": 256}],
+    }  # fmt: skip
+    text = "\n".join(mutation_lines(results))
+    assert ("Left out of their mutants' denominators: 1 failed unmutated, 1 lost a call (not "
+            "measured), 1 known without context (closed book).") in text  # fmt: skip
+    # robust credits in their own column, never inside the score's interval
+    assert ("| boundary | — (every mutant it could make is robust: shown, not tried) | 5 | 0 | "
+            "0 | 3 (two forms: 1; one word: 2) |") in text  # fmt: skip
+    assert "known 1 of 6 phrasings; 0 of 3 intents wholly" in text
+    assert "Builds: 1 base index; 2 mutants ranked over it plus their own change (7 texts" in text
+    # 10/40 = 25%
+    assert "Input windows: 25% 10/40 chunks run past local:minilm's 256-token window" in text

@@ -8,10 +8,13 @@ phrasings, the score counts mutants (report.document picks the sections)."""
 
 from __future__ import annotations
 
+import re
+
 from ragaudit.report.render import Block, blocks_to_markdown
 from ragaudit.report.tables import models_line, patterns_section, quotes_section, rendered_from
 from ragaudit.results.format import ABSENT, fmt_ratio
 
+_DIGITS = re.compile(r"\d[\d,.]*")
 NO_CONTEXT = "a source can rank without the chunk holding the answer"
 """Why the two control measures differ."""
 
@@ -64,12 +67,18 @@ def mutation_section(results: dict) -> list[Block]:
     for score in section["scores"]:
         if score["applicable"]:
             shown = fmt_ratio(score["killed"], score["applicable"], score["wilson"])
+        elif score.get("robust") and not score.get("not_measured"):
+            shown = "— (every mutant it could make is robust: shown, not tried)"
         else:
             shown = f"— ({score['score_reason']})"
-        rows.append([score["operator"], shown, score.get("not_measured", 0),
-                     score["not_applicable"]])  # fmt: skip
-    header = ["operator", "killed / applicable (95% interval)", "not measured", "not applicable"]
+        unscored = score.get("excluded", 0) + score.get("closed_book", 0)
+        rows.append([score["operator"], shown, score.get("robust", 0),
+                     score.get("not_measured", 0), unscored,
+                     _not_applicable(score)])  # fmt: skip
+    header = ["operator", "killed / applicable (95% interval)", "robust (beside the score)",
+              "not measured", "control row excluded", "not applicable"]  # fmt: skip
     blocks.append(("table", header, rows))
+    blocks += _context_blocks(results, section)
     blocks += _drop_blocks(section)
     blocks.append(("p", f"Survivors ({len(section['survivors'])}):"))
     blocks.append(("ul", [
@@ -77,13 +86,68 @@ def mutation_section(results: dict) -> list[Block]:
         for s in section["survivors"]
     ] or ["none"]))  # fmt: skip
     reasons: dict[tuple[str, str], list[str]] = {}
+    first: dict[tuple[str, str], str] = {}
     for mutant in section["mutants"]:
-        if mutant["status"] in ("not_applicable", "excluded"):
-            reasons.setdefault((mutant["operator"], mutant["reason"]), []).append(mutant["intent"])
+        if mutant["status"] in ("not_applicable", "excluded", "robust", "not_measured"):
+            # reasons that differ only in their figures are one kind (the file keeps each)
+            key = (mutant["operator"], mutant["status"], _DIGITS.sub("#", mutant["reason"] or ""))
+            first.setdefault(key, mutant["reason"])
+            reasons.setdefault(key, []).append(mutant["mutant"].split("/", 1)[1])
     if reasons:
-        blocks.append(("p", "Not applicable:"))
-        blocks.append(("ul", [f"{op}: {why} ({len(names)}: {', '.join(names)})"
-                              for (op, why), names in reasons.items()]))  # fmt: skip
+        blocks.append(("p", "Not scored, by reason (the figures of the first of each kind):"))
+        blocks.append(("ul", [f"{op}: {_why(status, first[op, status, kind])} "
+                              f"({len(names)}: {', '.join(names)})"
+                              for (op, status, kind), names in reasons.items()]))  # fmt: skip
+    return blocks
+
+
+def _why(status: str, reason: str | None) -> str:
+    """A mutant's status and reason, the status said once."""
+    said = status.replace("_", " ")
+    return reason if (reason or "").startswith(said) else f"{said}: {reason}"
+
+
+def _not_applicable(score: dict) -> str:
+    """The count, and by kind of reason when there are several ("two forms" is one)."""
+    kinds = score.get("not_applicable_reasons") or {}
+    if len(kinds) < 2:
+        return str(score["not_applicable"])
+    return f"{score['not_applicable']} ({'; '.join(f'{k}: {n}' for k, n in kinds.items())})"
+
+
+def _context_blocks(results: dict, section: dict) -> list[Block]:
+    """The closed-book row, how the column was built per mutant, and the chunks past the
+    embedder's input window (as `audit` reports them)."""
+    blocks: list[Block] = []
+    closed = section.get("closed_book")
+    if closed:
+        known = ", ".join(closed.get("wholly_known") or []) or "none"
+        blocks.append(("p", f"Closed-book row (each phrasing asked with no context by the "
+                            f"run's generator): {closed['summary']}. An intent known wholly "
+                            f"leaves every mutant's denominator: {known}."))  # fmt: skip
+    elif section.get("closed_book_reason"):
+        blocks.append(("p", f"Closed-book row: {section['closed_book_reason']}."))
+    run = results.get("run") or {}
+    builds = run.get("builds") or {}
+    if builds.get("kind") == "overlay":
+        mutants = builds.get("mutants") or []
+        embedded = sum(m.get("texts_embedded", 0) for m in mutants)
+        blocks.append(("p", f"Builds: 1 base index; {len(mutants)} mutants ranked over it "
+                            f"plus their own change ({embedded} texts of their documents "
+                            "sent to the embedder, unchanged ones replayed)."))  # fmt: skip
+    elif builds.get("kind") == "rebuild":
+        groups = len(builds.get("groups") or [])
+        blocks.append(("p", f"Builds: {builds['builds']} builds of your column (the "
+                            f"unmutated corpus, then {groups} groups of mutants that touch "
+                            "nothing another of the group relies on)."))  # fmt: skip
+    for index in run.get("indexes") or []:
+        if index.get("over_window") is not None:
+            over = fmt_ratio(index["over_window"], index["chunks"])
+            blocks.append(("p", f"Input windows: {over} chunks run past {index['embedder']}'s "
+                                f"{index['window_tokens']}-token window (their tails are never "
+                                "embedded)."))  # fmt: skip
+        elif index.get("over_window_reason"):
+            blocks.append(("p", f"Input windows: not measured ({index['over_window_reason']})."))
     return blocks
 
 
@@ -99,6 +163,12 @@ def control_row(section: dict) -> str:
         how = "answered correctly" if section["basis"] == "answer" else "answer span in context"
         passed = fmt_ratio(control["passed"], cases)
         text = f"Control row: {passed} unmutated phrasings pass ({how})."
+    left = [f"{control[k]} {w}" for k, w in (
+        ("failed_unmutated", "failed unmutated"), ("failed_call", "lost a call (not measured)"),
+        ("known_without_context", "known without context (closed book)"),
+    ) if control.get(k)]  # fmt: skip
+    if left:
+        text += f" Left out of their mutants' denominators: {', '.join(left)}."
     if "span_in_context" not in control and "source_in_top_k" not in control:
         return text  # a file from before both measures were recorded
     return (
