@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from ragaudit.audit.cases import Case, StructureReport, check_sources, check_structure, load_cases
 from ragaudit.audit.chunks import AuditChunk, build_chunks
@@ -36,6 +37,7 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.backends.specs import describe_model, load_embedder
 from ragaudit.documents import Corpus
+from ragaudit.pipeline.progress import Progress
 from ragaudit.stack.windows import survey_window
 
 DEFAULT_RANK_DEPTH = 100
@@ -54,6 +56,8 @@ class AuditInputs:
     """Embedding batches in flight at once to a remote server (--workers)."""
     stack: Path | None = None
     """A stack file (--stack): its splitter, ranking and k instead of the settings' own."""
+    progress: Any = None
+    """pipeline.progress.Progress: each stage's progress and ETA (None: silent)."""
 
 
 @dataclass
@@ -84,7 +88,11 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
     # their splitter and retriever built before the cache or Chroma opens: a bad one writes nothing
     prepared = prepare_stack(stack, corpus.documents) if cases and stack is not None else None
     cache = CallCache()
+    progress = inputs.progress or Progress(stream=None)
+    progress.watch_failures(cache)
+    progress.stage("cutting the corpus", len(corpus.documents))
     chunks, decisions = build_chunks(corpus.documents, settings)
+    progress.finish_stage()
     if cases and stack is not None:  # their splitter and ranking, our slot policy on top
         depth = max(inputs.rank_depth, settings.candidate_pool)
         got = rank_with_stack(prepared, cases, settings, depth, cache, workers=inputs.workers)
@@ -92,7 +100,7 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
         ranking = _Ranking(got.models, records, got.failures, got.index_section)
     elif cases:
         ranking = _rank_cases(
-            cases, chunks, decisions, settings, inputs.rank_depth, cache, inputs.workers
+            cases, chunks, decisions, settings, inputs.rank_depth, cache, inputs.workers, progress
         )
     else:
         ranking = _Ranking()
@@ -100,6 +108,7 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
     results = _results_document(
         inputs, argv, settings, corpus, structure, cases, ranking, dilution, cache, started
     )
+    progress.done()
     return AuditOutcome(structure, inputs.cases, results)
 
 
@@ -121,11 +130,16 @@ def _rank_cases(
     rank_depth: int,
     cache: CallCache,
     workers: int = DEFAULT_WORKERS,
+    progress: Any = None,
 ) -> _Ranking:
     """Embed the chunks and the questions, then rank and apply the slot policy per case."""
+    progress = progress or Progress(stream=None)
     embedder = load_embedder(settings.embedder, cache, workers=workers)
     models = [describe_model(embedder)]
-    index = build_index(embedder, chunks, settings.chunking_name())
+    progress.stage("embedding the corpus", len({embed_text_of(c) for c in chunks}))
+    index = build_index(embedder, chunks, settings.chunking_name(), progress.advance)
+    progress.finish_stage()  # the chunks the collection already held
+    progress.stage("ranking cases", len(cases))
     depth = max(rank_depth, settings.candidate_pool)
     query_vectors, query_failures = embed_questions(
         embedder, [(c.case_id, c.question) for c in cases]
@@ -136,6 +150,7 @@ def _rank_cases(
         for c in cases
         if c.case_id in query_vectors
     }
+    progress.advance(len(cases))
     records = _case_records(cases, ranked, index.indexed, settings, depth, failures)
     index_section = _index_section(index, settings, decisions)
     # which chunks run past the embedder's window (a `document` splitter's long articles)

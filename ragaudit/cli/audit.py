@@ -17,6 +17,7 @@ from ragaudit.cli.executor import add_executor_arguments, executor_from_args
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.lock import hold_run_lock
+from ragaudit.pipeline.progress import Progress
 from ragaudit.report.audit_junit import add_junit_argument, write_audit_junit
 from ragaudit.results.publish import failed_path
 
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         raise RagauditError(f"--rank-depth must be at least 1, got {args.rank_depth}")
     inputs = AuditInputs(
         args.corpus, args.cases, args.settings, args.dilution, args.rank_depth, args.workers,
-        stack=args.stack,
+        stack=args.stack, progress=Progress(),
     )  # fmt: skip
     if args.dry_run:
         from ragaudit.cli.audit_dry_run import audit_dry_run

@@ -132,7 +132,8 @@ class Progress:
         """Count what is left of this stage as done without work (it was already there:
         an index the collection held, vectors the cache replayed)."""
         rest = max(self.total - self.done_units, 0)
-        self.advance(rest, replayed=rest)
+        if rest:
+            self.advance(rest, replayed=rest)
 
     def update(self, done: int, total: int, replayed: int = 0) -> None:
         """Report `done` of `total` units, `replayed` of them replays so far, for a stage
