@@ -169,19 +169,17 @@ intents:
 """
 
 
-def test_the_bench_derives_an_audit_case_file_from_a_bounded_read(tmp_path):
-    # bench mutate turns a mutation case file into the case file `ragaudit audit` reads
-    from ragaudit.bench.mutate import audit_cases
-
+def test_a_mutation_case_file_is_an_audit_case_file_read_bounded(tmp_path):
+    # one file serves audit and mutate: the audit reads answer: and anchor: as they are
     source = write(tmp_path, "mutation.yaml", MUTATION_CASES)
-    (case,) = load_cases(audit_cases(source, tmp_path))
+    (case,) = load_cases(source)
     assert (case.case_id, case.expect_all) == ("tools/1", ("statutes/estate",))
     # 4.5 MB: a valid case file under a long comment, refused before it is parsed
     comment = "#" * (9 * 2**19 - len(MUTATION_CASES) - 1) + "\n"
     padded = write(tmp_path, "padded.yaml", MUTATION_CASES + comment)
     assert padded.stat().st_size == 9 * 2**19
     with pytest.raises(RagauditError) as refused:
-        audit_cases(padded, tmp_path)
+        load_cases(padded)
     assert str(refused.value) == (
-        f"{padded}: 4.5 MB, more than the 4 MB ragaudit reads from a file like this"
+        f"case file {padded}: 4.5 MB, more than the 4 MB ragaudit reads from a file like this"
     )
