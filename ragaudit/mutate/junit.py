@@ -1,7 +1,8 @@
 """`ragaudit mutate --junit FILE`: one JUnit test case per mutant; a survivor fails, naming
 the phrasings that let it through; a mutant that does not apply, whose phrasings all failed
-unmutated, or that no measure could grade (not measured) is skipped with the reason: only a
-killed mutant passes."""
+unmutated or were known without context (closed book), or that no measure could grade (not
+measured) is skipped with the reason; a killed mutant passes, and so does a robust credit
+(shown, not tried: its detail says so)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ def mutant_cases(results: dict) -> list[TestCase]:
     for mutant in section["mutants"]:
         if mutant["status"] == "control":
             continue
-        name, classname = mutant["intent"], f"mutate.{mutant['operator']}"
-        if mutant["status"] in ("not_applicable", "excluded", "not_measured"):
+        name, classname = mutant["mutant"].split("/", 1)[1], f"mutate.{mutant['operator']}"
+        if mutant["status"] in ("not_applicable", "excluded", "not_measured", "closed_book"):
             reason = mutant["reason"] or mutant["status"].replace("_", " ")
             cases.append(TestCase(name, classname, skipped=reason))
         elif mutant["mutant"] in survivors:
@@ -28,6 +29,8 @@ def mutant_cases(results: dict) -> list[TestCase]:
                 name, classname, failure=f"survived: {', '.join(lost)} ({mutant['rule']})",
                 failure_type="survived", detail=mutant["diff"],
             ))  # fmt: skip
+        elif mutant["status"] == "robust":
+            cases.append(TestCase(name, classname, detail=f"robust: {mutant['reason']}"))
         else:
             cases.append(TestCase(name, classname, detail=mutant["rule"]))
     return cases
