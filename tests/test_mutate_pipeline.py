@@ -1,9 +1,10 @@
 """`ragaudit mutate --stack` with a `pipeline:` stack (issue 27): the user's whole pipeline
 (a real factory module in tmp_path, no model) is built over each operator's corpus once,
-asked every phrasing, and its answers graded; what needs ragaudit's own splitter
-(`boundary`) or its retrieval-side measures (`--no-generate`) says "not applicable: a
-pipeline's chunks are its own". A pipeline that answers from the latest revision kills
-`supersede`; one that answers from its best-matching passage lets it survive."""
+asked every phrasing, and its answers graded; what needs ragaudit's retrieval-side
+measures (`--no-generate`) says "not applicable: a pipeline's chunks are its own" (boundary
+and table_split pad it by fixed sizes: tests/test_mutate_pipeline_mutants.py). A pipeline
+that answers from the latest revision kills `supersede`; one that answers from its
+best-matching passage lets it survive."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def workspace(tmp_path, monkeypatch):
     return tmp_path
 
 
-def mutate(workspace, name: str, *flags: str, operators=("supersede", "boundary"), **args):
+def mutate(workspace, name: str, *flags: str, operators=("supersede",), **args):
     stack = workspace / f"{name}.yaml"
     stack.write_text(textwrap.dedent(f"""\
         name: {name}
@@ -90,7 +91,7 @@ def test_a_pipeline_is_built_once_per_group_of_mutants_and_its_answers_graded(wo
               .read_text().splitlines()]  # fmt: skip
     # the control corpus, then one group: the two supersede mutants touch no document the
     # other intent expects or holds the answer of (cranes vs handbook), so they share a
-    # corpus (both revisions beside their originals); no boundary mutant applies
+    # corpus (both revisions beside their originals)
     originals = ["cranes", "handbook", "news-0", "news-1", "news-2"]
     revised = sorted([*originals, "cranes~supersede~crane-k2", "handbook~supersede~overtime-rate"])
     assert builds == [originals, revised]
@@ -100,10 +101,6 @@ def test_a_pipeline_is_built_once_per_group_of_mutants_and_its_answers_graded(wo
         k: section["control"][k] for k in ("cases", "passed")
     } == {"cases": 2, "passed": 2}
     assert score(latest, "supersede") == (2, 2)
-    boundary = [m for m in section["mutants"] if m["operator"] == "boundary"]
-    assert [(m["status"], m["reason"]) for m in boundary] == [
-        ("not_applicable", NOT_APPLICABLE)
-    ] * 2
     for record in latest["instances"]:
         assert record["generation"]["reply"] and record["grade"]["verdict"]
         assert record["mutation"]["measure"] == NOT_APPLICABLE

@@ -8,7 +8,11 @@ in context and the answer.
 A splitter that keeps the sentence whole under every padding tried, up to twice its longest
 chunk, is credited as robust (`Robust`), provided the sentence also sits inside the
 embedder's input window in its chunk; a sentence pushed past the window is a different
-fault (dilute plants it), and with the window unknown there is no credit."""
+fault (dilute plants it), and with the window unknown there is no credit.
+
+A `pipeline:` column has no splitter ragaudit can run: its answer's sentence gets two
+mutants, padded by 1,000 and 3,000 characters of the same whole sentences
+(mutate.fixed_padding), scored on what reached the model and on the answer."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import re
 from ragaudit.documents import Document
 from ragaudit.mutate.cut_search import Search, Trial
 from ragaudit.mutate.edits import Edit
+from ragaudit.mutate.fixed_padding import PIPELINE_PADDINGS, fixed_padding
 from ragaudit.mutate.operator import (
     Context,
     NotApplicable,
@@ -72,11 +77,10 @@ def _whole(sentence: str) -> str | None:
     return sentence + "." if sentence[-1].isalnum() else None
 
 
-def plan(target: Target, context: Context) -> Outcome:
-    """Pad before the sentence with the fewest sentences the splitter cuts it under."""
+def plan(target: Target, context: Context) -> Outcome | tuple[Plan, ...]:
+    """Pad before the sentence with the fewest sentences the splitter cuts it under (with
+    no splitter: one mutant per fixed size)."""
     intent, doc = target.intent, target.doc
-    if context.splitter is None:
-        return NotApplicable(NAME, intent.name, context.splitter_reason)
     start, end = target.sentence
     if len(doc.text[start:end].split()) < 2:
         return NotApplicable(
@@ -90,6 +94,8 @@ def plan(target: Target, context: Context) -> Outcome:
         )  # fmt: skip
     line_start = start == 0 or doc.text[start - 1] == "\n"
     ending = "\n" if line_start and _MARKED_LINE.match(line) else " "
+    if context.splitter is None:
+        return _fixed_sizes(target, context, ending)
     original = context.memo((NAME, "chunks", doc.doc_id), lambda: context.splitter(doc))
     longest = max((b - a for a, b in original), default=0)
     limit = max(2 * longest, PADDING_FLOOR)
@@ -102,19 +108,42 @@ def plan(target: Target, context: Context) -> Outcome:
     found = search.run()
     if found is None:
         return _never_cut(target, context, search, original, longest, limit)
-    count = len(found.sentences)
+    return _padded(target, len(found.sentences), found.padding)
+
+
+def _fixed_sizes(target: Target, context: Context, ending: str) -> tuple[Plan, ...] | NotApplicable:
+    """No splitter to search (a pipeline): a mutant per size of PIPELINE_PADDINGS, each
+    padded by the first of one supply's whole sentences that reach it."""
+    supply = padding_supply(context, target.doc, max(PIPELINE_PADDINGS))
+    plans = []
+    for size in PIPELINE_PADDINGS:
+        found = fixed_padding(supply, size, ending=ending)
+        if found is None:
+            return NotApplicable(
+                NAME, target.intent.name,
+                "the corpus holds no sentence free of every answer and anchor",
+            )  # fmt: skip
+        count, padding = found
+        plans.append(_padded(target, count, padding, variant=str(size)))
+    return tuple(plans)
+
+
+def _padded(target: Target, count: int, padding: str, variant: str = "") -> Plan:
+    """The mutant padded by `padding` (`count` sentences) before the answer's sentence."""
+    intent, (start, end) = target.intent, target.sentence
     return Plan(
         NAME,
         intent.name,
         "in_place",
-        doc.doc_id,
-        rule=f"{count} sentence{'s' if count != 1 else ''} ({len(found.padding):,} characters) "
+        target.doc.doc_id,
+        rule=f"{count} sentence{'s' if count != 1 else ''} ({len(padding):,} characters) "
         "of the corpus's own text before the answer's sentence, inside its paragraph",
         expect="answer",
         accept=(intent.answer,),
-        edits=(Edit(start, start, found.padding, "padding", intent.name),),
+        edits=(Edit(start, start, padding, "padding", intent.name),),
         gold=(("mutant", start, end, "gold"),),
         checks={"sentences": count},
+        variant=variant,
     )
 
 

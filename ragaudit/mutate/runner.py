@@ -33,6 +33,7 @@ from ragaudit.mutate.groups import group_mutants
 from ragaudit.mutate.measure import Measured, add_offsets, measure, per_document
 from ragaudit.mutate.operator import PIPELINE_CHUNKS, Context
 from ragaudit.mutate.operators import CONTROL, CONTROL_PROBE, operators
+from ragaudit.mutate.pipeline_column import ask_oracle
 from ragaudit.mutate.score import mutation_section
 from ragaudit.pipeline.conditions import failure_reasons
 from ragaudit.pipeline.generate import failed_calls
@@ -147,8 +148,12 @@ def run_mutation(inputs: MutateInputs) -> dict:
             cases = [c for m in mutants for c in by_name[m.intent].cases]
             ranked = column.rank(docs, cases, cache, inputs.workers)
             add_offsets(got, ranked.chunks)
+            before = len(got.records)
             measure(got, mutants, by_name, ranked, per_document(ranked.chunks), column,
                     layers, measures, inputs.generate)  # fmt: skip
+            if column.pipeline:  # its oracle entry asked this corpus's gold passages
+                new = got.records[before:]
+                got.failures += ask_oracle(ranked, new, got.chunks, cache, inputs.workers)
             got.failures += [_failure(f, column) for f in ranked.failures]
             models += [m for m in ranked.models if m not in models]
             progress.advance(1)

@@ -1,12 +1,16 @@
 """table_split: where the answer sits in a table row (Markdown, CSV or aligned text), prose
 from the user's other documents is inserted between the table's header and its rows, as much
-as the user's splitter needs to put the header and the answer's row in different chunks."""
+as the user's splitter needs to put the header and the answer's row in different chunks.
+A `pipeline:` column has no splitter ragaudit can run: the answer's row gets two mutants,
+1,000 and 3,000 characters of that prose (mutate.fixed_padding), scored on what reached the
+model and on the answer."""
 
 from __future__ import annotations
 
 import re
 
 from ragaudit.mutate.edits import Edit
+from ragaudit.mutate.fixed_padding import PIPELINE_PADDINGS, fixed_padding
 from ragaudit.mutate.operator import (
     Context,
     NotApplicable,
@@ -60,11 +64,10 @@ def table_around(text: str, position: int) -> tuple[str, list[tuple[int, int]], 
     return kind.split(":")[0], lines[first : last + 1], at - first
 
 
-def plan(target: Target, context: Context) -> Plan | NotApplicable:
-    """Push the rows away from the header until no chunk holds both."""
+def plan(target: Target, context: Context) -> Plan | NotApplicable | tuple[Plan, ...]:
+    """Push the rows away from the header until no chunk holds both (with no splitter:
+    one mutant per fixed size)."""
     intent, text = target.intent, target.doc.text
-    if context.splitter is None:
-        return NotApplicable(NAME, intent.name, context.splitter_reason)
     table = table_around(text, intent.answer_start)
     if table is None:
         return NotApplicable(NAME, intent.name, "the answer is not in a table row")
@@ -75,6 +78,16 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
     at = rows[header_count][0]  # where the first data row starts
     avoid = every_answer_and_anchor(context)
     sentences = filler_sentences(context, avoid, context.rng(NAME, target.doc.doc_id))
+    if context.splitter is None:
+        plans = []
+        for size in PIPELINE_PADDINGS:
+            found = fixed_padding(sentences, size, joiner="\n", ending="\n")
+            if found is None:
+                return NotApplicable(
+                    NAME, intent.name, "the corpus holds no prose free of every answer and anchor"
+                )
+            plans.append(_apart(target, kind, at, found[1], header, row, variant=str(size)))
+        return tuple(plans)
 
     def apart(chunks: list[tuple[int, int]], added: int) -> bool:
         return not together(chunks, [header, (row[0] + added, row[1] + added)])
@@ -86,18 +99,26 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
             intent.name,
             f"the splitter keeps the header with the row under {MAX_PADDING_WORDS} words of prose",
         )
-    padding, _ = found
+    return _apart(target, kind, at, found[0], header, row)
+
+
+def _apart(
+    target: Target, kind: str, at: int, padding: str, header: tuple[int, int],
+    row: tuple[int, int], variant: str = "",
+) -> Plan:  # fmt: skip
+    """The mutant with `padding` inserted at `at`, between the table's header and rows."""
     return Plan(
         NAME,
-        intent.name,
+        target.intent.name,
         "in_place",
         target.doc.doc_id,
         rule=f"{kind} table: {len(padding)} characters of prose between header and rows",
         expect="answer",
-        accept=(intent.answer,),
-        edits=(Edit(at, at, padding, "padding", intent.name),),
+        accept=(target.intent.answer,),
+        edits=(Edit(at, at, padding, "padding", target.intent.name),),
         gold=(("mutant", *row, "gold"),),
         extra=(("mutant", *header, "table_header"), ("mutant", *row, "table_row")),
+        variant=variant,
     )
 
 

@@ -1,9 +1,10 @@
 """The instrument tests of the planted corpus, applied to each mutant: the planted text
 sits exactly where it is recorded; a superseding revision no longer states the old value; a
-boundary mutant is really cut by the user's splitter; a table row is really apart from its
-header; a near-duplicate is near its original and near nothing else; a removed fact is stated
-nowhere near its anchor; a diluted document really is that much longer. A mutant failing any of
-them is withdrawn (mutate.grouping), never kept as a weaker one."""
+boundary mutant is really cut by the user's splitter (a pipeline's, with no splitter to run,
+is still a whole sentence); a table row is really apart from its header (by a splitter); a
+near-duplicate is near its original and near nothing else; a removed fact is stated nowhere
+near its anchor; a diluted document really is that much longer. A mutant failing any of them
+is withdrawn (mutate.grouping), never kept as a weaker one."""
 
 from __future__ import annotations
 
@@ -42,7 +43,12 @@ def check_mutant(mutant: Any, plan: Any, corpus: Any, context: Any) -> list[dict
     elif kind == "near_duplicate":
         checks += _near_duplicate(mutant, target, corpus)
         checks.append(_value_forms_agree(mutant, docs))
-    elif kind in ("boundary", "table_split"):
+    elif kind == "boundary" and context.splitter is None:
+        # no splitter to cut (a pipeline): scored on what reached the model, not on a cut
+        whole = _sentence_whole(mutant, target)
+        detail = "a whole sentence" if whole else "the sentence no longer whole"
+        checks.append(_check("sentence_whole", whole, detail))
+    elif kind in ("boundary", "table_split") and context.splitter is not None:
         checks.append(_cut(mutant, target, context))
     elif kind == "dilute":
         factor = plan.checks["factor"]
@@ -100,6 +106,14 @@ def _near_duplicate(mutant: Any, copy: Any, corpus: Any) -> list[dict]:
     ]
 
 
+def _sentence_whole(mutant: Any, target: Any) -> bool:
+    """The answer's sentence is still a whole sentence: its own start and end, nothing
+    planted inside it."""
+    span = mutant.gold_spans[0]
+    whole = sentence_around(target.text, span.start, span.end) == (span.start, span.end)
+    return whole and not any(p.start < span.end and span.start < p.end for p in mutant.planted)
+
+
 def _cut(mutant: Any, target: Any, context: Any) -> dict:
     chunks = context.splitter(target)
     if mutant.operator == "boundary":
@@ -107,8 +121,7 @@ def _cut(mutant: Any, target: Any, context: Any) -> dict:
         # planted inside it
         span = mutant.gold_spans[0]
         cut = cuts_sentence(target.text, chunks, span.start, span.end)
-        whole = sentence_around(target.text, span.start, span.end) == (span.start, span.end)
-        whole = whole and not any(p.start < span.end and span.start < p.end for p in mutant.planted)
+        whole = _sentence_whole(mutant, target)
         detail = f"{len(chunks)} chunks" + ("" if whole else "; the sentence no longer whole")
         return _check("cut_by_splitter", cut and whole, detail)
     header = next(s for s in mutant.extra_spans if s.role == "table_header")
