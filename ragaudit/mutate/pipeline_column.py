@@ -69,14 +69,15 @@ def rank_with_pipeline(
 ) -> PipelineRanked:
     """Build the pipeline over `documents`, ask every case once, locate its contexts."""
     built = build_pipeline(stack, list(documents))
-    identity = cache.remember_identity(
-        {**built.identity, "mutation_corpus": corpus_digest(documents)}
-    )
+    corpus = corpus_digest(documents)
+    identity = cache.remember_identity({**built.identity, "mutation_corpus": corpus})
     answers, replayed = ask_all(
         [c.question for c in cases], built.ask, cache, model=built.model, identity=identity,
         workers=workers,
     )  # fmt: skip
-    locator = ContextLocator(list(documents), stack.chunking_name)
+    # a located chunk is numbered in the order this corpus's contexts came: named by the
+    # corpus too, so an id never stands for two passages of two corpora
+    locator = ContextLocator(list(documents), f"{stack.chunking_name}@{corpus[:8]}")
     ranked: dict[str, list[Candidate] | None] = {}
     indexed: dict = {}
     failures, replies = [], {}
