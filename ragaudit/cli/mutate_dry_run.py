@@ -38,6 +38,13 @@ def mutate_estimates(ready: Any, generate: bool, generator: str, cache: Any) -> 
                          "your code's own time: not recorded before it runs",
                          tokens_reason="n/a", cached_reason="asked once per corpus")
         )  # fmt: skip
+        if column.pipeline and column.stack.oracle:
+            estimates.append(
+                CallEstimate(f"mutate: your oracle ({column.name})", asked, None, None,
+                             "your code's own time: not recorded before it runs",
+                             tokens_reason="n/a",
+                             cached_reason="at most: once per answered record with gold")
+            )  # fmt: skip
         builds = (
             f"builds: {1 + len(groups)} builds of your {kind} (the unmutated corpus, then "
             f"{len(groups)} group(s) of mutants that cannot interfere)"
