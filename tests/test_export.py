@@ -191,7 +191,7 @@ def test_lists_are_json_text_in_rank_order_and_scalars_as_recorded(exported):
 
 def test_the_docs_pandas_lines_reproduce_their_cell(exported, monkeypatch):
     results, target = exported
-    (snippet,) = re.findall(r"```python\n(.*?)```", DOCS.read_text(), re.S)
+    [snippet] = re.findall(r"## Reproducing a cell\n.*?```python\n(.*?)```", DOCS.read_text(), re.S)
     monkeypatch.chdir(target.parent)
     scope: dict = {}
     exec(compile(snippet, str(DOCS), "exec"), scope)

@@ -54,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         raise RagauditError(f"{target}: cannot write the export ({error.strerror})") from None
     total = len(results.get("instances") or [])
+    # a mutate file's mutants without records (not applicable, robust) follow the records
+    unrecorded = len(frame) - total
+    mutants = f", then {unrecorded} mutants without records" if unrecorded else ""
     partial = "" if results.get("complete") else " (a partial file: the run has not finished)"
-    print(f"wrote {target}: {len(frame)} of {total} instance records, one a row{partial}")
+    print(f"wrote {target}: {total} of {total} instance records, one a row{mutants}{partial}")
     return 0

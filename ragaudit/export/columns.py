@@ -4,14 +4,15 @@ of the record as the results file holds it (nothing recomputed), with its pandas
 A list or an object (spans, the ranking, citations) is written as JSON text, so a reader
 gets it back whole with `json.loads`; every other value is a plain nullable scalar. A field
 a record lacks, or records as null, is null (an older results file lacks the newer ones:
-`attribution` and the oracle columns are then null, `has_oracle` too).
+`attribution` and the oracle columns are then null, `has_oracle` too). A mutate file's
+columns are in `export.mutation`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ragaudit.results.view import STACK_KIND, is_stack
@@ -22,65 +23,81 @@ TEXT, FLAG, WHOLE, REAL = "string", "boolean", "Int64", "Float64"
 
 
 @dataclass(frozen=True)
+class Source:
+    """What a row is read from besides its record."""
+
+    config: dict
+    """The record's config record ({} when the file has none by that name)."""
+    mutant: dict = field(default_factory=dict)
+    """A mutate file: the record's mutant (`mutation.mutants[]`); {} in any other file."""
+    closed_book: dict | None = None
+    """A mutate file: the phrasing's closed-book entry; None when it was not asked."""
+
+
+@dataclass(frozen=True)
 class Column:
     """One exported column."""
 
     name: str
     dtype: str
     """One of TEXT, FLAG, WHOLE, REAL."""
-    read: Callable[[dict, dict], Any]
-    """(record, its config record) -> the value; None for null."""
+    read: Callable[[dict, Source], Any]
+    """(record, what else the row is read from) -> the value; None for null."""
     doc: str
     """What it holds, for docs/export.md."""
+    of_mutant: bool = False
+    """Read from the mutant, so also filled on a mutate file's row for a mutant without
+    records (not applicable, robust), where every other column is null."""
 
 
-def _json(value: Any) -> str | None:
+def json_text(value: Any) -> str | None:
+    """A list or an object as JSON text (None stays null)."""
     return None if value is None else json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
-def _field(name: str) -> Callable[[dict, dict], Any]:
-    return lambda record, _config: record.get(name)
+def _field(name: str) -> Callable[[dict, Source], Any]:
+    return lambda record, _source: record.get(name)
 
 
-def _json_field(name: str) -> Callable[[dict, dict], Any]:
-    return lambda record, _config: _json(record.get(name))
+def _json_field(name: str) -> Callable[[dict, Source], Any]:
+    return lambda record, _source: json_text(record.get(name))
 
 
-def _part(part: str, name: str, *, as_json: bool = False) -> Callable[[dict, dict], Any]:
+def _part(part: str, name: str, *, as_json: bool = False) -> Callable[[dict, Source], Any]:
     """A field of one of the record's objects (`generation`, `grade`, `citation_check`)."""
 
-    def read(record: dict, _config: dict) -> Any:
+    def read(record: dict, _source: Source) -> Any:
         value = (record.get(part) or {}).get(name)
-        return _json(value) if as_json else value
+        return json_text(value) if as_json else value
 
     return read
 
 
-def _oracle(part: str, name: str) -> Callable[[dict, dict], Any]:
+def _oracle(part: str, name: str) -> Callable[[dict, Source], Any]:
     """A field of the oracle's generation or grade."""
-    return lambda record, _config: ((record.get("oracle") or {}).get(part) or {}).get(name)
+    return lambda record, _source: ((record.get("oracle") or {}).get(part) or {}).get(name)
 
 
-def _gold_answer(record: dict, _config: dict) -> str | None:
+def _gold_answer(record: dict, _source: Source) -> str | None:
     answer = record.get("gold_answer")
     return "; ".join(answer) if isinstance(answer, list) else answer
 
 
-def _has_oracle(record: dict, _config: dict) -> bool | None:
+def _has_oracle(record: dict, _source: Source) -> bool | None:
     # absent: the file predates oracle contexts (not measured); null: no oracle for it
     return None if "oracle" not in record else bool(record["oracle"])
 
 
-def _ranked(name: str) -> Callable[[dict, dict], Any]:
-    def read(record: dict, _config: dict) -> str | None:
+def _ranked(name: str) -> Callable[[dict, Source], Any]:
+    def read(record: dict, _source: Source) -> str | None:
         hits = sorted(record.get("retrieved") or [], key=lambda hit: hit["rank"])
-        return _json([hit.get(name) for hit in hits]) if "retrieved" in record else None
+        return json_text([hit.get(name) for hit in hits]) if "retrieved" in record else None
 
     return read
 
 
-def _hop(role: str) -> Callable[[dict, dict], Any]:
-    return lambda record, _config: (record.get("hops") or {}).get(role)
+def _hop(role: str) -> Callable[[dict, Source], Any]:
+    return lambda record, _source: (record.get("hops") or {}).get(role)
 
 
 _IDENTITY = [
@@ -92,12 +109,12 @@ _IDENTITY = [
     Column(
         "config_kind",
         TEXT,
-        lambda _r, config: STACK_KIND if is_stack(config) else "builtin",
+        lambda _r, source: STACK_KIND if is_stack(source.config) else "builtin",
         "`stack` for your stack's column, else `builtin`",
     ),
     Column("embedder", TEXT, _field("embedder"), "the embedder spec the record ranked with"),
     Column("chunking", TEXT, _field("chunking"), "the chunking name, as in chunk ids"),
-    Column("k", WHOLE, lambda r, config: r.get("k", config.get("k")), "chunks retrieved"),
+    Column("k", WHOLE, lambda r, source: r.get("k", source.config.get("k")), "chunks retrieved"),
 ]
 _QUESTION = [
     Column("question", TEXT, _field("question"), "the question asked"),
@@ -167,7 +184,7 @@ def _diagnostics() -> list[Column]:
 
 
 _GENERATION = [
-    Column("generated", FLAG, lambda r, _c: bool(r.get("generation")), "generation ran on it"),
+    Column("generated", FLAG, lambda r, _s: bool(r.get("generation")), "generation ran on it"),
     Column("generator", TEXT, _part("generation", "generator"), "the generator spec"),
     Column("generation_status", TEXT, _part("generation", "status"), "`ok` or `failed_call`"),
     Column("reply", TEXT, _part("generation", "reply"), "the model's raw reply"),
@@ -204,7 +221,7 @@ _ORACLE = [
     Column(
         "oracle_chunk_ids",
         TEXT,
-        lambda r, _c: _json((r.get("oracle") or {}).get("chunk_ids")),
+        lambda r, _s: json_text((r.get("oracle") or {}).get("chunk_ids")),
         "JSON: the gold chunks the oracle prompt held",
     ),
     Column("oracle_status", TEXT, _oracle("generation", "status"), "the oracle call's status"),

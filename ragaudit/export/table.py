@@ -1,6 +1,7 @@
-"""The exported table: instance records flattened by `export.columns` into a pandas
-DataFrame, and that frame as CSV or Parquet bytes. The CLI writes the whole file's records;
-the inspector's download buttons one cell's or one instance's."""
+"""The exported table: instance records flattened by `export.columns` (and a mutate file's
+`export.mutation`) into a pandas DataFrame, and that frame as CSV or Parquet bytes. The CLI
+writes the whole file's records (a mutate file's mutants without records too); the
+inspector's download buttons one cell's or one instance's."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ import io
 from typing import Any
 
 from ragaudit.errors import RagauditError
-from ragaudit.export.columns import columns
+from ragaudit.export.columns import Column, Source, columns
+from ragaudit.export.mutation import (
+    MUTATION_COLUMNS,
+    closed_book_entry,
+    mutants_by_id,
+    record_mutant,
+    unrecorded_mutants,
+)
 from ragaudit.results.view import config_by_name
 
 FORMATS = ("csv", "parquet")
@@ -26,16 +34,48 @@ def provenance(results: dict) -> dict[str, str]:
     }
 
 
+def exported_columns() -> list[Column]:
+    """Every exported column, in the order they are written: the record's, then a mutate
+    file's (null in any other file)."""
+    return [*columns(), *MUTATION_COLUMNS]
+
+
+def _rows(results: dict, records: list[dict], whole_file: bool) -> list[tuple[dict, Source]]:
+    """Each record with what else its row reads; for the whole of a mutate file, then a row
+    per mutant without records (an empty record)."""
+    configs = config_by_name(results)
+    mutants = mutants_by_id(results)
+    rows = [
+        (
+            record,
+            Source(
+                configs.get(record.get("config")) or {},
+                record_mutant(record, mutants),
+                closed_book_entry(results, record),
+            ),
+        )
+        for record in records
+    ]
+    if whole_file:
+        rows += [({}, Source({}, mutant)) for mutant in unrecorded_mutants(results, records)]
+    return rows
+
+
 def records_frame(results: dict, records: list[dict] | None = None) -> Any:
-    """One row per record (every instance record of the file when `records` is None), in
-    the given order, a column per `export.columns` entry with its nullable dtype."""
+    """One row per record (every instance record of the file when `records` is None, and
+    then a mutate file's mutants without records too), in the given order, a column per
+    `exported_columns()` entry with its nullable dtype."""
     import pandas as pd
 
+    whole_file = records is None
     records = results.get("instances") or [] if records is None else records
-    configs = config_by_name(results)
+    rows = _rows(results, records, whole_file)
     data = {}
-    for column in columns():
-        values = [column.read(r, configs.get(r.get("config")) or {}) for r in records]
+    for column in exported_columns():
+        values = [
+            column.read(record, source) if record or column.of_mutant else None
+            for record, source in rows
+        ]
         try:
             data[column.name] = pd.array(values, dtype=column.dtype)
         except (TypeError, ValueError) as error:
@@ -43,7 +83,7 @@ def records_frame(results: dict, records: list[dict] | None = None) -> Any:
                 f"cannot export column {column.name!r}: a record holds a value the results "
                 f"schema does not allow there ({type(error).__name__}: {str(error)[:120]})"
             ) from None
-    frame = pd.DataFrame(data, columns=[c.name for c in columns()])
+    frame = pd.DataFrame(data, columns=[c.name for c in exported_columns()])
     frame.attrs = provenance(results)
     return frame
 
