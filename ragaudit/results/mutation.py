@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ragaudit.results.format import ABSENT, fmt_ratio
+from ragaudit.results.format import ABSENT, fmt_diagnostic, fmt_ratio
 
 CONTROL = "control"
 """The control row's probe, and its entries' status."""
@@ -41,6 +41,9 @@ SCORE_HEADER = [
     "not applicable",
 ]
 """The score table's columns; `ScoreRow.cells` fills them in this order."""
+
+COUNT_WORDS = ("robust", "not measured", "control row excluded", "not applicable")
+"""SCORE_HEADER's counts in short, for what stands beside a score."""
 
 ALL_ROBUST = "— (every mutant it could make is robust: shown, not tried)"
 
@@ -75,11 +78,10 @@ class ScoreRow:
                 self.not_applicable_text]  # fmt: skip
 
     def counts(self) -> list[str]:
-        """What stands beside the score, the counts that are not zero in SCORE_HEADER's
-        words: `1 robust (beside the score)`, `14 not measured`, `1 not applicable`."""
-        pairs = zip(SCORE_HEADER[2:], (self.robust, self.not_measured, self.unscored,
-                                        self.not_applicable), strict=True)  # fmt: skip
-        return [f"{n} {words}" for words, n in pairs if n]
+        """What stands beside the score: its counts that are not zero, in COUNT_WORDS
+        (`1 robust`, `14 not measured`, `1 not applicable`)."""
+        counts = (self.robust, self.not_measured, self.unscored, self.not_applicable)
+        return [f"{n} {words}" for words, n in zip(COUNT_WORDS, counts, strict=True) if n]
 
 
 def score_text(score: dict) -> str:
@@ -229,15 +231,20 @@ def drop_summary(section: dict) -> str | None:
     )
 
 
-def drop_text(mutant: dict) -> str | None:
-    """One remove_answer mutant's drops per phrasing, `… (not_measured): a/1 0.185, …`;
-    None for a mutant without recorded drops."""
+def drops_text(mutant: dict) -> str | None:
+    """A remove_answer mutant's top score drop per phrasing, `a/1 0.185, a/2 0.180`; None
+    for a mutant without recorded drops."""
     drops = {c: p["top_score_drop"] for c, p in (mutant.get("phrasings") or {}).items()
              if "top_score_drop" in p}  # fmt: skip
     if mutant["operator"] != "remove_answer" or not drops:
         return None
-    shown = ", ".join(f"{c} {top_score(d)}" for c, d in drops.items())
-    return f"{mutant['mutant']} ({mutant['status']}): {shown}"
+    return ", ".join(f"{c} {top_score(d)}" for c, d in drops.items())
+
+
+def drop_text(mutant: dict) -> str | None:
+    """One remove_answer mutant's drops with its id and status, as the report lists them."""
+    shown = drops_text(mutant)
+    return None if shown is None else f"{mutant['mutant']} ({mutant['status']}): {shown}"
 
 
 def operator_mutants(section: dict, operator: str) -> dict[str, list[dict]]:
@@ -261,7 +268,8 @@ def mutant_text(mutant: dict, survivor: dict | None = None) -> str:
     that killed it, or its status with its reason."""
     status = mutant["status"]
     if status == "survived" and survivor is not None:
-        return ", ".join(phrasing_text(survivor, c) for c in survivor["phrasings"])
+        lost = ", ".join(phrasing_text(survivor, c) for c in survivor["phrasings"])
+        return f"let through by {lost}"
     if status == "killed":
         handled = [c for c, p in (mutant.get("phrasings") or {}).items()
                    if p.get("control_passed") and p.get("handled")]  # fmt: skip
@@ -334,3 +342,49 @@ def paired_reason(a: dict, b: dict) -> str:
         f"the same {len(questions(a))} phrasings (cases {run_a.get('cases_file')}). A mutant "
         "planted for a column's splitter (boundary, table_split) may differ in its text." + seeds
     )
+
+
+def control_phrasings(results: dict) -> list[dict]:
+    """The control row's phrasings, each with its control status and both retrieval
+    measures: the answer span in the context (mutate's) and an expected source in the top
+    k (the audit's); with generation, the graded verdict too."""
+    status = {
+        case: entry.get("control")
+        for mutant in (results.get("mutation") or {}).get("mutants") or []
+        if mutant["status"] == CONTROL
+        for case, entry in (mutant.get("phrasings") or {}).items()
+    }
+    generated = bool((results.get("run") or {}).get("generate"))
+    rows = []
+    for record in results.get("instances") or []:
+        if record.get("probe") != CONTROL:
+            continue
+        measures = record.get("mutation") or {}
+        row = {
+            "phrasing": record["instance_id"],
+            "question": record.get("question"),
+            "control": status_words(status.get(record["instance_id"]) or "not recorded"),
+            "answer span in context": fmt_diagnostic("", record.get("gold_in_context")),
+            "expected source in top k": fmt_diagnostic("", measures.get("source_in_top_k")),
+            "top score": top_score(measures.get("top_score")),
+        }
+        if generated:
+            row["verdict"] = (record.get("grade") or {}).get("verdict") or "not generated"
+        rows.append(row)
+    return rows
+
+
+def closed_book_phrasings(results: dict) -> list[dict]:
+    """Each phrasing asked with no context: its reply, verdict and whether it was known
+    without context (`n/a` where the call failed)."""
+    return [
+        {
+            "phrasing": case,
+            "question": entry.get("question"),
+            "reply": entry.get("reply"),
+            "verdict": entry.get("verdict") or ABSENT,
+            "known without context": fmt_diagnostic("", entry.get("known_without_context")),
+            "error": entry.get("error") or "",
+        }
+        for case, entry in (results.get("closed_book") or {}).items()
+    ]

@@ -14,6 +14,7 @@ from ragaudit.results.view import (
     column_cells,
     column_probes,
     embedder_specs,
+    is_mutation_audit,
     matrix_columns,
     probe_layers,
     wilson_confidence,
@@ -22,9 +23,10 @@ from ragaudit.ui import links
 from ragaudit.ui.attribution import render_attribution
 from ragaudit.ui.attribution_bars import beside_attribution_bars
 from ragaudit.ui.charts import clicked_cell, heatmap_figure
-from ragaudit.ui.common import PAGES, link_params, results_or_stop
+from ragaudit.ui.common import PAGES, current_results, link_params, results_or_stop
 from ragaudit.ui.downloads import render_cell_download
 from ragaudit.ui.failures_first import render_failures_first
+from ragaudit.ui.mutation_view import render_mutation_view
 from ragaudit.ui.table_wide import render_table_wide
 from ragaudit.ui.windows import render_matrix_windows
 
@@ -60,6 +62,9 @@ def render() -> None:
 
     st.title("Matrix")
     results = results_or_stop("matrix")
+    if is_mutation_audit(results):  # operators scored per mutant, not probes per phrasing
+        render_mutation_view(results, current_results().path)
+        return
     _header(results)
     if results.get("cells"):
         render_failures_first(results)  # what failed, before any chart
