@@ -25,6 +25,31 @@ def is_mutation_audit(results: dict) -> bool:
     return (results.get("run") or {}).get("kind") == MUTATE_KIND
 
 
+def mutant_entries(results: dict) -> dict[str, dict]:
+    """A mutation audit's `mutation.mutants` by mutant id (`<operator>/<intent>[@variant]`,
+    the control row's `control/<intent>`); {} for a file of another run."""
+    return {m["mutant"]: m for m in (results.get("mutation") or {}).get("mutants") or []}
+
+
+def mutant_of(results: dict, record: dict) -> dict | None:
+    """The `mutation.mutants` entry a mutation audit's record was asked against, or None."""
+    return mutant_entries(results).get((record.get("meta") or {}).get("mutant"))
+
+
+def phrasing_name(record: dict) -> str:
+    """A record's name within its cell: its instance id, and in a mutation audit the
+    mutant's variant after it (`password-length/1@1000`): an operator's two mutants of one
+    intent (a pipeline's boundary at two paddings) hold the same phrasings."""
+    mutant = (record.get("meta") or {}).get("mutant") or ""
+    variant = mutant.partition("@")[2]
+    return f"{record['instance_id']}@{variant}" if variant else record["instance_id"]
+
+
+def recorded_corpus_path(results: dict) -> str | None:
+    """The corpus path the run recorded (`corpus.path`, as given on its command line)."""
+    return (results.get("corpus") or {}).get("path")
+
+
 def config_names(results: dict) -> list[str]:
     """Config names in the results file's order."""
     return [c["name"] for c in results.get("configs") or []]
@@ -60,12 +85,18 @@ def stack_embedder(config: dict) -> str:
     return f"retriever:{(stack.get('retriever') or {}).get('factory')}"
 
 
+SETTINGS_KIND = "settings"
+"""`configs[].kind` of a mutation audit's settings column (`ragaudit mutate --settings`):
+ragaudit's splitter under the user's settings file, its chunking name recorded."""
+
+
 def chunking_of(config: dict) -> str:
     """The chunking name a config record uses, as in chunk ids
     (`recursive-1000-200-carry_tail`); a record without `overlap_rule` predates the rules
     and its chunk ids carry none (`recursive-1000-200`). A stack config names its own
-    (`stack-<name>`): its splitter is the user's, not one of ragaudit's."""
-    if is_stack(config):
+    (`stack-<name>`): its splitter is the user's, not one of ragaudit's; a mutation
+    audit's settings column records its name (its settings sit under `settings`)."""
+    if is_stack(config) or config.get("kind") == SETTINGS_KIND:
         return config["chunking"]
     rule = config.get("overlap_rule")
     return chunking_name(config["splitter"], config["chunk_size"], config["overlap"], rule)
@@ -221,6 +252,14 @@ def cell_records(results: dict, probe: str, config: str, embedder: str) -> list[
         if r["probe"] == probe and r["config"] == config and r["embedder"] == embedder
     ]
     return sorted(records, key=lambda r: r["instance_id"])
+
+
+def verdict_of(record: dict) -> str:
+    """The grader's verdict on a record, or why there is none."""
+    if record.get("retrieval_error"):
+        return "retrieval failed"
+    grade = record.get("grade")
+    return grade["verdict"] if grade else "not generated"
 
 
 def instance_records(results: dict, probe: str, instance_id: str, embedder: str) -> dict[str, dict]:

@@ -17,8 +17,9 @@ from ragaudit.compare.pairing import (
     resolve_column,
 )
 from ragaudit.compare.provenance import Provenance, provenance
-from ragaudit.results.view import embedder_specs, matrix_columns
+from ragaudit.results.view import embedder_specs, is_mutation_audit, matrix_columns
 from ragaudit.ui.compare_files import comparable_files, default_choice
+from ragaudit.ui.compare_mutants import render_mutation_compare
 from ragaudit.ui.compare_side import render_side
 from ragaudit.ui.data import load
 
@@ -42,6 +43,9 @@ def render() -> None:
     default_a, default_b = default_choice(files)
     a, b = _choose_file("A", files, default_a), _choose_file("B", files, default_b)
     if a is None or b is None:
+        return
+    if is_mutation_audit(a[1]) or is_mutation_audit(b[1]):
+        render_mutation_compare(a, b)  # mutants paired by id, or why not
         return
     checked = provenance(a[1], b[1])
     _render_provenance(checked)

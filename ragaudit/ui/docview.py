@@ -13,8 +13,9 @@ import html
 from dataclasses import dataclass
 
 from ragaudit.results.format import APPROXIMATE_SPAN
-from ragaudit.results.view import span_exact
+from ragaudit.results.view import is_mutation_audit, span_exact
 from ragaudit.ui.lab_engine import corpus_documents
+from ragaudit.ui.user_corpus import mutant_texts, user_corpus
 
 SPAN_COLOURS = {
     "gold": "#f9d648",
@@ -47,28 +48,43 @@ class ChunkBox:
 @dataclass(frozen=True)
 class DocText:
     """A document's text and where it came from: "corpus" (the whole document, matching
-    the record's spans), "results" (pieced from the chunks the file holds, possibly only
-    the retrieved ones) or None (unavailable)."""
+    the record's spans), "mutant" (a mutation audit's mutant document, as the results file
+    holds it), "results" (pieced from the chunks the file holds, possibly only the
+    retrieved ones) or None (unavailable, `missing` saying why)."""
 
     text: str | None
     source: str | None
+    missing: str | None = None
 
 
 def document_text(results: dict, doc_id: str, spans: list[dict]) -> DocText:
-    """The document's text: the corpus copy if it agrees with the record's spans and the
-    chunks the file holds, else pieced from those chunks (None if they leave gaps)."""
+    """The document's text: a mutant's own from the file; else the corpus copy (the user's
+    corpus the run recorded for a mutation audit, the planted corpus for the matrix) if it
+    agrees with the record's spans and the chunks the file holds; else pieced from those
+    chunks (None if they leave gaps)."""
+    if is_mutation_audit(results):
+        mutant = mutant_texts(results).get(doc_id)
+        if mutant is not None:
+            return DocText(mutant, "mutant")
+        corpus = user_corpus(results)
+        text, where = corpus.documents.get(doc_id), corpus.problem
+        if where is None and text is None:
+            where = f"{corpus.path} holds no document {doc_id}"
+    else:
+        text, where = corpus_documents_or_none().get(doc_id), "no corpus was found"
     held = [c for c in results.get("chunks", {}).values() if c["doc_id"] == doc_id]
-    text = corpus_documents_or_none().get(doc_id)
-    if text is not None and all(text[s["start"] : s["end"]] == s["text"] for s in spans):
-        if all(text[c["start"] : c["end"]] == c["text"] for c in held if "text" in c):
+    if text is not None:
+        pieces = [*spans, *(c for c in held if "text" in c)]
+        if all(text[s["start"] : s["end"]] == s["text"] for s in pieces):
             return DocText(text, "corpus")
+        where = f"{doc_id} on disk is not the text the run read"
     rebuilt = ""
     for start, piece in sorted((c["start"], c["text"]) for c in held if "text" in c):
         if start > len(rebuilt):
-            return DocText(None, None)  # a gap: the file does not hold the whole document
+            return DocText(None, None, where)  # a gap: the file does not hold the document
         if start + len(piece) > len(rebuilt):
             rebuilt = rebuilt[:start] + piece
-    return DocText(rebuilt, "results") if rebuilt else DocText(None, None)
+    return DocText(rebuilt, "results") if rebuilt else DocText(None, None, where)
 
 
 def corpus_documents_or_none() -> dict[str, str]:
@@ -204,9 +220,16 @@ def _chunk_bar(box: ChunkBox) -> dict:
     }
 
 
-def highlighted_html(text: str, boxes: list[ChunkBox], spans: list[dict]) -> str:
-    """The document with spans highlighted, overlaps shaded and chunk edges marked inline."""
-    cuts = {0, len(text)}
+def highlighted_html(
+    text: str,
+    boxes: list[ChunkBox],
+    spans: list[dict],
+    removals: dict[int, list[str]] | None = None,
+) -> str:
+    """The document with spans highlighted, overlaps shaded and chunk edges marked inline;
+    `removals` (offset -> texts) drawn struck through where a mutant removed them."""
+    removals = removals or {}
+    cuts = {0, len(text), *removals}
     for box in boxes:
         cuts.update((box.start, box.end))
     for span in spans:
@@ -225,6 +248,7 @@ def highlighted_html(text: str, boxes: list[ChunkBox], spans: list[dict]) -> str
             label = f"{box.index}" + (f" r{box.rank}" if box.rank else "")
             label += " ≈" if box.approximate else ""
             out.append(f'<span class="ra-edge ra-start">⟨{label}</span>')
+        out += [f'<del class="ra-removed">{html.escape(t)}</del>' for t in removals.get(a, [])]
         covering = sum(1 for box in boxes if box.start <= a and box.end >= b)
         roles = [s.get("role", "gold") for s in spans if s["start"] <= a and s["end"] >= b]
         style = []
@@ -238,11 +262,12 @@ def highlighted_html(text: str, boxes: list[ChunkBox], spans: list[dict]) -> str
         out.append(f'<span style="{";".join(style)}">{segment}</span>' if style else segment)
     for box in ends.get(len(text), []):
         out.append(f'<span class="ra-edge">⟩{box.index}</span>')
+    out += [f'<del class="ra-removed">{html.escape(t)}</del>' for t in removals.get(len(text), [])]
     css = (
         "<style>.ra-doc{white-space:pre-wrap;font-family:monospace;font-size:13px;line-height:1.6;"
         "border:1px solid #ddd;padding:8px;border-radius:4px}"
         ".ra-edge{color:#fff;background:#444;font-size:10px;padding:0 2px;"
         "border-radius:2px;margin:0 1px}"
-        ".ra-start{background:#1a73e8}</style>"
+        ".ra-start{background:#1a73e8}.ra-removed{color:#a50e0e;background:#fce8e6}</style>"
     )
     return css + '<div class="ra-doc">' + "".join(out) + "</div>"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ragaudit.results.format import (
     APPROXIMATE_SPAN,
-    NOT_RUN,
     fmt_approximate_boxes,
     fmt_cell,
     fmt_diagnostic,
@@ -18,12 +17,14 @@ from ragaudit.results.view import (
     config_by_name,
     config_names,
     embedder_specs,
-    instance_records,
+    is_mutation_audit,
     matrix_columns,
+    phrasing_name,
     span_exact,
+    verdict_of,
 )
 from ragaudit.stack.diagnostics import diagnostic_fields
-from ragaudit.ui import links
+from ragaudit.ui import links, mutant_record
 from ragaudit.ui.attribution import render_oracle
 from ragaudit.ui.common import results_or_stop
 from ragaudit.ui.docview import (
@@ -34,16 +35,9 @@ from ragaudit.ui.docview import (
     timeline_figure,
 )
 from ragaudit.ui.downloads import render_instance_downloads
-from ragaudit.ui.planted_diff import render_planted
+from ragaudit.ui.instance_flips import render_flips
+from ragaudit.ui.planted_diff import planted_view, render_planted
 from ragaudit.ui.windows import retrieved_window_note, retrieved_window_tags
-
-
-def verdict_of(record: dict) -> str:
-    """The grader's verdict, or why there is none."""
-    if record.get("retrieval_error"):
-        return "retrieval failed"
-    grade = record.get("grade")
-    return grade["verdict"] if grade else "not generated"
 
 
 def _label(record: dict) -> str:
@@ -74,23 +68,20 @@ def render() -> None:
     if not records:
         st.write(f"Not run: no records for {probe} × {config} under {embedder}.")
         return
+    mutation = is_mutation_audit(results)
     cell = cell_index(results).get((probe, config, embedder))
-    st.markdown(
-        f"**{probe} × {config}** under `{embedder}`: gold in context "
-        f"{fmt_cell(cell, 'gold_in_context')}"
-        f" · span preserved {fmt_cell(cell, 'span_preserved')}"
-        f" · answer correct {fmt_cell(cell, 'correct')}"
-    )
+    head = f"**{probe} × {config}** under `{embedder}`: "
+    if mutation:  # a cell of operator x column: its mutation score, not a matrix rate
+        st.markdown(head + mutant_record.cell_line(results, probe))
+    else:
+        st.markdown(
+            head + f"gold in context {fmt_cell(cell, 'gold_in_context')}"
+            f" · span preserved {fmt_cell(cell, 'span_preserved')}"
+            f" · answer correct {fmt_cell(cell, 'correct')}"
+        )
     table = st.dataframe(
         [
-            {
-                "instance": r["instance_id"],
-                "gold in context": fmt_diagnostic("gold_in_context", r.get("gold_in_context")),
-                "span preserved": fmt_diagnostic("span_preserved", r.get("span_preserved")),
-                "gold rank": fmt_diagnostic("gold_rank", r.get("gold_rank")),
-                "margin": fmt_diagnostic("margin", r.get("margin")),
-                "verdict": verdict_of(r),
-            }
+            mutant_record.table_row(results, r, verdict_of(r)) if mutation else _row(r)
             for r in records
         ],
         hide_index=True,
@@ -100,15 +91,28 @@ def render() -> None:
         on_select="rerun",
         selection_mode="single-row",
     )
-    by_id = {r["instance_id"]: r for r in records}
+    by_id = {phrasing_name(r): r for r in records}
     links.bind("instance_instance", "instance", list(by_id))
     _open_selected_row(table, records)
+    label = (lambda r: mutant_record.label(results, r)) if mutation else _label
     instance_id = st.selectbox(
-        "Instance", list(by_id), key="instance_instance", format_func=lambda i: _label(by_id[i])
+        "Instance", list(by_id), key="instance_instance", format_func=lambda i: label(by_id[i])
     )
     links.publish("instance_instance", "instance")
     render_instance_downloads(results, probe, config, embedder, instance_id)  # CSV/Parquet
     _render_record(results, by_id[instance_id], config_by_name(results)[config], table_embedder)
+
+
+def _row(record: dict) -> dict:
+    """One row of a matrix cell's table."""
+    return {
+        "instance": record["instance_id"],
+        "gold in context": fmt_diagnostic("gold_in_context", record.get("gold_in_context")),
+        "span preserved": fmt_diagnostic("span_preserved", record.get("span_preserved")),
+        "gold rank": fmt_diagnostic("gold_rank", record.get("gold_rank")),
+        "margin": fmt_diagnostic("margin", record.get("margin")),
+        "verdict": verdict_of(record),
+    }
 
 
 def _choose_cell(results: dict) -> tuple[str, str | None, str]:
@@ -140,7 +144,7 @@ def _open_selected_row(table, records: list[dict]) -> None:
     import streamlit as st
 
     rows = list(((table or {}).get("selection") or {}).get("rows") or [])
-    chosen = records[rows[0]]["instance_id"] if rows and rows[0] < len(records) else None
+    chosen = phrasing_name(records[rows[0]]) if rows and rows[0] < len(records) else None
     if chosen is not None and chosen != st.session_state.get("_instance_table_last"):
         st.session_state["instance_instance"] = chosen
     st.session_state["_instance_table_last"] = chosen
@@ -149,8 +153,12 @@ def _open_selected_row(table, records: list[dict]) -> None:
 def _render_record(results: dict, record: dict, config: dict, table_embedder: str) -> None:
     import streamlit as st
 
-    st.subheader(f"{record['instance_id']} under {config['name']}")
+    mutation = is_mutation_audit(results)
+    against = f" against {record['meta']['mutant']}" if mutation else ""
+    st.subheader(f"{phrasing_name(record)}{against} under {config['name']}")
     st.caption(config.get("description") or chunking_of(config))
+    if mutation:
+        mutant_record.render_mutant_head(results, record)
     st.markdown(f"**Question.** {record['question']}")
     gold = record.get("gold_answer")
     st.markdown(
@@ -167,8 +175,12 @@ def _render_record(results: dict, record: dict, config: dict, table_embedder: st
     if record.get("retrieval_error"):
         st.error(f"Retrieval failed for this record: {record['retrieval_error']}")
 
-    _render_documents(results, record, config)
-    render_planted(results, record)  # a mutation audit's record: what its operator planted
+    planted = planted_view(results, record)  # a mutation audit's record: what was planted
+    if planted is not None:
+        render_planted(results, record)
+    _render_documents(results, record, config, drawn=planted.doc_id if planted else None)
+    if mutation:
+        mutant_record.render_phrasings(results, record)
     _render_retrieved(results, record)
     st.markdown("**Diagnostics and margins**")
     st.dataframe(
@@ -184,10 +196,15 @@ def _render_record(results: dict, record: dict, config: dict, table_embedder: st
     )
     _render_generation(record)
     render_oracle(results, record)
-    _render_flips(results, record, table_embedder)
+    if mutation:  # one column: the phrasing under every operator instead of every config
+        mutant_record.render_across_operators(results, record)
+    else:
+        render_flips(results, record, table_embedder)
 
 
-def _render_documents(results: dict, record: dict, config: dict) -> None:
+def _render_documents(results: dict, record: dict, config: dict, drawn: str | None = None) -> None:
+    """The record's answer-bearing documents and those its spans lie in (but `drawn`, the
+    mutant document its planted diff has drawn already)."""
     import streamlit as st
 
     chunking = record.get("chunking") or chunking_of(config)
@@ -195,7 +212,10 @@ def _render_documents(results: dict, record: dict, config: dict) -> None:
     for span in (record.get("trap_spans") or []) + (record.get("gold_spans") or []):
         if span["doc_id"] not in doc_ids:
             doc_ids.append(span["doc_id"])
+    doc_ids = [d for d in doc_ids if d != drawn]
     if not doc_ids:
+        if drawn is not None:
+            return
         st.write("No answer-bearing document: this question has no answer in the corpus.")
         return
     for doc_id in doc_ids[:3]:
@@ -227,8 +247,8 @@ def _render_document(
         st.caption(fmt_approximate_boxes(sum(b.approximate for b in boxes), len(boxes)))
     if doc.source == "results":
         st.caption(
-            "Text pieced from the chunks the results file holds: the corpus on disk does not "
-            "match this run's documents, so text outside the retrieved chunks may be missing."
+            f"Text pieced from the chunks the results file holds ({doc.missing}), so text "
+            "outside the chunks it holds may be missing."
         )
     length = len(doc.text) if doc.text else max((b.end for b in boxes), default=1)
     st.plotly_chart(
@@ -240,7 +260,7 @@ def _render_document(
         with st.expander(f"Text of {doc_id} with chunk edges", expanded=expanded):
             st.markdown(highlighted_html(doc.text, boxes, spans), unsafe_allow_html=True)
     else:
-        st.caption(f"The text of {doc_id} is not in the results file and no corpus was found.")
+        st.caption(f"The text of {doc_id} is not in the results file, and {doc.missing}.")
 
 
 def _cut_verdict(record: dict, spans: list[dict]) -> str:
@@ -323,45 +343,3 @@ def _render_generation(record: dict) -> None:
         )
     if check:
         st.markdown(f"**Citation check** `{check.get('outcome')}`: {check.get('detail') or ''}")
-
-
-def _render_flips(results: dict, record: dict, table_embedder: str) -> None:
-    """The instance under every column of the chosen embedder's matrix (the user's stack
-    under its own embedder among them)."""
-    import streamlit as st
-
-    st.markdown(
-        "**The same instance under every config** (rows that differ from this one are flips)"
-    )
-    rows = []
-    for column in matrix_columns(results, table_embedder):
-        per_config = instance_records(
-            results, record["probe"], record["instance_id"], column.embedder
-        )
-        other, name = per_config.get(column.config), column.label
-        this = (column.config, column.embedder) == (record["config"], record["embedder"])
-        if other is None:
-            rows.append(
-                {
-                    "config": name,
-                    "gold in context": NOT_RUN,
-                    "span preserved": NOT_RUN,
-                    "verdict": NOT_RUN,
-                    "flip": "",
-                }
-            )
-            continue
-        flip = (other.get("gold_in_context") != record.get("gold_in_context")) or (
-            verdict_of(other) != verdict_of(record)
-            and "not generated" not in (verdict_of(other), verdict_of(record))
-        )
-        rows.append(
-            {
-                "config": name + (" (this)" if this else ""),
-                "gold in context": fmt_diagnostic("gold_in_context", other.get("gold_in_context")),
-                "span preserved": fmt_diagnostic("span_preserved", other.get("span_preserved")),
-                "verdict": verdict_of(other),
-                "flip": "flip" if flip and not this else "",
-            }
-        )
-    st.dataframe(rows, hide_index=True)

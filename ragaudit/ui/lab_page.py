@@ -13,7 +13,14 @@ from ragaudit import paths
 from ragaudit.backends.catalogue import in_process_embedders
 from ragaudit.corpus.files import manifest_sha256
 from ragaudit.results.format import fmt_measure, fmt_ratio
-from ragaudit.results.view import cell_index, chunking_of, embedder_specs, is_stack
+from ragaudit.results.view import (
+    cell_index,
+    chunking_of,
+    embedder_specs,
+    is_mutation_audit,
+    is_stack,
+    recorded_corpus_path,
+)
 from ragaudit.stack.chunking import OVERLAP_RULES, Chunking
 from ragaudit.stack.diagnostics import span_in
 from ragaudit.ui import links
@@ -73,6 +80,9 @@ def render() -> None:
         "results file."
     )
     loaded = current_results()  # once per rerun: each cached read is a copy of the file
+    if loaded.results is not None and is_mutation_audit(loaded.results):
+        st.info(mutation_audit_line(loaded.results))
+        return
     try:
         n = _run_n(loaded)
         corpus = load_lab_corpus(n)
@@ -108,6 +118,24 @@ def render() -> None:
     if n is not None and n < load_lab_corpus().n:
         st.caption(f"The first {n} instances of each probe, as in the loaded results file.")
     live_panel(probe, None if instance_id == ALL_INSTANCES else instance_id, embedder, n)
+
+
+def mutation_audit_line(results: dict) -> str:
+    """Why the Lab shows nothing for a mutation audit's file, and what does instead."""
+    corpus = recorded_corpus_path(results) or "your corpus"
+    cases = (results.get("run") or {}).get("cases_file") or "CASES"
+    column = next(iter(results.get("configs") or []), {})
+    settings = column.get("file") or "SETTINGS"
+    flag = "--stack" if is_stack(column) else "--settings"
+    return (
+        f"This file is a mutation audit of your corpus (`{corpus}`, `ragaudit mutate`). The "
+        "Lab re-ranks the planted-fault corpus only: it does not read your corpus or re-run "
+        f"your column ({column.get('name') or 'its column'}), so it has nothing live to show "
+        "for this file. To rank the control row's phrasings under another k or overlap, "
+        f"change them in a copy of `{settings}` and run `ragaudit audit {corpus} {cases} "
+        f"{flag} COPY` (the Audit page draws it) or `ragaudit mutate` with it. This run's "
+        "mutants are on the Matrix and Instance pages."
+    )
 
 
 def _controls() -> tuple[int, str, int, int, str, bool]:

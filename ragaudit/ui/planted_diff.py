@@ -1,16 +1,21 @@
 """The planted diff of a mutation audit's record (`ragaudit mutate`): the mutant document as
 the operator left it, every stretch of planted text highlighted over the chunk boundaries
-the run recorded for it, beside the unified diff against the original. Read from the
-results file's `mutation` section and `chunk_offsets` only; nothing is re-chunked."""
+the run recorded for it (its chunks under the user's column), the answer's sentence and any
+trap in it marked, a removed fact struck through where it stood, beside the unified diff
+against the original. Read from the results file's `mutation` section and `chunk_offsets`
+only; nothing is re-chunked."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ragaudit.ui.docview import ChunkBox, chunk_boxes, highlighted_html
+from ragaudit.results.view import mutant_of
+from ragaudit.ui.docview import ChunkBox, chunk_boxes, highlighted_html, timeline_figure
 
 PLANTED = "planted"
 """The role planted text is drawn with (before the record's own spans, so it colours)."""
+REMOVED_FACT = "removed_fact"
+"""A planted span's role where remove_answer took a fact out (an empty span: a point)."""
 
 
 @dataclass(frozen=True)
@@ -31,13 +36,14 @@ class PlantedView:
     removed: list[str] = field(default_factory=list)
     validity: list[dict] = field(default_factory=list)
     html: str | None = None
+    chunking: str = ""
+    removed_facts: list[dict] = field(default_factory=list)
+    """The facts remove_answer took out, in their original documents (`removed_facts`)."""
 
 
 def planted_view(results: dict, record: dict) -> PlantedView | None:
     """The planted diff of `record` (None for a control record or a file of another run)."""
-    section = results.get("mutation") or {}
-    name = (record.get("meta") or {}).get("mutant")
-    mutant = next((m for m in section.get("mutants") or [] if m.get("mutant") == name), None)
+    mutant = mutant_of(results, record)
     if mutant is None or mutant.get("status") in ("control", "not_applicable"):
         return None
     doc_id, text = mutant.get("mutant_doc_id"), mutant.get("mutant_text")
@@ -57,13 +63,51 @@ def planted_view(results: dict, record: dict) -> PlantedView | None:
     spans = planted + own
     drawn = None
     if text is not None:
-        drawn = highlighted_html(text, _within(boxes or [], len(text)), _inside(spans, text))
+        removals = removal_points(mutant)
+        drawn = highlighted_html(
+            text, _within(boxes or [], len(text)), _inside(spans, text), removals
+        )
     return PlantedView(
-        mutant=name, operator=mutant.get("operator", ""), rule=mutant.get("rule", ""),
+        mutant=mutant["mutant"], operator=mutant.get("operator", ""), rule=mutant.get("rule", ""),
         doc_id=doc_id if text is not None else None, text=text, boxes=boxes, spans=spans,
         diff=mutant.get("diff") or "", removed=list(mutant.get("removed") or []),
-        validity=list(mutant.get("validity") or []), html=drawn,
+        validity=list(mutant.get("validity") or []), html=drawn, chunking=chunking,
+        removed_facts=list(mutant.get("removed_facts") or []),
     )  # fmt: skip
+
+
+def removal_points(mutant: dict) -> dict[int, list[str]]:
+    """offset in the mutant document -> the fact text removed there. The removal points
+    (empty planted spans) follow the original document's removed facts in order; when the
+    counts differ, each point says only that something was removed."""
+    points = sorted(
+        s["start"]
+        for s in mutant.get("planted") or []
+        if s.get("role") == REMOVED_FACT and s.get("doc_id") == mutant.get("mutant_doc_id")
+    )
+    facts = sorted(
+        (f for f in mutant.get("removed_facts") or [] if f.get("doc_id") == mutant.get("doc_id")),
+        key=lambda f: f["start"],
+    )
+    texts = [f["text"] for f in facts] if len(facts) == len(points) else ["(removed)"] * len(points)
+    out: dict[int, list[str]] = {}
+    for point, text in zip(points, texts, strict=True):
+        out.setdefault(point, []).append(text)
+    return out
+
+
+def boundary_line(view: PlantedView) -> str:
+    """The mutant document's chunk boundaries in characters, as the run recorded them."""
+    if view.boxes is None:
+        return (
+            f"`{view.doc_id}`: the results file records no chunk offsets for it under "
+            f"`{view.chunking}` (chunk_offsets), so its chunk boundaries are not drawn."
+        )
+    shown = " · ".join(
+        f"#{b.index} {b.start}–{b.end}" + (f" (rank {b.rank})" if b.rank else "")
+        for b in view.boxes
+    )
+    return f"Chunks of `{view.doc_id}` under `{view.chunking}` (characters): {shown}"
 
 
 def _inside(spans: list[dict], text: str) -> list[dict]:
@@ -85,11 +129,24 @@ def render_planted(results: dict, record: dict) -> None:
     st.markdown(f"**Planted by `{view.operator}`** ({view.mutant}): {view.rule}")
     if view.removed:
         st.markdown("Removed documents: " + ", ".join(f"`{d}`" for d in view.removed))
+    _render_removed_facts(view.removed_facts)
     if view.html is not None:
-        chunks = "chunks not recorded" if view.boxes is None else f"{len(view.boxes)} chunks"
+        st.markdown(boundary_line(view))
+        drawn = [s for s in _inside(view.spans, view.text or "") if s["end"] > s["start"]]
+        st.plotly_chart(
+            timeline_figure(
+                _within(view.boxes or [], len(view.text or "")),
+                drawn,
+                len(view.text or ""),
+                f"{view.doc_id} · {view.chunking}",
+            ),
+            key="instance_planted_timeline",
+            config={"displayModeBar": False},
+        )
         st.caption(
-            f"`{view.doc_id}` as planted ({chunks}): planted text in purple, the gold "
-            "sentence yellow, a trap red; ⟨n⟩ marks chunk n's edges."
+            f"`{view.doc_id}` as planted: planted text in purple, the answer's sentence "
+            "yellow, a trap red, a removed fact struck through; ⟨n⟩ marks chunk n's edges "
+            "(rN: retrieved at rank N for this phrasing)."
         )
         st.markdown(view.html, unsafe_allow_html=True)
     if view.diff:
@@ -98,3 +155,17 @@ def render_planted(results: dict, record: dict) -> None:
     failed = [c for c in view.validity if not c.get("passed")]
     checks = f"{len(view.validity) - len(failed)} of {len(view.validity)} validity checks pass"
     st.caption(checks + "".join(f"; {c['check']}: {c.get('detail')}" for c in failed))
+
+
+def _render_removed_facts(facts: list[dict]) -> None:
+    import streamlit as st
+
+    if not facts:
+        return
+    st.markdown(
+        f"**Removed facts** ({len(facts)}):\n"
+        + "\n".join(
+            f"- `{f['doc_id']}` chars {f['start']}–{f['end']} ({f.get('kind')}): {f['text']}"
+            for f in facts
+        )
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from ragaudit.results.format import (
     fmt_contention,
     fmt_elapsed,
@@ -9,8 +11,9 @@ from ragaudit.results.format import (
     fmt_model_calls,
 )
 from ragaudit.results.reference import run_target
+from ragaudit.results.view import is_mutation_audit
 from ragaudit.ui.common import current_results
-from ragaudit.ui.data import Loaded
+from ragaudit.ui.data import Loaded, load
 from ragaudit.ui.runs import log_tail, run_status, start_run, stop_run
 
 CONFIGS = ["A", "A_prime", "B", "C", "C_prime", "D", "M"]
@@ -58,6 +61,41 @@ def render() -> None:
     if loaded.path is None:  # the link named a file no run may write
         st.error(f"Cannot show or start runs for this link: {loaded.problem}")
     _live_status()
+    written = _written_file(loaded)
+    if written is not None and is_mutation_audit(written):
+        st.info(mutation_audit_line(written))  # no form: a run would write over it
+    else:
+        _run_form(loaded)
+
+    st.subheader("Conditions of the loaded results")
+    if loaded.results is None:
+        st.write(loaded.problem if loaded.path is not None else "None: the link was refused.")
+        return
+    _render_conditions(loaded.results)
+
+
+def _written_file(loaded: Loaded) -> dict | None:
+    """The results a run started here would write over: the loaded file's, or the
+    default file's when the loaded one is the shipped reference (None: nothing there)."""
+    if loaded.path is None or run_target(loaded.path) == loaded.path:
+        return loaded.results
+    return load(run_target(loaded.path)).results
+
+
+def mutation_audit_line(results: dict) -> str:
+    """Why no run is offered over a mutation audit's file, and how to run it again."""
+    argv = (results.get("run") or {}).get("argv") or ["mutate", "CORPUS", "CASES"]
+    return (
+        "This file is a mutation audit (`ragaudit mutate`). The Runs page starts planted-"
+        "corpus matrix runs (`ragaudit run`), which would write over it, so none is offered "
+        f"here. Run the audit again from a terminal: `ragaudit {shlex.join(argv)}`. To start "
+        "a matrix run, open the Runs page on a matrix results file or without `?results=`."
+    )
+
+
+def _run_form(loaded: Loaded) -> None:
+    """The form starting a matrix run that writes the loaded file (or the default one)."""
+    import streamlit as st
 
     with st.form("runs_form"):
         st.markdown(
@@ -79,12 +117,6 @@ def render() -> None:
         submitted = st.form_submit_button("Start run", type="primary")
     if submitted:
         _start(run_args(preset, int(n), embedders, generator, gen_configs, generate), loaded)
-
-    st.subheader("Conditions of the loaded results")
-    if loaded.results is None:
-        st.write(loaded.problem if loaded.path is not None else "None: the link was refused.")
-        return
-    _render_conditions(loaded.results)
 
 
 def _start(args: list[str], loaded: Loaded) -> None:

@@ -13,6 +13,7 @@ from ragaudit.results.view import (
     column_probes,
     config_names,
     embedder_specs,
+    is_mutation_audit,
     matrix_columns,
 )
 from ragaudit.ui import links
@@ -23,6 +24,12 @@ from ragaudit.ui.severity_grid import render_cell_instances_link, render_severit
 _NO_CELLS = (
     "No cells in this file yet: severity and detectability are computed by the analysis "
     "stage at the end of a run."
+)
+MUTATION_AUDIT = (
+    "This file is a mutation audit (`ragaudit mutate`). Severity classes and detectability "
+    "are the planted matrix's: they class a probe's failed instances under one config. A "
+    "mutation audit is scored per operator instead, killed / applicable over its mutants "
+    "(the Matrix page), so the classes do not apply to this file and none is shown."
 )
 # The rollup's columns: the check's outcomes, then the failures they are counted over.
 CITATION_COLUMNS = (*CITATION_OUTCOMES, "failures")
@@ -46,6 +53,9 @@ def render() -> None:
 
     st.title("Severity & detectability")
     results = results_or_stop("severity")
+    if is_mutation_audit(results):
+        st.info(MUTATION_AUDIT)
+        return
     embedders = embedder_specs(results)
     links.bind("severity_embedder", "embedder", embedders)
     embedder = st.selectbox("Embedder", embedders, key="severity_embedder")

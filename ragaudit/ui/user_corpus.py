@@ -1,0 +1,69 @@
+"""A mutation audit's documents as its run read them, for the inspector's drawings.
+
+A mutant document's text is in the results file (`mutation.mutants[].mutant_text`); every
+other document is the user's own, read from the corpus path the run recorded
+(`corpus.path`) by the audit's reader (ragaudit.audit.corpus_io), so a page draws the text
+whatever the file's `chunks` hold. A relative path is read from the inspector's working
+folder (the checkout under `ragaudit app`), where a run from the same folder wrote it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragaudit.errors import RagauditError
+from ragaudit.results.view import mutant_entries, recorded_corpus_path
+
+
+@dataclass(frozen=True)
+class UserCorpus:
+    """The user's corpus as the inspector found it at the recorded path."""
+
+    path: str | None
+    """The path as the run recorded it (None: the file records none)."""
+    documents: dict[str, str]
+    """doc_id -> text; empty when it could not be read."""
+    problem: str | None = None
+    """Why nothing was read (no path recorded, gone, unreadable); None when read."""
+
+
+def mutant_texts(results: dict) -> dict[str, str]:
+    """mutant doc id -> its text as the results file holds it (the control row's entries,
+    which name the unmutated document, are left to the corpus)."""
+    return {
+        m["mutant_doc_id"]: m["mutant_text"]
+        for m in mutant_entries(results).values()
+        if m.get("status") != "control" and m.get("mutant_doc_id") and m.get("mutant_text")
+    }
+
+
+def user_corpus(results: dict) -> UserCorpus:
+    """The corpus at the path the run recorded, read once per version of that folder."""
+    recorded = recorded_corpus_path(results)
+    if not recorded:
+        return UserCorpus(None, {}, "the results file records no corpus path")
+    where = Path(recorded).expanduser()
+    try:
+        stamp = where.stat().st_mtime_ns
+    except OSError:
+        return UserCorpus(recorded, {}, f"{recorded} is not there (looked at {where.resolve()})")
+    try:
+        documents = _read(str(where.resolve()), stamp)
+    except RagauditError as error:
+        return UserCorpus(recorded, {}, str(error))
+    return UserCorpus(recorded, documents)
+
+
+def _read(path: str, stamp: int) -> dict[str, str]:
+    """doc_id -> text of the corpus at `path`, shared by every session (the stamp keys a
+    rewritten folder; a file edited inside it is caught by the span check of the caller)."""
+    import streamlit as st
+
+    @st.cache_resource(show_spinner="Reading your corpus…", max_entries=2)
+    def _cached(path: str, stamp: int) -> dict[str, str]:
+        from ragaudit.audit.corpus_io import load_corpus
+
+        return {doc.doc_id: doc.text for doc in load_corpus(Path(path)).documents}
+
+    return _cached(path, stamp)
