@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -113,8 +114,9 @@ def _click(at, operator: str, column: str):
 
 
 def _list_texts(at) -> list[str]:
-    """The markdown of the selected cell's list, in order."""
-    return [m.value for m in at.markdown]
+    """The page's markdown in order, as read (Markdown's escapes taken out: the page
+    escapes `table_split` so that it is not emphasis)."""
+    return [re.sub(r"\\(.)", r"\1", m.value) for m in at.markdown]
 
 
 def _heading_above(shown: list[str], row: str) -> str:

@@ -41,6 +41,15 @@ def element_key(prefix: str, name: str) -> str:
     return f"{prefix}_{re.sub(r'[^A-Za-z0-9_-]', '_', name)}"
 
 
+def plain(text: str) -> str:
+    """`text` shown as written in Markdown: its emphasis, code, link, HTML, maths and
+    table characters escaped (`table_split` is not emphasis)."""
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>$~|])")
+
+
 def _records(results: dict) -> dict[tuple[str, str], dict]:
     """(mutant id, phrasing) -> its record."""
     return {
@@ -79,9 +88,10 @@ def _peers(column: AuditColumn, columns: list[AuditColumn]) -> list[AuditColumn]
 def _mutant_row(column: AuditColumn, mutant: dict, survivor, records, peers) -> None:
     import streamlit as st
 
-    lines = [f"`{mutant['mutant']}` · {mutant_text(mutant, survivor)}"]
-    if mutant.get("rule"):
-        lines.append(f"rule: {mutant['rule']}")
+    lines = [f"`{mutant['mutant']}` · {plain(mutant_text(mutant, survivor))}"]
+    rule = mutant.get("rule")
+    if rule:  # as written: `'128*1024' -> …` is not emphasis, nor an arrow
+        lines.append(f"rule: `{rule}`" if "`" not in rule else f"rule: {plain(rule)}")
     drops = drops_text(mutant)
     if drops:
         lines.append(f"top score drop: {drops}")
@@ -89,7 +99,7 @@ def _mutant_row(column: AuditColumn, mutant: dict, survivor, records, peers) -> 
         other = next((m for m in peer.results["mutation"]["mutants"]
                       if m["mutant"] == mutant["mutant"]), None)  # fmt: skip
         shown = status_words(other["status"]) if other else "no such mutant"
-        lines.append(f"in {peer.label}: **{shown}**")
+        lines.append(f"in {plain(peer.label)}: **{shown}**")
     params = instance_link(column, mutant, survivor, records)
     with st.container(key=element_key("mutation_mutant", mutant["mutant"])):
         text, link = st.columns([6, 1], vertical_alignment="center")
@@ -112,7 +122,8 @@ def render_mutant_list(column: AuditColumn, operator: str, columns: list[AuditCo
             return
         row = score_row(score)
         beside = f" · {', '.join(row.counts())}" if row.counts() else ""
-        st.markdown(f"**{operator} × {column.label}**: killed / applicable {row.shown}{beside}")
+        head = f"killed / applicable {row.shown}{beside}"
+        st.markdown(f"**{plain(operator)} × {plain(column.label)}**: {plain(head)}")
         groups = operator_mutants(section, operator)
         if not groups:
             st.write(f"{operator} made no mutant in this file.")
@@ -137,15 +148,15 @@ def render_file_rows(column: AuditColumn, index: int) -> None:
 
     results = column.results
     section = results["mutation"]
-    st.markdown(control_paragraph(section))
+    st.markdown(plain(control_paragraph(section)))
     st.dataframe(control_phrasings(results), hide_index=True, width="stretch",
                  key=f"mutation_control_{index}")  # fmt: skip
     closed = closed_book_line(section)
-    st.markdown(closed or "Closed-book row: not recorded in this file.")
+    st.markdown(plain(closed or "Closed-book row: not recorded in this file."))
     asked = closed_book_phrasings(results)
     if asked:
         st.dataframe(asked, hide_index=True, width="stretch", key=f"mutation_closed_{index}")
     drop = drop_summary(section)
     if drop:
-        st.markdown(drop)
+        st.markdown(plain(drop))
     st.table([dict(zip(SCORE_HEADER, row.cells(), strict=True)) for row in score_rows(section)])

@@ -16,7 +16,7 @@ from ragaudit.ui import links
 from ragaudit.ui.charts import clicked_cell
 from ragaudit.ui.mutation_chart import mutation_figure
 from ragaudit.ui.mutation_files import AuditColumn, load_columns, mutate_files
-from ragaudit.ui.mutation_lists import render_file_rows, render_mutant_list
+from ragaudit.ui.mutation_lists import plain, render_file_rows, render_mutant_list
 
 CHART_KEY = "mutation_heatmap"
 FILES_KEY = "mutation_files"
@@ -31,12 +31,12 @@ def _header(results: dict) -> None:
     corpus, run = results.get("corpus") or {}, results.get("run") or {}
     section = results.get("mutation") or {}
     basis = "graded answers" if section.get("basis") == "answer" else "retrieval-side measures"
-    st.subheader(f"Mutation audit: {column_name(results)} ({basis})")
-    st.caption(
+    st.subheader(plain(f"Mutation audit: {column_name(results)} ({basis})"))
+    st.caption(plain(
         f"Results written {results.get('created_at')} · corpus {corpus.get('path')} "
         f"({corpus.get('documents')} documents) · cases {run.get('cases_file')} · seed "
         f"{run.get('seed')} · {fmt_model_calls_brief(results.get('conditions') or {})}"
-    )
+    ))  # fmt: skip
 
 
 def _choose_files(results: dict, opened: Path | None) -> list[AuditColumn]:
@@ -58,14 +58,14 @@ def _choose_files(results: dict, opened: Path | None) -> list[AuditColumn]:
         st.caption("No other mutate file in the results folder to put beside this one.")
     columns, problems = load_columns(results, opened, [Path(p) for p in chosen])
     for problem in problems:
-        st.warning(f"Not shown: {problem}")
+        st.warning(plain(f"Not shown: {problem}"))
     for column in columns[1:]:
         if column.paired:
-            st.success(f"{column.label} is paired by mutant id with {columns[0].label}: "
-                       f"{column.pairing}")  # fmt: skip
+            st.success(plain(f"{column.label} is paired by mutant id with {columns[0].label}: "
+                             f"{column.pairing}"))  # fmt: skip
         else:
-            st.warning(f"{column.label} stands beside {columns[0].label} unpaired: "
-                       f"{column.pairing}.")  # fmt: skip
+            st.warning(plain(f"{column.label} stands beside {columns[0].label} unpaired: "
+                             f"{column.pairing}."))  # fmt: skip
     return columns
 
 
