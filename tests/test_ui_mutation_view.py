@@ -251,3 +251,37 @@ def test_a_file_of_other_cases_stands_beside_unpaired_saying_why(home, audits):
     at = _click(at, "supersede", "wide")
     assert not [t for t in _list_texts(at) if "in other: **" in t]  # no pairing claimed
     assert {column for _, column in _cells(at)} == {"wide", "other"}
+
+
+def test_the_closed_book_row_is_listed_with_each_phrasing_asked_without_context(home, audits):
+    # a generation run's closed-book fields (docs/results-schema.md), set on a copy of the
+    # retrieval-side file: the row's sentence and one line per phrasing asked
+    results = _load(audits["wide"])
+    cases = [r["instance_id"] for r in results["instances"] if r["probe"] == "control"]
+    results["closed_book"] = {
+        case: {"question": f"question {case}", "reply": f"reply to {case}",
+               "verdict": "correct" if case == cases[0] else "wrong",
+               "correct": case == cases[0], "known_without_context": case == cases[0],
+               "status": "ok", "error": None, "replayed": False, "prompt_sha256": "0" * 64}
+        for case in cases
+    }  # fmt: skip
+    results["mutation"]["closed_book"] = {
+        "summary": f"known 1 of {len(cases)} phrasings; 0 of 3 intents wholly",
+        "wholly_known": [],
+    }
+    path = home / "results" / "closed.json"
+    path.write_text(json.dumps(results), encoding="utf-8")
+    try:
+        at = open_app(path)
+        assert not at.exception
+        assert (
+            "Closed-book row (each phrasing asked with no context by the run's generator): "
+            f"known 1 of {len(cases)} phrasings; 0 of 3 intents wholly. An intent known wholly "
+            "leaves every mutant's denominator: none." in texts(at)
+        )
+        (table,) = [d.value for d in at.dataframe if "known without context" in d.value.columns]
+        assert list(table["phrasing"]) == cases
+        assert list(table["reply"]) == [f"reply to {c}" for c in cases]
+        assert list(table["known without context"]) == ["yes"] + ["no"] * (len(cases) - 1)
+    finally:
+        path.unlink()
