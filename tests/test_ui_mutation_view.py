@@ -285,3 +285,13 @@ def test_the_closed_book_row_is_listed_with_each_phrasing_asked_without_context(
         assert list(table["known without context"]) == ["yes"] + ["no"] * (len(cases) - 1)
     finally:
         path.unlink()
+
+
+def test_after_a_click_the_selectors_choose_another_cell(home, audits):
+    at = _click(open_app(audits["wide"]), "boundary", "wide")
+    assert _list_texts(at)[0].startswith("**boundary × wide**")
+    # the chart keeps its selection across reruns; the operator chosen since then stays
+    at.selectbox(key="mutation_operator").select("dilute").run()
+    assert at.selectbox(key="mutation_operator").value == "dilute"
+    assert _list_texts(at)[0].startswith("**dilute × wide**")
+    assert at.query_params["probe"] == "dilute"  # the URL names the chosen operator

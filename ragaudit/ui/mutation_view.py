@@ -101,9 +101,11 @@ def _heatmap(columns: list[AuditColumn], operators: list[str]) -> None:
         config={"displayModeBar": False},
     )
     target = clicked_cell(event)
-    if target is None or target == st.session_state.get(_LAST_CLICK):
+    if target == st.session_state.get(_LAST_CLICK):
         return  # a selection already applied stays: the selectors below may have moved on
-    st.session_state[_LAST_CLICK] = target
+    st.session_state[_LAST_CLICK] = target  # None once deselected: a new click applies
+    if target is None:
+        return
     if target[0] in operators and target[1] in labels:
         st.session_state[OPERATOR_KEY], st.session_state[COLUMN_KEY] = target
 
