@@ -16,6 +16,8 @@ import pytest
 import yaml
 from helpers.ollama_fake import start_fake_ollama
 from helpers.ui_fixtures import open_app, texts, write_results
+from test_mutate_pipeline import mutate as mutate_pipeline
+from test_mutate_pipeline import workspace  # noqa: F401 (a fixture)
 
 from ragaudit.cli.main import main
 from ragaudit.ui.docview import highlighted_html
@@ -162,7 +164,7 @@ def test_the_runs_page_offers_no_run_over_an_open_mutate_file(home, audits):
     assert not at.exception
     assert not [b for b in at.button if b.label == "Start run"]
     assert "which would write over it, so none is offered here" in texts(at)
-    assert "`ragaudit mutate " in texts(at)
+    assert "Run the audit again from a terminal: `ragaudit mutate" in texts(at)
     on_matrix = open_app(audits["matrix"], page="pages/runs.py")  # the form, elsewhere
     assert [b for b in on_matrix.button if b.label == "Start run"]
 
@@ -221,3 +223,23 @@ def test_a_removed_fact_is_struck_through_where_it_stood():
     assert removal_points(mutant) == {3: ["X. "]}
     body = highlighted_html("A. B.", [], [], removal_points(mutant)).split('"ra-doc">', 1)[1]
     assert body == 'A. <del class="ra-removed">X. </del>B.</div>'
+
+
+def test_a_pipelines_mutant_shows_its_reply_verdict_and_attribution(workspace):  # noqa: F811
+    # a pipeline answers with its own model (here a paragraph picker, no model): the plain
+    # one answers from the original's tied passage, so supersede survives on its old value
+    plain = mutate_pipeline(workspace, "plain")
+    path = workspace / "home" / "results" / "plain.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(plain), encoding="utf-8")
+    (record,) = [r for r in plain["instances"] if r["meta"]["mutant"] == "supersede/overtime-rate"]
+    at = open_app(path, page="pages/instance.py", probe="supersede", config="plain",
+                  embedder="pipeline:plain", instance=record["instance_id"])  # fmt: skip
+    assert not at.exception
+    page = texts(at)
+    assert record["generation"]["reply"] in [c.value for c in at.code]
+    assert f"**Verdict** `{record['grade']['verdict']}`" in page
+    assert "**Attribution**: a generation failure" in page  # its attribution, in words
+    table = next(df.value for df in at.dataframe if "top score drop" in df.value.columns)
+    assert list(table["verdict"]) == [record["grade"]["verdict"]]
+    assert list(table["attribution"]) == [record["attribution"]]

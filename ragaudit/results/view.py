@@ -76,12 +76,15 @@ def stack_configs(results: dict) -> list[dict]:
 
 
 def stack_embedder(config: dict) -> str:
-    """The embedder a stack config's records and cells are under: its embedder's spec, or
-    `retriever:<factory>` when its own retriever ranks without one."""
+    """The embedder a stack config's records and cells are under: its embedder's spec,
+    `pipeline:<name>` for a whole pipeline, or `retriever:<factory>` when its own retriever
+    ranks without one (as stack.stackfile's embedder_label names them)."""
     stack = config.get("stack") or {}
     embedder = stack.get("embedder") or {}
     if embedder.get("spec"):
         return embedder["spec"]
+    if stack.get("pipeline"):  # a whole pipeline ranks and answers: its records name it
+        return f"pipeline:{config['name']}"
     return f"retriever:{(stack.get('retriever') or {}).get('factory')}"
 
 

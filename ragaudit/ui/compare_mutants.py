@@ -131,9 +131,11 @@ def render_mutation_compare(a: tuple[str, dict], b: tuple[str, dict]) -> None:
         st.warning(compared.reason)
         return
     st.success(compared.reason)
-    st.dataframe(compared.rows, hide_index=True, width="stretch")
+    st.dataframe(compared.rows, hide_index=True, width="stretch", key="compare_mutant_scores")
     st.subheader(f"Mutants whose status differs ({len(compared.changed)})")
     if compared.changed:
-        st.dataframe(compared.changed, hide_index=True, width="stretch")
+        st.dataframe(
+            compared.changed, hide_index=True, width="stretch", key="compare_mutant_changes"
+        )
     else:
         st.write("Every mutant has the same status in both runs.")

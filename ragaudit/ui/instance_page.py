@@ -96,11 +96,15 @@ def render() -> None:
     _open_selected_row(table, records)
     label = (lambda r: mutant_record.label(results, r)) if mutation else _label
     instance_id = st.selectbox(
-        "Instance", list(by_id), key="instance_instance", format_func=lambda i: label(by_id[i])
+        "Phrasing" if mutation else "Instance",
+        list(by_id),
+        key="instance_instance",
+        format_func=lambda i: label(by_id[i]),
     )
     links.publish("instance_instance", "instance")
-    render_instance_downloads(results, probe, config, embedder, instance_id)  # CSV/Parquet
-    _render_record(results, by_id[instance_id], config_by_name(results)[config], table_embedder)
+    record = by_id[instance_id]
+    render_instance_downloads(results, probe, config, embedder, record["instance_id"])
+    _render_record(results, record, config_by_name(results)[config], table_embedder)
 
 
 def _row(record: dict) -> dict:
@@ -161,9 +165,9 @@ def _render_record(results: dict, record: dict, config: dict, table_embedder: st
         mutant_record.render_mutant_head(results, record)
     st.markdown(f"**Question.** {record['question']}")
     gold = record.get("gold_answer")
+    none = "none: the mutant removed it" if mutation else "none: unanswerable"
     st.markdown(
-        "**Gold answer.** "
-        f"{', '.join(gold) if isinstance(gold, list) else gold if gold else 'none: unanswerable'}"
+        f"**Gold answer.** {', '.join(gold) if isinstance(gold, list) else gold if gold else none}"
     )
     for span in record.get("gold_spans") or []:
         st.markdown(

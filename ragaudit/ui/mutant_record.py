@@ -133,7 +133,7 @@ def render_phrasings(results: dict, record: dict) -> None:
 
     rows = phrasing_rows(results, record)
     st.markdown(f"**Every phrasing of this mutant** ({len(rows)})")
-    st.dataframe(rows, hide_index=True, width="stretch")
+    st.dataframe(rows, hide_index=True, width="stretch", key="instance_mutant_phrasings")
     st.caption(
         "A mutant is killed when every phrasing that passed the control row handled it; a "
         "phrasing that failed unmutated is left out (docs/mutate.md, Scores)."
@@ -162,4 +162,5 @@ def render_across_operators(results: dict, record: dict) -> None:
     import streamlit as st
 
     st.markdown("**The same phrasing under the control row and every operator**")
-    st.dataframe(across_operators(results, record), hide_index=True, width="stretch")
+    rows = across_operators(results, record)
+    st.dataframe(rows, hide_index=True, width="stretch", key="instance_across_operators")
