@@ -37,6 +37,7 @@ from ragaudit.backends.endpoint import check_endpoint
 from ragaudit.backends.openai_http import OpenAIServer
 from ragaudit.backends.openai_replies import chat_text, embedding_vectors
 from ragaudit.backends.redact import Redactor
+from ragaudit.backends.reply_text import storable
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.errors import ModelCallFailed
 
@@ -186,13 +187,13 @@ class OpenAIChatEngine(_OpenAIEngine):
         return body
 
     def chat(self, messages: list[ChatMessage], params: dict) -> str:
-        """The first choice's reply text (a run of the key in it masked: a reply is
-        stored and written)."""
+        """The first choice's reply text (a run of the key in it masked and a lone
+        surrogate replaced: a reply is stored and written)."""
         body = self.request_body(messages, params)
         text = self.server.request(
             "POST /chat/completions", "/chat/completions", body, read=chat_text
         )
-        return self.server.redact(text)
+        return storable(self.server.redact(text))
 
 
 # What the `openai:` declaration in backends/catalogue.py names.

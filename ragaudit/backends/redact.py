@@ -3,15 +3,20 @@
 A server may echo what it was sent (the `Authorization` header among it) in an error
 message, a reply field or a model listing, and a message may be cut or escaped on its way
 to stderr or a results file. So a key is not matched whole: any run of MIN_RUN or more
-consecutive characters of the key, of its escaped forms (repr, JSON) or of its
-`Bearer …` header, wherever it starts, becomes `***`. A key shorter than MIN_RUN is
-matched whole. Redact before cutting a message short: a cut can only shorten a run that
-was already replaced.
+consecutive characters of the key, or of its escaped forms (repr of the text and of its
+bytes; JSON, with `/` escaped or not; URL-encoded with `/` kept or not, in either hex
+case; base64 and URL-safe base64 at each of the three byte alignments a key can have
+inside a longer encoded text, such as a `Basic` header), wherever it starts, becomes
+`***`. A key shorter than MIN_RUN is matched whole. Redact before cutting
+a message short: a cut can only shorten a run that was already replaced.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import re
+from urllib.parse import quote, quote_plus
 
 MIN_RUN = 8
 """The shortest run of the key's characters that is redacted."""
@@ -23,7 +28,7 @@ class Redactor:
 
     def __init__(self, secret: str) -> None:
         self._secret = secret
-        forms = {secret, repr(secret)[1:-1], json.dumps(secret)[1:-1]} if secret else set()
+        forms = escaped_forms(secret) if secret else set()
         self._grams = {
             form[start : start + MIN_RUN]
             for form in forms
@@ -55,6 +60,23 @@ class Redactor:
     def changes(self, text: str) -> bool:
         """True when `text` holds a run of the secret."""
         return self(text) != text
+
+
+def escaped_forms(secret: str) -> set[str]:
+    """`secret` as a reply may carry it: raw, repr, JSON, URL-encoded and base64."""
+    escaped = json.dumps(secret)[1:-1]
+    forms = {secret, repr(secret)[1:-1], repr(secret.encode())[2:-1], escaped}
+    forms.add(escaped.replace("/", "\\/"))  # JSON writers that escape the slash
+    for quoted in (quote(secret, safe=""), quote(secret), quote_plus(secret, safe="")):
+        forms |= {quoted, re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), quoted)}
+    data = secret.encode("utf-8")
+    for skip in range(3):  # where the key's first whole byte falls in a base64 group of 3
+        tail = data[skip:]
+        whole = len(tail) - len(tail) % 3
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            # a last partial group's first character(s) depend on the key's bytes alone
+            forms.add((encode(tail[:whole]) + encode(tail[whole:])[: len(tail) - whole]).decode())
+    return forms
 
 
 def one_line(text: str, redact: Redactor, limit: int = 300) -> str:

@@ -12,6 +12,11 @@ with the reason, and stays counted here with it, so no failure hides in a librar
 
 A call is keyed by the judge's model, digest and server, the request body and the
 repetition (run 1 or the stability rerun, which is asked afresh rather than replayed).
+
+Every string of a judge's reply is redacted of the key and has each lone surrogate
+replaced (backends.reply_text) before it is stored or handed to a library, and so is a
+replayed one: a library's exception built from a reply (pydantic's `input_value=…`)
+cannot hold what the reply no longer holds.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from ragaudit.backends.cache import CallCache, call_key
 from ragaudit.backends.openai_http import OpenAIServer
 from ragaudit.backends.openai_replies import BadReply
+from ragaudit.backends.reply_text import each_string, storable
 from ragaudit.errors import ModelCallFailed
 
 KIND = "judge"
@@ -166,7 +172,7 @@ class RecordingProxy:
         )
         stored = self.cache.get(key)
         if stored is not None:
-            reply = json.loads(stored.decode("utf-8"))
+            reply = self.safe(json.loads(stored.decode("utf-8")))
             self.cache.count(self.judge.model, "replayed", keys=[key])
             self._note(evaluation, reply, "replayed")
             return 200, reply
@@ -183,12 +189,17 @@ class RecordingProxy:
                 evaluation.failed += 1
                 evaluation.failures.append(reason)
             return 502, {"error": {"message": reason, "type": "judge_call_failed"}}
+        reply = self.safe(reply)
         blob = json.dumps(reply, ensure_ascii=False, allow_nan=False).encode("utf-8")
         seconds = time.perf_counter() - started
         self.cache.put(self.judge.model, KIND, key, blob, identity=self.identity, seconds=seconds)
         self.cache.count(self.judge.model, "computed", keys=[key])
         self._note(evaluation, reply, "computed")
         return 200, reply
+
+    def safe(self, reply: object) -> object:
+        """`reply` with every string redacted of the key and fit to store."""
+        return each_string(reply, lambda text: storable(self.upstream.redact(text)))
 
     def _note(self, evaluation: Evaluation, reply: dict, outcome: str) -> None:
         usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}

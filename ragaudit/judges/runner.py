@@ -23,6 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
+from ragaudit.backends.reply_text import storable
 from ragaudit.judges.metrics import Metric
 from ragaudit.judges.proxy import Evaluation, RecordingProxy
 from ragaudit.judges.samples import Sample
@@ -102,6 +103,8 @@ def evaluate(task: Task, proxy: RecordingProxy, timeout: float) -> dict:
     status, detail = classify(score, error, calls, sample)
     if status == "scored":
         detail = reason
+    if detail is not None:  # a library's text may quote a reply: redacted like the replies
+        detail = storable(proxy.upstream.redact(detail))
     return _record(
         task, status, float(score) if status == "scored" else None, detail, calls, seconds
     )

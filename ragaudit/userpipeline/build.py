@@ -21,10 +21,11 @@ from ragaudit.errors import RagauditError
 from ragaudit.stack.components import import_component
 from ragaudit.userpipeline.adapters import build_factory
 from ragaudit.userpipeline.answer import PipelineAnswer
-from ragaudit.userpipeline.http_client import http_pipeline
+from ragaudit.userpipeline.http_client import Redactors, http_pipeline
 from ragaudit.userpipeline.identity import describe_entry
 from ragaudit.userpipeline.ingest import ingest
 from ragaudit.userpipeline.oracle import build_oracle
+from ragaudit.userpipeline.safe_answers import redacting
 
 
 @dataclass
@@ -93,7 +94,21 @@ def build_pipeline(stack: Any, documents: Sequence[Any], *, dry_run: bool = Fals
         built.oracle_model = f"oracle:{stack.name}"
         built.oracle_identity = describe_entry(stack.oracle, label)
         built.services += [service] if service is not None else []
+    _redact_replies(built, stack)
     return built
+
+
+def _redact_replies(built: BuiltPipeline, stack: Any) -> None:
+    """Every answer and failure of the stack's services redacted of every header value
+    it names (userpipeline.safe_answers); a factory is sent none."""
+    secrets = [value for service in built.services for value in service.headers.values()]
+    if not secrets:
+        return
+    redact = Redactors(secrets)
+    form = "factory" if stack.pipeline.get("factory") else "http"
+    built.ask = redacting(built.ask, redact, stack.where("pipeline", form))
+    if built.oracle is not None:
+        built.oracle = redacting(built.oracle, redact, stack.where("oracle"))
 
 
 def _callable_factory(path: str, label: str, limits: Any) -> None:

@@ -13,14 +13,17 @@ call with its one-line reason; the next question is asked.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ragaudit.backends.cache import call_key
 from ragaudit.backends.concurrency import ordered_outcomes
+from ragaudit.backends.reply_text import storable
 from ragaudit.errors import ModelCallFailed
 from ragaudit.userpipeline.answer import PipelineAnswer
+from ragaudit.userpipeline.safe_answers import replayable, storable_answer
 
 BACKEND = "pipeline"
 KIND = "answer"
@@ -33,14 +36,22 @@ def answer_key(model: str, identity: str, question: str) -> str:
 
 def cached_answers(cache: Any, model: str, identity: str, questions: Sequence[str]) -> dict:
     """question -> PipelineAnswer for the questions the cache holds (a row that does not
-    read back is a miss, asked again)."""
+    read back is a miss, asked again; so is one holding a lone surrogate, in one line)."""
     keys = {answer_key(model, identity, q): q for q in questions}
     found: dict[str, PipelineAnswer] = {}
+    poisoned = 0
     for key, value in cache.get_many(list(keys)).items():
         try:
-            found[keys[key]] = PipelineAnswer.from_json(json.loads(value))
+            answer = PipelineAnswer.from_json(json.loads(value))
         except (ValueError, KeyError, TypeError):
             continue
+        if replayable(answer):
+            found[keys[key]] = answer
+        else:
+            poisoned += 1
+    if poisoned:
+        print(f"{model}: {poisoned} stored answer(s) hold a lone surrogate (stored before "
+              "replies were checked): not replayed, asked again", file=sys.stderr)  # fmt: skip
     return found
 
 
@@ -76,11 +87,12 @@ def ask_all(
         if outcome.error is not None:
             error = outcome.error
             reason = str(error) if isinstance(error, ModelCallFailed) else _line(error)
+            reason = storable(reason)
             answers[question] = reason
             cache.record_failure(model, KIND, reason, keys=[question])
         else:
             answer, seconds = outcome.value
-            answers[question] = answer
+            answers[question] = answer = storable_answer(answer)
             value = json.dumps(answer.to_json(), allow_nan=False).encode("utf-8")
             cache.put(model, KIND, answer_key(model, identity, question), value,
                       identity=identity, seconds=seconds)  # fmt: skip

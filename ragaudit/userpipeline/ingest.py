@@ -7,6 +7,8 @@ any question): `ingest:` is
 - `none`: the service already holds the exported corpus. Nothing can show which documents
   it indexed, so the results file records the set as "asserted by the user", and compare
   and gate pair it only with the same assertion (compare.agreement).
+A refusal's line is redacted of the pipeline's header values: an endpoint's error body and
+a command's stderr may echo the key.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from ragaudit.corpus.export import export_documents, exported_document
 from ragaudit.errors import RagauditError
+from ragaudit.userpipeline.http_client import Redactors
 
 ASSERTED = "asserted by the user"
 
@@ -31,10 +34,14 @@ def ingest(
     file (ASSERTED under `none`, else None: ragaudit handed them)."""
     if entry == "none":
         return ASSERTED
-    if entry.get("url"):
-        _post_batches(entry, documents, label, headers or {})
-    else:
-        _run_command(entry, documents, label)
+    try:
+        if entry.get("url"):
+            _post_batches(entry, documents, label, headers or {})
+        else:
+            _run_command(entry, documents, label)
+    except RagauditError as error:
+        redact = Redactors(list((headers or {}).values()))
+        raise RagauditError(redact(error)) from None
     return None
 
 

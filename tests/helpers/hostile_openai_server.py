@@ -32,6 +32,9 @@ list names EMBED_MODEL and CHAT_MODEL with a `digest` each. Modes (POST /embeddi
   wait); later ones honestly; throttle_long: 429 with `Retry-After: 3600`;
   trickle (the honest reply sent one byte every 0.2 s); huge_reply (a 3 MB reply with its
   Content-Length); huge_chunked (the same, chunked, with no length).
+
+`--echo-forms` (start_hostile(echo_forms=True)) makes every echo of the header
+key_leaks.echoed(header): raw, JSON-escaped, repr'd, URL-encoded and base64-encoded.
 """
 
 from __future__ import annotations
@@ -114,6 +117,7 @@ class _State:
     batches: list[list[str]] = []
     chats: list[list[dict]] = []
     salt = ""
+    echo = str  # what the header is echoed as (--echo-forms: key_leaks.echoed)
     embed_answers = 0
     posts = 0
     throttled_at = -1e9
@@ -141,7 +145,7 @@ class HostileHandler(BaseHTTPRequestHandler):
         self._send(status, json.dumps(body).encode(), **headers)
 
     def _auth(self) -> str:
-        return self.headers.get("Authorization", "")
+        return _State.echo(self.headers.get("Authorization", ""))
 
     # -- routes --------------------------------------------------------------------------
 
@@ -345,10 +349,11 @@ class HostileServer:
         self.process.wait(timeout=10)
 
 
-def start_hostile(mode: str = "normal", salt: str = "") -> HostileServer:
+def start_hostile(mode: str = "normal", salt: str = "", echo_forms: bool = False) -> HostileServer:
     """Start the server as a subprocess in `mode` and wait until it listens."""
+    forms = ["--echo-forms"] if echo_forms else []
     process = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--mode", mode, "--salt", salt],
+        [sys.executable, str(Path(__file__).resolve()), "--mode", mode, "--salt", salt, *forms],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -363,8 +368,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mode", choices=MODES, default="normal")
     parser.add_argument("--salt", default="")
+    parser.add_argument("--echo-forms", action="store_true")
     args = parser.parse_args()
     _State.mode, _State.salt = args.mode, args.salt
+    if args.echo_forms:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from helpers.key_leaks import echoed
+
+        _State.echo = echoed
     server = _QuietServer(("127.0.0.1", 0), HostileHandler)
     server.daemon_threads = True
     print(f"PORT {server.server_address[1]}", flush=True)
