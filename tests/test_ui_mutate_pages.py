@@ -243,3 +243,21 @@ def test_a_pipelines_mutant_shows_its_reply_verdict_and_attribution(workspace): 
     table = next(df.value for df in at.dataframe if "top score drop" in df.value.columns)
     assert list(table["verdict"]) == [record["grade"]["verdict"]]
     assert list(table["attribution"]) == [record["attribution"]]
+
+
+def test_a_corpus_path_naming_a_far_larger_folder_is_not_read(home, audits, tmp_path):
+    results = _results(audits["mutate"])
+    chunks = results["chunks"]
+    results["chunks"] = {k: c for k, c in chunks.items() if c["doc_id"] != "it/passwords"}
+    big = tmp_path / "big"
+    (big / "it").mkdir(parents=True)
+    shutil.copy(audits["root"] / "corpus" / "it" / "passwords.md", big / "it" / "passwords.md")
+    # 13 documents recorded: up to 20 files a document and 100 more (360) could be it
+    for i in range(361):
+        (big / f"note-{i}.txt").write_text("a note", encoding="utf-8")
+    results["corpus"]["path"] = str(big)
+    assert results["corpus"]["documents"] == 13
+    thin = home / "results" / "big.json"
+    thin.write_text(json.dumps(results), encoding="utf-8")
+    page = texts(_survivor_page(thin)[0])
+    assert f"{big} holds far more files than the run's 13 documents" in page

@@ -96,18 +96,37 @@ def removal_points(mutant: dict) -> dict[int, list[str]]:
     return out
 
 
+LISTED_CHUNKS = 12
+"""Past this many chunks, the boundary line lists those around the planted text only."""
+
+
 def boundary_line(view: PlantedView) -> str:
-    """The mutant document's chunk boundaries in characters, as the run recorded them."""
+    """The mutant document's chunk boundaries in characters, as the run recorded them (of a
+    long document, the chunks touching a planted or marked span or retrieved, and their
+    neighbours)."""
     if view.boxes is None:
         return (
             f"`{view.doc_id}`: the results file records no chunk offsets for it under "
             f"`{view.chunking}` (chunk_offsets), so its chunk boundaries are not drawn."
         )
+    listed = view.boxes
+    if len(listed) > LISTED_CHUNKS:
+        near = {
+            b.index + step
+            for b in listed
+            if b.rank or any(b.start <= s["end"] and s["start"] <= b.end for s in view.spans)
+            for step in (-1, 0, 1)
+        }
+        listed = [b for b in listed if b.index in near]
     shown = " · ".join(
-        f"#{b.index} {b.start}–{b.end}" + (f" (rank {b.rank})" if b.rank else "")
-        for b in view.boxes
+        f"#{b.index} {b.start}–{b.end}" + (f" (rank {b.rank})" if b.rank else "") for b in listed
     )
-    return f"Chunks of `{view.doc_id}` under `{view.chunking}` (characters): {shown}"
+    some = (
+        ""
+        if len(listed) == len(view.boxes)
+        else (f" ({len(listed)} of {len(view.boxes)} chunks: those around the planted text)")
+    )
+    return f"Chunks of `{view.doc_id}` under `{view.chunking}` (characters){some}: {shown}"
 
 
 def _inside(spans: list[dict], text: str) -> list[dict]:

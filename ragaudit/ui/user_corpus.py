@@ -48,22 +48,45 @@ def user_corpus(results: dict) -> UserCorpus:
         stamp = where.stat().st_mtime_ns
     except OSError:
         return UserCorpus(recorded, {}, f"{recorded} is not there (looked at {where.resolve()})")
+    count = (results.get("corpus") or {}).get("documents") or 0
     try:
-        documents = _read(str(where.resolve()), stamp)
+        texts = _read(str(where.resolve()), stamp, count)
     except RagauditError as error:
         return UserCorpus(recorded, {}, str(error))
-    return UserCorpus(recorded, documents)
+    return UserCorpus(recorded, texts)
 
 
-def _read(path: str, stamp: int) -> dict[str, str]:
+FILES_PER_DOCUMENT = 20
+"""A folder with this many files per recorded document (plus 100) is not the run's corpus:
+the path a results file names is read only when it can be the folder the run read."""
+
+
+def _more_files_than(folder: Path, limit: int) -> bool:
+    """Whether `folder` holds more than `limit` files (stops counting there)."""
+    count = 0
+    for path in folder.rglob("*"):
+        count += path.is_file()
+        if count > limit:
+            return True
+    return False
+
+
+def _read(path: str, stamp: int, documents: int) -> dict[str, str]:
     """doc_id -> text of the corpus at `path`, shared by every session (the stamp keys a
-    rewritten folder; a file edited inside it is caught by the span check of the caller)."""
+    rewritten folder; a file edited inside it is caught by the span check of the caller).
+    Raises RagauditError for a folder far larger than the run's `documents`."""
     import streamlit as st
 
     @st.cache_resource(show_spinner="Reading your corpus…", max_entries=2)
-    def _cached(path: str, stamp: int) -> dict[str, str]:
+    def _cached(path: str, stamp: int, documents: int) -> dict[str, str]:
         from ragaudit.audit.corpus_io import load_corpus
 
-        return {doc.doc_id: doc.text for doc in load_corpus(Path(path)).documents}
+        folder = Path(path)
+        if folder.is_dir() and _more_files_than(folder, FILES_PER_DOCUMENT * documents + 100):
+            raise RagauditError(
+                f"{path} holds far more files than the run's {documents} documents, so it "
+                "is not read as this run's corpus"
+            )
+        return {doc.doc_id: doc.text for doc in load_corpus(folder).documents}
 
-    return _cached(path, stamp)
+    return _cached(path, stamp, documents)
