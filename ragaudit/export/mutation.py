@@ -121,7 +121,8 @@ MUTATION_COLUMNS = [
         "measure",
         TEXT,
         _measure("measure"),
-        "the retrieval-side field that decides the mutant without generation",
+        "the retrieval-side field that decides the mutant without generation (a pipeline: "
+        "why none does)",
     ),
     Column(
         "source_in_top_k",
