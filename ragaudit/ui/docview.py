@@ -248,7 +248,7 @@ def highlighted_html(
             label = f"{box.index}" + (f" r{box.rank}" if box.rank else "")
             label += " ≈" if box.approximate else ""
             out.append(f'<span class="ra-edge ra-start">⟨{label}</span>')
-        out += [f'<del class="ra-removed">{html.escape(t)}</del>' for t in removals.get(a, [])]
+        out += [f'<del class="ra-removed">{_escaped(t)}</del>' for t in removals.get(a, [])]
         covering = sum(1 for box in boxes if box.start <= a and box.end >= b)
         roles = [s.get("role", "gold") for s in spans if s["start"] <= a and s["end"] >= b]
         style = []
@@ -258,11 +258,11 @@ def highlighted_html(
             style.append("background:#e8eaed")
         if covering >= 2:
             style.append("text-decoration:underline dotted #1a73e8")
-        segment = html.escape(text[a:b])
+        segment = _escaped(text[a:b])
         out.append(f'<span style="{";".join(style)}">{segment}</span>' if style else segment)
     for box in ends.get(len(text), []):
         out.append(f'<span class="ra-edge">⟩{box.index}</span>')
-    out += [f'<del class="ra-removed">{html.escape(t)}</del>' for t in removals.get(len(text), [])]
+    out += [f'<del class="ra-removed">{_escaped(t)}</del>' for t in removals.get(len(text), [])]
     css = (
         "<style>.ra-doc{white-space:pre-wrap;font-family:monospace;font-size:13px;line-height:1.6;"
         "border:1px solid #ddd;padding:8px;border-radius:4px}"
@@ -271,3 +271,10 @@ def highlighted_html(
         ".ra-start{background:#1a73e8}.ra-removed{color:#a50e0e;background:#fce8e6}</style>"
     )
     return css + '<div class="ra-doc">' + "".join(out) + "</div>"
+
+
+def _escaped(text: str) -> str:
+    """Text for the drawing's HTML, its line breaks as character references: st.markdown
+    ends an HTML block at a blank line and reads what follows as Markdown (a document's
+    `## heading` drawn as a heading), so the drawing is one line that renders as many."""
+    return html.escape(text).replace("\n", "&#10;")

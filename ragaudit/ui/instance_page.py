@@ -261,7 +261,7 @@ def _render_document(
         config={"displayModeBar": False},
     )
     if doc.text:
-        with st.expander(f"Text of {doc_id} with chunk edges", expanded=expanded):
+        with st.expander(f"Text of `{doc_id}` with chunk edges", expanded=expanded):
             st.markdown(highlighted_html(doc.text, boxes, spans), unsafe_allow_html=True)
     else:
         st.caption(f"The text of {doc_id} is not in the results file, and {doc.missing}.")
@@ -294,7 +294,7 @@ def _render_retrieved(results: dict, record: dict) -> None:
             tags.append(APPROXIMATE_SPAN)  # its splitter rewrote it: start/end are a best fit
         bm25 = "" if hit.get("bm25_score") is None else f" · bm25 {hit['bm25_score']:.3f}"
         dense = "" if hit.get("dense_score") is None else f" · dense {hit['dense_score']:.4f}"
-        label = f"rank {hit['rank']} · score {hit['score']:.4f}{dense}{bm25} · {hit['chunk_id']}"
+        label = f"rank {hit['rank']} · score {hit['score']:.4f}{dense}{bm25} · `{hit['chunk_id']}`"
         if tags:
             label += " · " + ", ".join(tags)
         with st.expander(label):
