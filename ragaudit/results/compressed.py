@@ -12,9 +12,10 @@ from ragaudit.errors import RagauditError
 
 SUFFIX = ".gz"
 MAX_DECOMPRESSED_BYTES = 256 * 2**20
-"""The most a gzip file may hold once gunzipped, counted while it is read: the inspector's
-limit for a plain file (ui.allowed.MAX_DOCUMENT_BYTES), so a 1 MB file that inflates to
-1 GiB (a gzip bomb) is refused after 256 MB, not read whole."""
+"""The most a gzip file may hold once gunzipped, counted while it is read, so a 1 MB file
+that inflates to 1 GiB (a gzip bomb) is refused after 256 MB, not read whole. The loader
+caps a plain file at the same size (results.io), as the inspector does
+(ui.allowed.MAX_DOCUMENT_BYTES)."""
 _CHUNK = 2**20
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import now_iso, parse_json, read_text, write_json_atomic
-from ragaudit.results.compressed import is_compressed, read_gzip_text
+from ragaudit.results.compressed import MAX_DECOMPRESSED_BYTES, is_compressed, read_gzip_text
 from ragaudit.results.records import check_records
 from ragaudit.results.schema import ALSO_READS, SCHEMA_VERSION, TOP_LEVEL_FIELDS
 
@@ -63,7 +63,7 @@ def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         raise RagauditError(f"{path}: no {kind.name} file here (run `{kind.command}` first)")
-    text = read_gzip_text(path) if is_compressed(path) else read_text(path, str(path))
+    text = read_gzip_text(path) if is_compressed(path) else _read_plain(path)
     data = parse_json(text, path)
     if not isinstance(data, dict):
         raise RagauditError(f"{path}: expected a JSON object at the top level")
@@ -86,6 +86,21 @@ def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
     if missing:
         raise RagauditError(f"{path}: missing top-level field {missing[0]!r}")
     return data
+
+
+def _read_plain(path: Path) -> str:
+    """A plain document's text, under the gzip cap (os.stat says its size before any read),
+    so a 660 MB file is refused in one line instead of read whole."""
+    try:
+        size = path.stat().st_size
+    except OSError:  # missing or unreadable: read_text says which, in its words
+        size = 0
+    if size > MAX_DECOMPRESSED_BYTES:
+        raise RagauditError(
+            f"{path}: {size / 2**20:.1f} MB, over the {MAX_DECOMPRESSED_BYTES // 2**20} MB limit "
+            "for one results file (plain or gunzipped); not read"
+        )
+    return read_text(path, str(path), max_bytes=MAX_DECOMPRESSED_BYTES)
 
 
 def _versions(kind: DocumentKind) -> str:

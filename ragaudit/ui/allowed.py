@@ -14,6 +14,7 @@ open.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -69,12 +70,33 @@ def url_path(value: str, param: str) -> Path:
             f"a file under {root} or the one given to `ragaudit app --{flag}`"
         )
     resolved = _real(value)
-    if _allowed(resolved, root, given_path(param)):
+    if _nameable(resolved) and _allowed(resolved, root, given_path(param)):
         return resolved
     raise Refused(
-        f"?{param}={value} refused: a link may name only a file under {root} "
+        f"?{param}={_shown(value)} refused: a link may name only a file under {root} "
         f"or the one given to `ragaudit app --{flag}`"
     )
+
+
+SHOWN_CHARACTERS = 200
+"""The most of a refused link's value its one line repeats (a crafted name may be long)."""
+
+
+def _shown(value: str) -> str:
+    if len(value) <= SHOWN_CHARACTERS:
+        return value
+    return f"{value[: SHOWN_CHARACTERS // 2]}… ({len(value):,} characters)"
+
+
+def _nameable(resolved: Path) -> bool:
+    """False for a name no file can have (a part over the file system's NAME_MAX, the whole
+    over PATH_MAX): every later look-up of it would raise OSError, so it is refused here,
+    as any name a link may not give. os.lstat opens nothing."""
+    try:
+        os.lstat(resolved)
+    except OSError as error:
+        return error.errno != errno.ENAMETOOLONG
+    return True
 
 
 def _allowed(resolved: Path, root: Path, given: Path | None) -> bool:
