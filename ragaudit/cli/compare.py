@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.compare.document import compare_blocks, render_html, render_markdown
-from ragaudit.compare.pairing import default_pairs, parse_pair
+from ragaudit.compare.pairing import check_instance_keys, default_pairs, parse_pair
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_text_atomic
 from ragaudit.results.io import load_results
@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     inputs = [("run A", args.a), ("run B", args.b)]
     refuse_input_as_output([("--out", t) for t in targets], inputs)
     a, b = load_results(args.a), load_results(args.b)
+    check_instance_keys(args.a, a)
+    check_instance_keys(args.b, b)
     pairs = [parse_pair(text, a, b) for text in args.pair] or default_pairs(a, b)
     if not pairs:
         raise RagauditError(

@@ -74,13 +74,30 @@ class CellComparison:
     """Exact two-sided McNemar p on gains against losses; None when not paired or n = 0."""
 
 
-def _records(results: dict) -> dict[tuple[str, str, str], dict[str, dict]]:
-    """(probe, config, embedder) -> instance id -> record."""
+def records_by_column(results: dict) -> dict[tuple[str, str, str], dict[str, dict]]:
+    """(probe, config, embedder) -> instance id -> record (check_instance_keys first: a
+    second record of one instance would replace the first here)."""
     out: dict[tuple[str, str, str], dict[str, dict]] = {}
     for record in results.get("instances") or []:
         key = (record["probe"], record["config"], record["embedder"])
         out.setdefault(key, {})[record["instance_id"]] = record
     return out
+
+
+def check_instance_keys(path: object, results: dict) -> None:
+    """Refuse, in one line naming the key, a file holding two records of one instance under
+    one column (instance id, config, embedder). Pairing by id keeps one of them, so a lost
+    copy next to a passing one would hide the loss, or show one that is not there."""
+    seen: dict[tuple[str, str, str], int] = {}
+    for index, record in enumerate(results.get("instances") or []):
+        key = (record["instance_id"], record["config"], record["embedder"])
+        if key in seen:
+            raise RagauditError(
+                f"{path}: instances[{seen[key]}] and instances[{index}] are both instance "
+                f"{key[0]!r} under config {key[1]!r}, embedder {key[2]!r} (a run records each "
+                "instance once per column); refusing to pair by id"
+            )
+        seen[key] = index
 
 
 def default_pairs(a: dict, b: dict) -> list[ColumnPair]:
@@ -151,7 +168,7 @@ def compare_cells(
     """Every probe of every pair that has a cell in A or B; flips only when `paired`
     (provenance allows it) and both sides hold records."""
     cells_a, cells_b = cell_index(a), cell_index(b)
-    records_a, records_b = _records(a), _records(b)
+    records_a, records_b = records_by_column(a), records_by_column(b)
     out = []
     for pair in pairs:
         for probe in _probes(a, b, pair, cells_a, cells_b):
@@ -180,4 +197,4 @@ def compare_cells(
 
 def column_records(results: dict, probe: str, column: Column) -> dict[str, dict]:
     """Instance id -> record of one probe under one column of `results`."""
-    return _records(results).get((probe, column.config, column.embedder), {})
+    return records_by_column(results).get((probe, column.config, column.embedder), {})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragaudit.compare.pairing import MEASURES, ColumnPair, record_value
+from ragaudit.compare.pairing import MEASURES, ColumnPair, record_value, records_by_column
 from ragaudit.errors import RagauditError
 from ragaudit.registry import unknown_name_message
 from ragaudit.results.view import cell_index, measure_ran, probe_layers, probe_names
@@ -41,14 +41,6 @@ class PairedCell:
         return f"{self.probe}:{self.pair.label} ({MEASURES[self.measure]})"
 
 
-def _records(results: dict) -> dict[tuple[str, str, str], dict[str, dict]]:
-    out: dict[tuple[str, str, str], dict[str, dict]] = {}
-    for record in results.get("instances") or []:
-        key = (record["probe"], record["config"], record["embedder"])
-        out.setdefault(key, {})[record["instance_id"]] = record
-    return out
-
-
 FLAKY_MEASURES = ("correct",)
 """The measures a flaky mark leaves an instance out of: its answer's verdict moved between
 generation conditions; its retrieval (gold in context) was replayed, the same under each."""
@@ -71,7 +63,7 @@ def _pair_up(before: dict[str, dict], after: dict[str, dict], measure: str):
 def paired_cells(baseline: dict, new: dict, pairs: list[ColumnPair]) -> list[PairedCell]:
     """Every cell both files can be paired on, in A's probe order, gold in context first."""
     cells_a, cells_b = cell_index(baseline), cell_index(new)
-    records_a, records_b = _records(baseline), _records(new)
+    records_a, records_b = records_by_column(baseline), records_by_column(new)
     layers = {**probe_layers(new), **probe_layers(baseline)}
     out = []
     for measure in MEASURES:

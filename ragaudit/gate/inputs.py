@@ -1,12 +1,14 @@
 """The fields the gate reads beyond what results.io.load_results checks, each of its JSON
-type (or null), so a hostile or hand-edited file is refused in one line naming the file,
-the record and the field, instead of failing deep inside the verdict."""
+type (or null), and each instance recorded once per column, so a hostile or hand-edited file
+is refused in one line naming the file, the record and the field (or the key), instead of
+failing deep inside the verdict or giving one silently."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from ragaudit.compare.pairing import check_instance_keys
 from ragaudit.errors import RagauditError
 
 _NULL = type(None)
@@ -20,6 +22,7 @@ RECORD_FIELDS = {
     "grade": ((dict, _NULL), "an object"),
     "generation": ((dict, _NULL), "an object"),
     "retrieval_error": ((str, _NULL), "a string"),
+    "flaky": ((dict, _NULL), "an object"),
 }
 
 
@@ -33,7 +36,9 @@ def _number(value: object) -> bool:
 
 
 def check_gate_fields(path: str | Path, data: dict) -> None:
-    """Raise a RagauditError for the first field the gate reads that holds another type."""
+    """Raise a RagauditError for the first field the gate reads that holds another type
+    (a `flaky` mark too: `run --repeat` writes an object), then for an instance recorded
+    twice under one column (compare.pairing.check_instance_keys)."""
     corpus = data.get("corpus") or {}
     for field, types in CORPUS_FIELDS.items():
         value = corpus.get(field)
@@ -51,3 +56,4 @@ def check_gate_fields(path: str | Path, data: dict) -> None:
                     f"{path}: instances[{index}].{field} must be {described} or null, "
                     f"not {_shown(value)}"
                 )
+    check_instance_keys(path, data)
