@@ -6,11 +6,11 @@ import argparse
 import errno
 import os
 import socket
-import subprocess
 import sys
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.cli.server_child import serve_until_stopped
 from ragaudit.errors import RagauditError
 from ragaudit.ui.allowed import AUDIT_RESULTS_ENV, RESULTS_ENV
 
@@ -77,8 +77,9 @@ def check_port(port: int) -> None:
 def launch(results_path: Path | None, port: int, audit_results: Path | None = None) -> int:
     """Serve the inspector over `results_path` (None: the default results file) and
     `audit_results` (None: the default audit file) until interrupted; returns streamlit's
-    exit status. The files named here are the ones outside the results folder that the
-    inspector's links may name (ragaudit.ui.allowed)."""
+    exit status (0 after Ctrl-C, SIGTERM or SIGHUP, which stop the server too:
+    cli.server_child). The files named here are the ones outside the results folder that
+    the inspector's links may name (ragaudit.ui.allowed)."""
     check_port(port)
     env = dict(os.environ)
     for name, given in ((RESULTS_ENV, results_path), (AUDIT_RESULTS_ENV, audit_results)):
@@ -86,17 +87,9 @@ def launch(results_path: Path | None, port: int, audit_results: Path | None = No
             env[name] = str(Path(given).expanduser().resolve())
     print(f"ragaudit app: the inspector is on http://{HOST}:{port} (Ctrl-C to stop)")
     # From the checkout, if any, so that an uninstalled checkout imports itself and a
-    # relative ?results= path means what it meant before; else the caller's folder.
-    server = subprocess.Popen(streamlit_command(port), env=env, cwd=paths.checkout_root())
-    try:
-        return server.wait()
-    except KeyboardInterrupt:  # the server got the Ctrl-C too: let it stop, then reap it
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        return 0
+    # relative ?results= path means what it meant before; else the caller's folder. Ctrl-C,
+    # SIGTERM and SIGHUP are forwarded to the server's process group, which is waited for.
+    return serve_until_stopped(streamlit_command(port), env=env, cwd=paths.checkout_root())
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from ragaudit import paths
 from ragaudit.backends.qwen import WEIGHTS, QwenWeights, missing_extra, weights_for
 from ragaudit.cli.app import check_port, launch
 from ragaudit.cli.run import run_plan
+from ragaudit.cli.server_child import FORWARDED
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.plan import build_plan
@@ -94,14 +95,15 @@ def _start_quick_run(
 def _serve_beside(reference: Path, port: int, pid: int | None) -> int:
     """Serve the inspector until interrupted; then end the background run too (its work
     so far is in the call cache: the next `ragaudit demo` resumes it), so no process
-    outlives the demo's Ctrl-C."""
+    outlives the demo's Ctrl-C, SIGTERM or SIGHUP."""
     try:
         return launch(reference, port)
     finally:
         if pid is not None:
-            # a second Ctrl-C: still clean up; then the caller's handler again (a caller in
-            # the same process, e.g. a test, would otherwise start children that ignore it)
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            # a second Ctrl-C (or SIGTERM, SIGHUP): still clean up; then the caller's
+            # handlers again (a caller in the same process, e.g. a test, would otherwise
+            # start children that ignore them)
+            previous = {s: signal.signal(s, signal.SIG_IGN) for s in FORWARDED}
             try:
                 if end_started_run(pid):
                     print(
@@ -109,7 +111,8 @@ def _serve_beside(reference: Path, port: int, pid: int | None) -> int:
                         "next `ragaudit demo` resumes it from the call cache"
                     )
             finally:
-                signal.signal(signal.SIGINT, previous)
+                for signum, handler in previous.items():
+                    signal.signal(signum, handler)
 
 
 def run(args: argparse.Namespace) -> int:
