@@ -1,10 +1,12 @@
 """`ragaudit run --repeat K` and `ragaudit run --baseline FILE`, around one run.
 
 --repeat K runs generation under K conditions: the run as asked, then K-1 reruns that
-replay retrieval from the call cache and generate again, a local llama.cpp model under
-another thread count (RAGAUDIT_LLM_THREADS), a remote one with another seed. Each rerun
-writes `<out stem>.repeat-<i>.json` (resumable like any run); the results file then marks
-every instance whose verdict changed as flaky (gate.flaky), which the gate leaves out.
+replay retrieval from the call cache and generate again, each generator that answers under
+another condition (cli.repeat_conditions: a local llama.cpp model another thread count, a
+remote one another seed). Each rerun writes `<out stem>.repeat-<i>.json` (resumable like any
+run); the results file then marks every instance whose verdict changed as flaky
+(gate.flaky), which the gate leaves out. A rerun that asked only the first run's calls is
+refused (exit 2): it could find nothing flaky.
 
 --baseline FILE gates the finished run against FILE (`ragaudit gate`), its exit status
 the command's when the run itself succeeded. The gate's own options pass through as
@@ -15,84 +17,16 @@ $GITHUB_STEP_SUMMARY is appended to as by `ragaudit gate`)."""
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-from ragaudit.backends.base import DEFAULT_PARAMS, threads_from_env
-from ragaudit.backends.catalogue import GENERATOR
-from ragaudit.backends.specs import backend_of
 from ragaudit.cli.out_path import refuse_input_as_output
+from ragaudit.cli.repeat_conditions import Condition, conditions, threads_set
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable
-from ragaudit.gate.flaky import mark_flaky
+from ragaudit.gate.flaky import generation_conditions, mark_flaky, unvaried
 from ragaudit.pipeline.plan import RunPlan
 from ragaudit.results.io import load_results, write_results
-
-THREADS_ENV = "RAGAUDIT_LLM_THREADS"
-MAX_REPEAT = 8
-
-
-@dataclasses.dataclass(frozen=True)
-class Condition:
-    """One generation condition of a repeated run."""
-
-    label: str
-    threads: int | None
-    """RAGAUDIT_LLM_THREADS for this run; None leaves it as it is."""
-    plan: RunPlan
-
-
-def _threads(count: int) -> str:
-    return f"llama.cpp {count} thread{'' if count == 1 else 's'}"
-
-
-def repeat_path(out: Path, i: int) -> Path:
-    """`results/latest.json` -> `results/latest.repeat-2.json`."""
-    return out.with_name(f"{out.stem}.repeat-{i}{out.suffix}")
-
-
-def conditions(plan: RunPlan, k: int) -> list[Condition]:
-    """The K conditions: the run as asked first."""
-    if not 2 <= k <= MAX_REPEAT:
-        raise RagauditError(f"--repeat {k}: give 2 to {MAX_REPEAT} conditions")
-    if not plan.generate:
-        raise RagauditError("--repeat reruns generation: leave out --no-generate")
-    base_seed = DEFAULT_PARAMS["seed"] if plan.generation_seed is None else plan.generation_seed
-    if not backend_of(plan.generator, GENERATOR).remote:  # in process: vary its threads
-        threads = threads_from_env(THREADS_ENV)
-        others = [t for t in range(1, k + 2) if t != threads][: k - 1]
-        out = [Condition(_threads(threads), None, plan)]
-        for i, t in enumerate(others, start=1):
-            rerun = dataclasses.replace(plan, out=repeat_path(plan.out, i))
-            out.append(Condition(_threads(t), t, rerun))
-        return out
-    out = [Condition(f"seed {base_seed}", None, plan)]
-    for i in range(1, k):
-        rerun = dataclasses.replace(
-            plan, out=repeat_path(plan.out, i), generation_seed=base_seed + i
-        )
-        out.append(Condition(f"seed {base_seed + i}", None, rerun))
-    return out
-
-
-@contextlib.contextmanager
-def threads_set(threads: int | None) -> Iterator[None]:
-    """RAGAUDIT_LLM_THREADS set to `threads` for the block (nothing when None)."""
-    if threads is None:
-        yield
-        return
-    before = os.environ.get(THREADS_ENV)
-    os.environ[THREADS_ENV] = str(threads)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(THREADS_ENV, None)
-        else:
-            os.environ[THREADS_ENV] = before
 
 
 def run_repeated(
@@ -108,6 +42,7 @@ def run_repeated(
         if code != 0:
             return code
     runs = [load_results(c.plan.out) for c in chosen]
+    _check_varied(k, chosen, runs, say)
     flaky = mark_flaky(runs[0], runs, [c.label for c in chosen])
     write_results(plan.out, runs[0], complete=True)
     say(
@@ -117,6 +52,27 @@ def run_repeated(
     for key in flaky:
         say(f"  flaky {key}")
     return 0
+
+
+def _check_varied(
+    k: int, chosen: list[Condition], runs: list[dict], say: Callable[[str], None]
+) -> None:
+    """Refuse (exit 2, nothing marked) a rerun whose every generator answered under the
+    first run's very conditions: it computed no new call, so "0 flaky" would mean nothing.
+    A generator left alike beside varied ones (a pipeline) is named: it is not rerun."""
+    for condition, rerun in zip(chosen[1:], runs[1:], strict=True):
+        alike = unvaried(runs[0], rerun)
+        if alike and len(alike) == len(generation_conditions(rerun)):
+            raise RagauditError(
+                f"--repeat {k}: the rerun under {condition.label} asked the very calls of the "
+                f"first run ({', '.join(alike)}: the same model, settings and parameters), so "
+                "it computed no new call and no verdict could change; nothing was marked flaky"
+            )
+        for spec in alike:
+            say(
+                f"ragaudit run --repeat: {spec} answered alike under {condition.label} (its "
+                "replies replayed): its records cannot be found flaky"
+            )
 
 
 GATE_OPTIONS = {

@@ -109,8 +109,9 @@ def _add_outcome_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="K",
-        help="rerun generation under K conditions (llama.cpp thread counts; a remote "
-        "model's seed) and mark the instances whose verdict changes as flaky",
+        help="rerun generation under K conditions of the generators that answer (a local "
+        "model's llama.cpp thread count, a remote model's seed) and mark the instances "
+        "whose verdict changes as flaky",
     )
     parser.add_argument(
         "--baseline",

@@ -6,6 +6,7 @@ differs between them, so the gate leaves it out and lists it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 
@@ -44,3 +45,33 @@ def mark_flaky(results: dict, runs: Sequence[dict], conditions: Sequence[str]) -
             }
     results["flaky"] = {"conditions": list(conditions), "instances": sorted(found)}
     return sorted(found)
+
+
+def generation_conditions(results: dict) -> dict[str, str]:
+    """Generator spec -> what its calls are keyed by beyond the prompt, as canonical JSON:
+    its `models` entry (name, digest, an engine's settings such as llama.cpp's threads) and
+    the run's generation parameters (the seed); a pipeline's entry alone (it is sent none of
+    ragaudit's parameters). For each generator that answered a record of `results`."""
+    models = {m.get("spec"): m for m in results.get("models") or [] if isinstance(m, dict)}
+    params = (results.get("run") or {}).get("generation_params")
+    answered = {
+        generation.get("generator")
+        for record in results.get("instances") or []
+        if isinstance(generation := record.get("generation"), dict)
+    }
+    out = {}
+    for spec in sorted(s for s in answered if isinstance(s, str)):
+        model = models.get(spec) or {}
+        keyed = [model] if model.get("backend") == "pipeline" else [model, params]
+        out[spec] = json.dumps(keyed, sort_keys=True, default=str)
+    return out
+
+
+def unvaried(first: dict, rerun: dict) -> list[str]:
+    """The generators that answered `rerun` under the very conditions they answered `first`
+    under: every call they made in it was one the first run made (replayed), so none of
+    their verdicts could change."""
+    before = generation_conditions(first)
+    return [
+        spec for spec, keyed in generation_conditions(rerun).items() if before.get(spec) == keyed
+    ]
