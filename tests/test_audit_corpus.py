@@ -43,13 +43,14 @@ def test_folder_reads_ids_and_source_types_and_lists_what_it_skipped(tmp_path):
     }
 
 
-def test_unreadable_file_is_listed(tmp_path):
+def test_a_link_out_of_the_folder_is_listed_and_never_opened(tmp_path):
     root = make_folder(tmp_path / "corpus")
-    # A regular file whose read fails with EIO for any user, root included (chmod 0 would
-    # not stop root): the process's own memory file.
+    # A file whose read fails with EIO for any user (the process's own memory file): it
+    # used to be opened through the link and listed as unreadable; now the link out of the
+    # folder is refused before anything is read.
     (root / "mem.txt").symlink_to("/proc/self/mem")
     skipped = {s.path: s.reason for s in load_corpus(root).skipped}
-    assert skipped["mem.txt"] == "unreadable (Input/output error)"
+    assert skipped["mem.txt"] == "symlink to a file outside the corpus folder (not read)"
     assert len(skipped) == 5
 
 

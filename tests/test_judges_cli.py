@@ -188,7 +188,7 @@ def test_a_judge_that_fails_costs_no_scorecard(good_run, tmp_path, mode, reason)
     assert result.returncode == 1, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
     assert (home / "results" / "judges.json").read_bytes() == before
-    partial = scorecard(home, "judges.partial.json")
+    partial = scorecard(home, "judges.failed.json")
     ran = [e for e in partial["evaluations"] if e["outcome"] != "not_applicable"]
     assert ran and all(e["outcome"] == "judge_failed" for e in ran)
     assert all(reason in e["reason"] for e in ran), {e["reason"] for e in ran}
@@ -220,7 +220,7 @@ def test_a_hung_judge_times_out_counted(tmp_path):
     finally:
         server.stop()
     assert result.returncode == 1
-    partial = scorecard(tmp_path, "judges.partial.json")
+    partial = scorecard(tmp_path, "judges.failed.json")
     (evaluation,) = partial["evaluations"]
     assert evaluation["outcome"] == "judge_failed"
     assert "deadline" in evaluation["reason"]

@@ -4,8 +4,10 @@ A folder document's id is its path relative to the folder without the extension
 (`statutes/estate-tax`), and its source type is its first folder (`statutes`), or null
 for files at the top. A JSONL line is `{"id": ..., "text": ..., "source_type": ...,
 "metadata": {...}}`. Unreadable, binary, non-UTF-8 or empty files are listed and skipped,
-never silently dropped; a corpus with no readable document is an error. The result is the
-one `Corpus` type (ragaudit.documents), with where it was read and the files skipped."""
+never silently dropped, and so is a symlink that leads out of the folder (a link to
+/etc/hostname would put that file in the results), to a folder, or nowhere; a corpus with
+no readable document is an error. The result is the one `Corpus` type
+(ragaudit.documents), with where it was read and the files skipped."""
 
 from __future__ import annotations
 
@@ -40,8 +42,17 @@ def load_corpus(path: Path) -> Corpus:
 def _load_folder(root: Path) -> Corpus:
     documents: list[Document] = []
     skipped: list[SkippedFile] = []
-    for file in sorted(p for p in root.rglob("*") if p.is_file()):
+    real_root = root.resolve()
+    for file in sorted(root.rglob("*")):
         rel = file.relative_to(root).as_posix()
+        refused = _link_refused(file, real_root) if file.is_symlink() else None
+        if refused is None and file.is_dir():
+            continue
+        if refused is None and not file.is_file():
+            refused = "not a regular file"
+        if refused is not None:
+            skipped.append(SkippedFile(rel, refused))
+            continue
         suffix = file.suffix.lower()
         if suffix not in TEXT_SUFFIXES | HTML_SUFFIXES:
             skipped.append(SkippedFile(rel, f"unsupported extension {suffix or '(none)'}"))
@@ -73,6 +84,20 @@ def _load_folder(root: Path) -> Corpus:
             )
         seen[doc.doc_id] = doc.path or ""
     return Corpus(documents, root=str(root), skipped=tuple(skipped))
+
+
+def _link_refused(link: Path, real_root: Path) -> str | None:
+    """Why a symlink in the corpus folder is not read, or None when it leads to a file
+    inside the folder. Links out are refused, not followed: the corpus is the folder."""
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):  # missing target, or a loop of links
+        return "symlink to nothing (its target does not exist)"
+    if target.is_dir():
+        return "symlink to a folder (not followed)"
+    if not target.is_relative_to(real_root):
+        return "symlink to a file outside the corpus folder (not read)"
+    return None
 
 
 def _read_text(file: Path) -> tuple[str | None, str]:

@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.errors import RagauditError
 from ragaudit.fileio import write_json_atomic
 from ragaudit.results.format import fmt_ratio, fmt_window
 from ragaudit.results.io import DocumentKind, load_document
+from ragaudit.results.publish import Published, publish_document
 
 
 def default_audit_path() -> Path:
@@ -35,6 +37,34 @@ AUDIT_RESULTS = DocumentKind(
 def read_audit_results(path: Path) -> dict:
     """Load and check an audit results file; RagauditError names the file and the problem."""
     return load_document(path, AUDIT_RESULTS)
+
+
+def _lost_calls(results: dict) -> bool:
+    summary = results.get("summary")
+    return isinstance(summary, dict) and bool(summary.get("failed_calls"))
+
+
+def _is_good_audit_file(path: Path) -> bool:
+    """True for an audit results file on disk in which every embedding call answered."""
+    try:
+        return not _lost_calls(read_audit_results(path))
+    except RagauditError:  # missing, unreadable or another kind: not a good audit to keep
+        return False
+
+
+def publish_audit(path: Path, results: dict, *, allow_failed_calls: bool = False) -> Published:
+    """Write the audit by the matrix's rule (results.publish): cases that lost an embedding
+    call send it to `<stem>.failed.json` and leave the good file; a good audit replaces it,
+    the good file it held kept as `<stem>.prev.json`."""
+    return publish_document(
+        path,
+        results,
+        lost=_lost_calls(results),
+        is_good_file=_is_good_audit_file,
+        write=lambda target, document: write_results(document, target),
+        allow_failed_calls=allow_failed_calls,
+        lost_words="cases lost embedding calls",
+    )
 
 
 def structure_words(structure: dict) -> tuple[str, list[str]]:
@@ -87,10 +117,12 @@ def _inputs_lines(results: dict) -> list[str]:
     counts, flags = structure_words(results["structure"])
     lines = [f"structure: {counts}"]
     lines.extend(f"  [flag] {flag}" for flag in flags)
-    corpus = results["corpus"]
-    lines.append(
-        f"corpus: {corpus['documents']} documents, {corpus['skipped_count']} files skipped"
-    )
+    return lines + corpus_lines(results["corpus"])
+
+
+def corpus_lines(corpus: dict) -> list[str]:
+    """The corpus read, with each file skipped and why (audit and mutate alike)."""
+    lines = [f"corpus: {corpus['documents']} documents, {corpus['skipped_count']} files skipped"]
     for skipped in corpus["skipped"]:
         lines.append(f"  [skipped] {skipped['path']}: {skipped['reason']}")
     return lines

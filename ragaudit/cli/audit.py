@@ -11,15 +11,15 @@ import contextlib
 import sys
 from pathlib import Path
 
-from ragaudit.audit.report import default_audit_path, render_table, write_results
+from ragaudit.audit.report import default_audit_path, publish_audit, render_table
 from ragaudit.audit.runner import AuditInputs, run_audit
 from ragaudit.cli.executor import add_executor_arguments, executor_from_args
+from ragaudit.cli.out_path import corpus_input, published_outputs, refuse_input_as_output
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.pipeline.lock import hold_run_lock
 from ragaudit.pipeline.progress import Progress
 from ragaudit.report.audit_junit import add_junit_argument, write_audit_junit
-from ragaudit.results.publish import failed_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,6 +91,12 @@ def run(args: argparse.Namespace) -> int:
         from ragaudit.cli.audit_dry_run import audit_dry_run
 
         return audit_dry_run(inputs)
+    asked = args.out or default_audit_path()
+    outputs = published_outputs("--out", asked)
+    outputs += [("--junit", args.junit)] if args.junit is not None else []
+    read = [corpus_input(args.corpus), ("cases file", args.cases),
+            ("settings file", args.settings), ("stack file", args.stack)]  # fmt: skip
+    refuse_input_as_output(outputs, [(what, path) for what, path in read if path is not None])
     argv = ["audit", *sys.argv[2:]] if sys.argv[1:2] == ["audit"] else None
     # An audit with cases writes the call cache and Chroma like a run: one at a time.
     with hold_run_lock() if args.cases is not None else contextlib.nullcontext():
@@ -102,15 +108,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for line in render_table(outcome.results):
         print(line)
-    asked = args.out or default_audit_path()
-    lost = outcome.results["summary"]["failed_calls"] > 0 and not args.allow_failed_calls
-    out = write_results(outcome.results, failed_path(asked) if lost else asked)
-    print(f"results: {out}")
-    if lost:  # the last audit whose calls all answered stays where the Audit page reads it
-        print(
-            f"{asked} left as it was: cases lost embedding calls, so these results are in "
-            f"{out} (--allow-failed-calls writes {asked})"
-        )
+    # the last audit whose calls all answered stays where the Audit page reads it
+    published = publish_audit(asked, outcome.results, allow_failed_calls=args.allow_failed_calls)
+    print(f"results: {published.written}")
+    for line in published.lines():
+        print(line)
     write_audit_junit(args.junit, outcome.results)
     summary = outcome.results["summary"]
     return 0 if summary["passed"] == summary["cases"] else 1  # 0 of 0 cases: dilution only

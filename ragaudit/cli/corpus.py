@@ -7,10 +7,12 @@ import json
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.corpus.build import DEFAULT_N, DEFAULT_SEED, build_corpus
 from ragaudit.corpus.export import FORMATS, export_documents
 from ragaudit.corpus.files import check_corpus, load_corpus, write_corpus
 from ragaudit.corpus.stats import instrument_stats
+from ragaudit.errors import RagauditError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     seed = DEFAULT_SEED if args.seed is None else args.seed
     n = DEFAULT_N if args.n is None else args.n
     if args.export is not None:
+        _check_export_target(args.export, folder, args.format)
         corpus = load_corpus(folder)
         if args.n is not None and args.n < corpus.n:
             corpus = corpus.subset(args.n)
@@ -80,6 +83,20 @@ def run(args: argparse.Namespace) -> int:
         f"{len(corpus.documents)} documents ({corpus.filler_count} filler) to {written}"
     )
     return 0
+
+
+def _check_export_target(target: Path, corpus_folder: Path, fmt: str) -> None:
+    """Before anything is read: the export goes into a folder (not onto a file, nor
+    /dev/null), and never into the corpus folder or below it, which it would change
+    (every later command then finds the corpus differing from its manifest)."""
+    if target.exists() and not target.is_dir():
+        raise RagauditError(
+            f"--export {target}: is a file, not a folder; name a folder to write the documents into"
+        )
+    written = [("--export", target)]
+    if fmt == "jsonl":
+        written.append(("--export", target / "documents.jsonl"))
+    refuse_input_as_output(written, [("corpus folder", corpus_folder)])
 
 
 def _frac(count: int, n: int) -> str:

@@ -6,8 +6,8 @@ of the results file's generated records, against the judge: `local:qwen2.5-1.5b`
 OpenAI-compatible server (--base-url, key in OPENAI_API_KEY). Every judge call goes
 through the recording proxy and the call cache, so a rerun replays. The scorecard
 (judges.scorecard) is written to the data folder's results/judges.json unless --out says.
-Exit 0: scored; 1: judge calls failed (the earlier scorecard kept; rerun to resume);
-2: bad input, before any work.
+Exit 0: scored; 1: judge calls failed (this run in `<out stem>.failed.json`, the earlier
+scorecard kept; rerun to resume); 2: bad input, before any work.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ragaudit import paths
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.backends.weights import sha256_of
+from ragaudit.cli.out_path import published_outputs, refuse_input_as_output
 from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
@@ -92,10 +93,12 @@ def run(args: argparse.Namespace) -> int:
         if value is not None and value < least:
             raise RagauditError(f"{flag} {value:g}: give {least} or more")
     path = results_file(args)
+    out = args.out or default_path()
+    read = [("results file", path)] + ([("carried scorecard", args.carry)] if args.carry else [])
+    refuse_input_as_output(published_outputs("--out", out), read)
     results = load_results(path)
     samples = choose_samples(results, args.per_group, args.seed)
     samples = samples[: args.max_records] if args.max_records else samples
-    out = args.out or default_path()
     check_writable(out, "--out")
     plan = {
         "judge": args.judge,
@@ -122,6 +125,8 @@ def _report(path: Path, out_md: Path | None) -> int:
     from ragaudit.judges.scorecard import load_scorecard
     from ragaudit.report.judges import render_judges_markdown
 
+    if out_md is not None:
+        refuse_input_as_output([("--out-md", out_md)], [("scorecard", path)])
     text = render_judges_markdown(load_scorecard(path))
     if out_md is None:
         print(text)
@@ -276,21 +281,17 @@ def _finish(out: Path, document, evaluations: list[dict], cache: CallCache) -> i
     final = document(True)
     failed = [e for e in evaluations if e["outcome"] == "judge_failed"]
     print(scorecard_table(final))
+    published = publish(out, final)  # a run with failed calls: its own file, the good one kept
     if failed:
-        from ragaudit.judges.scorecard import write_in_progress as keep_partial
-
-        keep_partial(out, {**final, "complete": False})
         reasons = sorted({e["reason"] for e in failed})
-        kept = f"the earlier scorecard {out} is kept; " if out.is_file() else ""
         print(
             f"{len(failed)} of {len(evaluations)} evaluations failed at the judge "
             f"({cache.stats()['failed']} calls): {reasons[0]}"
             + (f" (and {len(reasons) - 1} other reasons)" if len(reasons) > 1 else "")
-            + f"; {kept}this run is in {out.with_name(out.stem + '.partial' + out.suffix)}; "
-            "rerun to resume (finished calls replay)",
+            + "; rerun to resume (finished calls replay)",
             file=sys.stderr,
         )
-        return 1
-    publish(out, final)
-    print(f"wrote {out}", file=sys.stderr)
-    return 0
+    for line in published.lines():
+        print(line, file=sys.stderr)
+    print(f"wrote {published.written}", file=sys.stderr)
+    return 1 if failed else 0

@@ -14,12 +14,15 @@ import sys
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.audit.report import corpus_lines
 from ragaudit.backends.specs import check_generator_spec
+from ragaudit.cli.out_path import corpus_input, published_outputs, refuse_input_as_output
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
-from ragaudit.fileio import check_writable, write_json_atomic
+from ragaudit.fileio import check_writable
 from ragaudit.mutate.junit import write_mutation_junit
 from ragaudit.mutate.operators import operator_names
+from ragaudit.mutate.publish import publish_mutation
 from ragaudit.mutate.runner import DEFAULT_GENERATOR, MutateInputs, run_mutation
 from ragaudit.mutate.score import failed_call
 from ragaudit.pipeline.lock import hold_run_lock
@@ -34,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         "exit status: without --fail-under, 1 when any mutant survives; with --fail-under "
         "SCORE, 1 only when an operator's score (killed / applicable) is below SCORE; 1 "
-        "also when a model call failed; 2 on bad input. A mutant that is not applicable, "
+        "also when a model call failed (the results then go to <out stem>.failed.json and "
+        "the results file is left as it was); 2 on bad input. A mutant that is not applicable, "
         "not measured (remove_answer under --no-generate, something retrieved) or excluded "
         "by the control row never fails."
     )
@@ -63,6 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", type=Path, default=None,
         help="results file (default: results/mutate-latest.json in the data folder)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--allow-failed-calls", action="store_true",
+        help="write the results file even when records lost a model call (default: they go "
+        "to <out stem>.failed.json and the results file is left as it was); exit 1 still",
     )  # fmt: skip
     parser.add_argument(
         "--dry-run", action="store_true",
@@ -114,6 +123,11 @@ def run(args: argparse.Namespace) -> int:
         generator = args.generator or DEFAULT_GENERATOR
         return mutate_dry_run(prepare(inputs), not args.no_generate, generator)
     out = args.out or paths.results_dir() / "mutate-latest.json"
+    outputs = published_outputs("--out", out)
+    outputs += [("--junit", args.junit)] if args.junit is not None else []
+    read = [corpus_input(args.corpus), ("cases file", args.cases),
+            ("settings file", args.settings), ("stack file", args.stack)]  # fmt: skip
+    refuse_input_as_output(outputs, [(what, path) for what, path in read if path is not None])
     check_writable(out, "--out")
     if args.junit is not None:
         check_writable(args.junit, "--junit")
@@ -126,11 +140,14 @@ def run(args: argparse.Namespace) -> int:
         results = run_mutation(inputs)
     for line in mutation_lines(results):
         print(line)
+    if results["corpus"]["skipped"]:  # listed as audit lists them, never dropped unnamed
+        print("\n".join(corpus_lines(results["corpus"])), file=sys.stderr)
     for line in failed_call_lines(results):
         print(line, file=sys.stderr)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out, results)
-    print(f"results: {out}")
+    published = publish_mutation(out, results, allow_failed_calls=args.allow_failed_calls)
+    print(f"results: {published.written}")
+    for line in published.lines():
+        print(line, file=sys.stderr)
     write_mutation_junit(args.junit, results)
     section = results["mutation"]
     if args.fail_under is None:

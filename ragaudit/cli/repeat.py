@@ -27,6 +27,7 @@ from ragaudit.fileio import check_writable
 from ragaudit.gate.flaky import generation_conditions, mark_flaky, unvaried
 from ragaudit.pipeline.plan import RunPlan
 from ragaudit.results.io import load_results, write_results
+from ragaudit.results.publish import failed_path, previous_path
 
 
 def run_repeated(
@@ -145,7 +146,9 @@ def check_gate_options(args: argparse.Namespace, out: Path) -> None:
         parse_cell(text)
     targets = [("--gate-junit", args.gate_junit), ("--gate-summary", args.gate_summary)]
     targets = [(flag, target) for flag, target in targets if target is not None]
-    refuse_input_as_output(targets, [("baseline", args.baseline), ("results file", out)])
+    run_files = [("results file", out), ("run's previous good run", previous_path(out)),
+                 ("run's failed-run file", failed_path(out))]  # fmt: skip
+    refuse_input_as_output(targets, [("baseline", args.baseline)], run_files)
     for flag, target in targets:
         check_writable(target, flag)
 

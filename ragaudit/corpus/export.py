@@ -32,17 +32,29 @@ def export_documents(documents: Sequence[Any], folder: Path, fmt: str) -> list[P
     """Write `documents` into `folder` (created) as `fmt`; returns the files written."""
     if fmt not in FORMATS:
         raise RagauditError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():  # a file, or /dev/null: one line, no traceback
+        raise RagauditError(f"{folder}: is a file, not a folder to write the documents into")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a file on the way, a dangling link, no permission
+        raise RagauditError(f"{folder}: cannot make the folder ({error.strerror})") from None
     if fmt == "jsonl":
         lines = [json.dumps(exported_document(d), ensure_ascii=False) for d in documents]
         path = folder / "documents.jsonl"
-        write_text_atomic(path, "\n".join(lines) + "\n")
+        _write(path, "\n".join(lines) + "\n")
         return [path]
     written = []
     for doc in documents:
         path = folder / f"{doc.doc_id}.{fmt}"
         if path.resolve().parent != folder.resolve():
             raise RagauditError(f"document id {doc.doc_id!r} is not a file name")
-        write_text_atomic(path, doc.text)
+        _write(path, doc.text)
         written.append(path)
     return written
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        write_text_atomic(path, text)
+    except OSError as error:
+        raise RagauditError(f"{path}: cannot write the document ({error.strerror})") from None

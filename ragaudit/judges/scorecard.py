@@ -8,9 +8,10 @@ its digest, the libraries' versions, the calls replayed / computed / failed with
 failures' reasons, the workers, and the wall time of every session that computed calls.
 
 Writing: a run in progress writes `<stem>.partial.json` after each evaluation. The file
-itself is replaced only by a run whose judge calls all succeeded (the one it replaces is
-kept as `<stem>.prev.json`); a run with failed judge calls leaves the earlier scorecard
-where it is, so a judge that is down cannot cost a good scorecard.
+itself is replaced only by a run whose judge calls all succeeded (the good one it replaces
+is kept as `<stem>.prev.json`); a run with failed judge calls writes `<stem>.failed.json`
+and leaves the earlier scorecard where it is, so a judge that is down cannot cost a good
+scorecard (results.publish, the matrix's rule).
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ import os
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.errors import RagauditError
 from ragaudit.fileio import now_iso, write_json_atomic
 from ragaudit.judges.metrics import Metric
 from ragaudit.judges.samples import Sample
 from ragaudit.judges.scoring import score_metric
 from ragaudit.results.io import DocumentKind, load_document, partial_path
+from ragaudit.results.publish import Published, publish_document
 
 SCHEMA_VERSION = 1
 SCORECARD = DocumentKind(
@@ -122,12 +125,33 @@ def write_in_progress(path: Path, document: dict) -> None:
     write_json_atomic(partial_path(path), document)
 
 
-def publish(path: Path, document: dict) -> None:
-    """Replace the scorecard at `path` (the old one kept as .prev.json), drop the partial."""
-    if path.is_file():
-        os.replace(path, path.with_name(f"{path.stem}.prev{path.suffix}"))
-    write_json_atomic(path, document)
-    partial_path(path).unlink(missing_ok=True)
+def judge_failed(document: dict) -> bool:
+    """Whether an evaluation of the scorecard failed at the judge."""
+    evaluations = document.get("evaluations")
+    return any(
+        isinstance(e, dict) and e.get("outcome") == "judge_failed" for e in evaluations or ()
+    )
+
+
+def _is_good_scorecard(path: Path) -> bool:
+    try:
+        document = load_scorecard(path)
+    except RagauditError:  # missing, unreadable or another kind: not a good one to keep
+        return False
+    return document.get("complete") is True and not judge_failed(document)
+
+
+def publish(path: Path, document: dict) -> Published:
+    """Write the finished scorecard by the module's rule and drop the partial file."""
+    return publish_document(
+        path,
+        document,
+        lost=judge_failed(document),
+        is_good_file=_is_good_scorecard,
+        write=write_json_atomic,
+        lost_words="judge calls failed",
+        override=None,
+    )
 
 
 def sessions_path(path: Path) -> Path:
@@ -162,8 +186,6 @@ def ship(source: str | Path, target: Path = SHIPPED) -> Path:
 
     document = load_scorecard(source)
     if not document.get("complete"):
-        from ragaudit.errors import RagauditError
-
         raise RagauditError(f"{source}: the run that writes this scorecard has not finished")
     write_bytes_atomic(target, gzip_bytes(read_text(source, str(source))))
     return target

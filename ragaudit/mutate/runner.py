@@ -258,6 +258,7 @@ def _document(
         "corpus": {
             "path": str(inputs.corpus), "documents": len(corpus.documents),
             "sha256": digest.hexdigest(), "probes": probes, "seed": inputs.seed,
+            "skipped": [vars(s) for s in corpus.skipped], "skipped_count": len(corpus.skipped),
         },
         "configs": [column.config_json()],
         "embedders": [{"spec": column.embedder_label, "role": "primary"}],

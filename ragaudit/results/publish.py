@@ -6,6 +6,10 @@ which any record lost a call writes its own file, `<stem>.failed<suffix>`, and l
 target as it was, unless the person asked otherwise (`--allow-failed-calls`): then it
 replaces the target, and the previous file is kept only if it was a good run, so
 `<stem>.prev<suffix>` always holds the last good run whatever follows it.
+
+The same rule keeps every file a command publishes: the matrix's (`publish_results`),
+mutate's, audit's and the judges' (`publish_document`, told what a lost call and a good
+file are for its kind of document).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,15 +59,20 @@ class Published:
     good: Path | None
     """The last good run's file when this run is not one (the target it left as it was,
     or the kept file); None when this run is good or no good run is on disk."""
+    lost: str = "instance records lost model calls"
+    """What this kind of run lost, in the words its summary uses."""
+    override: str | None = "--allow-failed-calls"
+    """The flag that writes `asked` anyway, if the command has one."""
 
     def lines(self) -> list[str]:
         """What the run says of its files, one line each, beside the summary."""
         lines = [f"kept the previous results as {self.kept}"] if self.kept else []
         if self.written != self.asked:
             left = "left as it was" if self.asked.exists() else "not written"
+            anyway = f" ({self.override} writes {self.asked})" if self.override else ""
             lines.append(
-                f"{self.asked} {left}: instance records lost model calls, so this run's "
-                f"results are in {self.written} (--allow-failed-calls writes {self.asked})"
+                f"{self.asked} {left}: {self.lost}, so this run's results are in "
+                f"{self.written}{anyway}"
             )
         if self.good is not None:
             lines.append(f"the last good run stays in {self.good}")
@@ -81,21 +91,44 @@ def publish_results(
 ) -> Published:
     """Write the finished run's results (complete) where results_target says, keeping the
     last good run (the module's rule), then remove the run's partial file."""
+    return publish_document(
+        path,
+        results,
+        lost=lost_records(results) > 0,
+        is_good_file=_is_good_file,
+        write=lambda target, document: write_results(target, document, complete=True),
+        allow_failed_calls=allow_failed_calls,
+    )
+
+
+def publish_document(
+    path: str | Path,
+    document: dict,
+    *,
+    lost: bool,
+    is_good_file: Callable[[Path], bool],
+    write: Callable[[Path, dict], object],
+    allow_failed_calls: bool = False,
+    lost_words: str = Published.lost,
+    override: str | None = Published.override,
+) -> Published:
+    """Publish any command's finished `document` by the module's rule: `lost` says whether
+    the run lost a call, `is_good_file` whether a file on disk is a good run of this kind,
+    `write` writes the document to a path. Removes the run's partial file."""
     path = Path(path)
-    target = results_target(path, results, allow_failed_calls=allow_failed_calls)
-    good_run = lost_records(results) == 0
-    was_good = _is_good_file(path)
-    kept = None
-    if target == path and was_good:
-        kept = _keep_previous(path)
-    write_results(target, results, complete=True)
+    target = failed_path(path) if lost and not allow_failed_calls else path
+    was_good = is_good_file(path)
+    kept = _keep_previous(path) if target == path and was_good else None
+    write(target, document)
     partial_path(path).unlink(missing_ok=True)
-    if good_run:
-        return Published(path, target, kept, None)
+    said = {"lost": lost_words, "override": override}
+    if not lost:
+        return Published(path, target, kept, None, **said)
     if target != path and was_good:
-        return Published(path, target, None, path)
+        return Published(path, target, None, path, **said)
     previous = previous_path(path)
-    return Published(path, target, kept, previous if _is_good_file(previous) else None)
+    good = previous if is_good_file(previous) else None
+    return Published(path, target, kept, good, **said)
 
 
 def _keep_previous(path: Path) -> Path:
