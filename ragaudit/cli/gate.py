@@ -81,10 +81,21 @@ def paired_or_refused(baseline: dict, new: dict, args: argparse.Namespace) -> li
 
 def gate(args: argparse.Namespace) -> tuple[GateVerdict, list[str], list[str]]:
     """Every check, then the verdict, with the summary's header lines and notes."""
-    alpha = number(args.alpha, "--alpha", 0, 0.5, open_low=True)
-    max_drop = number(args.max_drop, "--max-drop", 0, 100, open_low=False)
+    number(args.alpha, "--alpha", 0, 0.5, open_low=True)
+    number(args.max_drop, "--max-drop", 0, 100, open_low=False)
     baseline = load_results(args.baseline, allow_partial=False)
     new = load_results(args.results, allow_partial=False)
+    return gate_documents(baseline, new, args)
+
+
+def gate_documents(
+    baseline: dict, new: dict, args: argparse.Namespace
+) -> tuple[GateVerdict, list[str], list[str]]:
+    """`gate` on two documents already read (`args` names their files in its messages):
+    every refusal the gate can make of them, then the verdict. `run --baseline` asks it of
+    the finished run's results before they replace any file."""
+    alpha = number(args.alpha, "--alpha", 0, 0.5, open_low=True)
+    max_drop = number(args.max_drop, "--max-drop", 0, 100, open_low=False)
     check_gate_fields(args.baseline, baseline)
     check_gate_fields(args.results, new)
     notes = paired_or_refused(baseline, new, args)

@@ -9,10 +9,11 @@ run); the results file then marks every instance whose verdict changed as flaky
 refused (exit 2): it could find nothing flaky.
 
 --baseline FILE gates the finished run against FILE (`ragaudit gate`), its exit status
-the command's when the run itself succeeded. The gate's own options pass through as
-`--gate-alpha`, `--gate-max-drop`, `--gate-pair`, `--gate-cells`, `--gate-junit` and
-`--gate-summary` (each is `ragaudit gate`'s option of the same name, checked before the run;
-$GITHUB_STEP_SUMMARY is appended to as by `ragaudit gate`)."""
+the command's when the run itself succeeded (FILE's pairing is checked before the run, and
+the finished results before they are published: cli.baseline). The gate's own options
+pass through as `--gate-alpha`, `--gate-max-drop`, `--gate-pair`, `--gate-cells`,
+`--gate-junit` and `--gate-summary` (each is `ragaudit gate`'s option of the same name,
+checked before the run; $GITHUB_STEP_SUMMARY is appended to as by `ragaudit gate`)."""
 
 from __future__ import annotations
 

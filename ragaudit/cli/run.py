@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from ragaudit.cli.baseline import check_baseline_before_run, vet_against_baseline
 from ragaudit.cli.executor import add_executor_arguments
 from ragaudit.cli.repeat import add_gate_arguments, check_gate_options, gate_after, run_repeated
 from ragaudit.cli.stages import stages_for
@@ -30,9 +32,10 @@ EXIT_STATUS = (
     "when model calls failed and records lost them (they stay in the cells' denominators): "
     "the results go to <out stem>.failed.json and the results file is left as it was "
     "(--allow-failed-calls writes it and makes this 0); 2 when the run was refused before "
-    "any work (a bad flag, an unreachable Ollama server, a model not pulled); with "
-    "--baseline FILE, once the run succeeded, the gate's: 0 no gated cell lost, 1 one did, "
-    "2 the files cannot be paired"
+    "any work (a bad flag, an unreachable Ollama server, a model not pulled, a --baseline "
+    "that cannot be paired with this run); with --baseline FILE, once the run succeeded, the "
+    "gate's: 0 no gated cell lost, 1 one did, 2 the gate refused the finished run (the "
+    "results file is then left as it was and the results go to <out stem>.failed.json)"
 )
 
 
@@ -120,7 +123,7 @@ def _add_outcome_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="after the run, gate it against this results file (ragaudit gate; its options "
         "as --gate-alpha, --gate-max-drop, --gate-pair, --gate-cells, --gate-junit, "
-        "--gate-summary)",
+        "--gate-summary); its pairing is checked before any model loads",
     )
     add_gate_arguments(parser)
     parser.add_argument(
@@ -183,6 +186,9 @@ def run(args: argparse.Namespace) -> int:
     """Run the matrix the flags describe and write the results file; returns the exit status."""
     plan = plan_from_args(args)
     check_gate_options(args, plan.out)  # the baseline and the gate's options, before any work
+    vet = None
+    if args.baseline is not None:  # its pairing too, as far as the plan tells
+        vet = vet_against_baseline(args, plan.out, check_baseline_before_run(args, plan))
     if getattr(args, "dry_run", False):
         from ragaudit.cli.dry_run import estimate_lines, run_estimates
 
@@ -190,8 +196,11 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         return 0
 
-    def run_one(one: RunPlan) -> int:
-        return run_plan(one, allow_failed_calls=args.allow_failed_calls)
+    def run_one(one: RunPlan) -> int:  # the gated file is vetted before it is replaced
+        before_publish = vet if one.out == plan.out else None
+        return run_plan(
+            one, allow_failed_calls=args.allow_failed_calls, before_publish=before_publish
+        )
 
     def say(line: str) -> None:
         print(line, file=sys.stderr)
@@ -200,11 +209,22 @@ def run(args: argparse.Namespace) -> int:
     return code if args.baseline is None else gate_after(args, plan.out, code)
 
 
-def run_plan(plan: RunPlan, *, allow_failed_calls: bool = False) -> int:
+def run_plan(
+    plan: RunPlan,
+    *,
+    allow_failed_calls: bool = False,
+    before_publish: Callable[[dict], None] | None = None,
+) -> int:
     """Check the plan's remote models, run it, then print the summary on stderr; returns
-    the exit status: 1 when an instance lost a model call (0 if `allow_failed_calls`)."""
+    the exit status: 1 when an instance lost a model call (0 if `allow_failed_calls`).
+    `before_publish`: run_matrix's check of results that would replace `plan.out`."""
     preflight(plan)
-    results = run_matrix(plan, stages_for(plan), allow_failed_calls=allow_failed_calls)
+    results = run_matrix(
+        plan,
+        stages_for(plan),
+        allow_failed_calls=allow_failed_calls,
+        before_publish=before_publish,
+    )
     written = results_target(plan.out, results, allow_failed_calls=allow_failed_calls)
     for line in summary_lines(results, written):
         print(line, file=sys.stderr)

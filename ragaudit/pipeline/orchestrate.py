@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ragaudit import paths
@@ -25,6 +25,7 @@ from ragaudit.analysis import analyse
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.executors import executor_scope
 from ragaudit.corpus.files import load_corpus, manifest_sha256
+from ragaudit.errors import RagauditError
 from ragaudit.fileio import remove_orphan_temps
 from ragaudit.pipeline.assemble import results_document
 from ragaudit.pipeline.conditions import RunWatch
@@ -34,7 +35,12 @@ from ragaudit.pipeline.progress import Progress
 from ragaudit.pipeline.sessions import SessionLedger, ledger_path
 from ragaudit.pipeline.stage import Stage, add_models, fold_fragments, in_results_order
 from ragaudit.results.io import partial_path, write_results
-from ragaudit.results.publish import failed_path, previous_path, publish_results
+from ragaudit.results.publish import (
+    failed_path,
+    previous_path,
+    publish_results,
+    results_target,
+)
 
 PARTIAL_WRITE_SECONDS = 30.0
 PROGRESS_NAME = "progress.json"
@@ -53,14 +59,26 @@ class PartialWriter:
             write_results(self.out, self.results, complete=False)
 
 
-def run_matrix(plan: RunPlan, stages: Sequence[Stage], *, allow_failed_calls: bool = False) -> dict:
+Vet = Callable[[dict], None]
+"""A check of a finished run's results before they replace the results file: a
+RagauditError from it keeps the file as it was (`run --baseline`: the gate's refusals)."""
+
+
+def run_matrix(
+    plan: RunPlan,
+    stages: Sequence[Stage],
+    *,
+    allow_failed_calls: bool = False,
+    before_publish: Vet | None = None,
+) -> dict:
     """Run the plan's stages (cli.stages.stages_for) and write `plan.out` (its failed file
     when records lost model calls, unless `allow_failed_calls`); returns the results.
     Holds the data folder's run lock throughout (a second run waits for this one), and
-    the plan's executor (Ray workers under --executor ray)."""
+    the plan's executor (Ray workers under --executor ray). `before_publish` vets results
+    that would replace `plan.out` (_publish)."""
     with hold_run_lock(), executor_scope(plan.executor, plan.ray_address, plan.ray_workers):
         _remove_orphans(plan.out)
-        return _run_stages(plan, stages, allow_failed_calls)
+        return _run_stages(plan, stages, allow_failed_calls, before_publish)
 
 
 def _remove_orphans(out: Path) -> None:
@@ -70,7 +88,9 @@ def _remove_orphans(out: Path) -> None:
     remove_orphan_temps(paths.results_dir(), [PROGRESS_NAME])
 
 
-def _run_stages(plan: RunPlan, stages: Sequence[Stage], allow_failed_calls: bool) -> dict:
+def _run_stages(
+    plan: RunPlan, stages: Sequence[Stage], allow_failed_calls: bool, vet: Vet | None
+) -> dict:
     watch = RunWatch(SessionLedger.for_plan(plan))  # a resumed run sums its sessions' time
     corpus = load_corpus()
     if plan.n < corpus.n:
@@ -99,7 +119,26 @@ def _run_stages(plan: RunPlan, stages: Sequence[Stage], allow_failed_calls: bool
     analyse(results)
     progress.done()
     results["conditions"] = watch.conditions(cache, failed, finished=True)
-    published = publish_results(plan.out, results, allow_failed_calls=allow_failed_calls)
+    _publish(plan.out, results, allow_failed_calls, vet)
+    return results
+
+
+def _publish(out: Path, results: dict, allow_failed_calls: bool, vet: Vet | None) -> None:
+    """Publish the results (results.publish), after `vet` when they would replace `out`:
+    a refusal writes them to the failed file instead and leaves `out` and the kept previous
+    run as they were (nothing replaced, nothing rotated), then is raised, naming both."""
+    replaces = results_target(out, results, allow_failed_calls=allow_failed_calls) == out
+    if vet is not None and replaces:
+        try:
+            vet(results)
+        except RagauditError as refusal:
+            held = failed_path(out)
+            write_results(held, results, complete=True)
+            partial_path(out).unlink(missing_ok=True)
+            left = "left as it was" if out.exists() else "not written"
+            raise RagauditError(
+                f"{refusal}; {out} {left}, this run's results are in {held}"
+            ) from None
+    published = publish_results(out, results, allow_failed_calls=allow_failed_calls)
     for line in published.lines():
         print(line, file=sys.stderr)
-    return results
