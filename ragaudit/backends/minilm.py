@@ -134,13 +134,43 @@ class MiniLMEngine:
         return count_wordpiece_tokens(texts)
 
     def embed_batch(self, texts: list[str], role: str) -> np.ndarray:
-        """Unnormalised-safe mean-pooled vectors (the wrapper normalises again, harmlessly)."""
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        session = self.session
-        with self._lock:
-            hidden = session.run(["last_hidden_state"], feed)[0]
-        pooled = mean_pool(hidden, mask)
-        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+        """Unnormalised-safe mean-pooled vectors (the wrapper normalises again, harmlessly).
+        Run in slices of at most TOKEN_BUDGET padded tokens: the model's attention takes
+        memory in (texts x length²), and 32 texts of 256 tokens held 1.5 GB of onnxruntime
+        memory (1,200 man-page chunks: 530 MB in slices of 1,024 tokens). A vector does not
+        depend on its batch (tests/test_embedding_batches.py), so slicing changes none."""
+        encodings = self._tokenizer.encode_batch(texts)  # padded to the longest, at the end
+        lengths = [sum(e.attention_mask) for e in encodings]
+        vectors = []
+        for part in token_slices(lengths, TOKEN_BUDGET):
+            width = max(lengths[i] for i in part)
+            ids = np.array([encodings[i].ids[:width] for i in part], dtype=np.int64)
+            mask = np.array([encodings[i].attention_mask[:width] for i in part], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            session = self.session
+            with self._lock:
+                hidden = session.run(["last_hidden_state"], feed)[0]
+            pooled = mean_pool(hidden, mask)
+            vectors.append(pooled / np.linalg.norm(pooled, axis=1, keepdims=True))
+        return np.concatenate(vectors) if vectors else np.zeros((0, 384), dtype=np.float32)
+
+
+TOKEN_BUDGET = 1024
+"""Padded tokens per model call (texts x their longest): bounds the attention's memory."""
+
+
+def token_slices(lengths: list[int], budget: int) -> list[list[int]]:
+    """Consecutive index slices whose count x longest length stays within `budget` (a
+    text longer than the budget goes alone)."""
+    slices: list[list[int]] = []
+    current: list[int] = []
+    longest = 0
+    for i, length in enumerate(lengths):
+        if current and (len(current) + 1) * max(longest, length) > budget:
+            slices.append(current)
+            current, longest = [], 0
+        current.append(i)
+        longest = max(longest, length)
+    if current:
+        slices.append(current)
+    return slices
