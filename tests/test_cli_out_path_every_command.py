@@ -2,8 +2,9 @@
 be any input (corpus file or folder, cases, stack, settings, baseline, results file), nor
 the data folder's `results/latest.json` or `results/latest.prev.json`, nor another output
 of the same command. Each case is the installed `ragaudit` script, run as a user runs it:
-exit 2, one stderr line, and no file in the folder changes. Before, mutate and audit
-checked none of this, and `--gate-junit`/`export --out` wrote over the previous good run."""
+exit 2, one stderr line, and no file in the folder changes. Before, mutate, audit and
+run's --out checked none of this, and `--gate-junit`/`export --out` wrote over the
+previous good run."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ MUTATE = ["mutate", "corpus", "cases.yaml", "--stack", "good.yaml", "--no-genera
 AUDIT = ["audit", "corpus", "cases.yaml"]
 JUDGES = ["judges", "--judge", "openai:judge", "--base-url", "http://127.0.0.1:9/v1"]
 PREV = "home/results/latest.prev.json"
+RUN_DRY = ["run", "--n", "1", "--no-generate", "--dry-run"]  # refused before it estimates
 
 
 @pytest.fixture
@@ -82,6 +84,14 @@ CASES = {
     "judges --out over its results file": (
         [*JUDGES, "--results", "base.json", "--out", "base.json"],
         f"judges: --out base.json: is the results file base.json; {INPUT}",
+    ),
+    "run --out STACK": (
+        [*RUN_DRY, "--stack", "good.yaml", "--out", "good.yaml"],
+        f"run: --out good.yaml: is the stack file good.yaml; {INPUT}",
+    ),
+    "run --out BASELINE": (
+        [*RUN_DRY, "--baseline", "base.json", "--out", "base.json"],
+        f"run: --out base.json: is the baseline base.json; {INPUT}",
     ),
     "run --gate-junit over the previous good run": (
         ["run", "--n", "1", "--no-generate", "--baseline", "base.json", "--gate-junit", PREV],

@@ -65,13 +65,16 @@ def refuse_input_as_output(
     targets: Iterable[tuple[str, Path]],
     inputs: Iterable[tuple[str, Path]],
     runs: Iterable[tuple[str, Path]] = (),
+    *,
+    the_run: bool = False,
 ) -> None:
     """Raise one line for the first (flag, file written) that is one of the (what, path
     read) inputs, lies inside one that is a folder, is one of the data folder's kept runs
     (kept_runs) or of the (what, file) `runs` the command itself publishes, or is also
-    another output's file; nothing has been written when it is raised."""
+    another output's file; nothing has been written when it is raised. `the_run`: the
+    targets are `ragaudit run`'s own results files, which the kept runs are."""
     read = [(what, Path(source)) for what, source in inputs]
-    kept = [*((what, Path(path)) for what, path in runs), *kept_runs()]
+    kept = [*((what, Path(path)) for what, path in runs), *([] if the_run else kept_runs())]
     written: list[tuple[str, Path]] = []
     for flag, target in targets:
         target = Path(target)

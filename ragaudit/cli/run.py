@@ -14,8 +14,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ragaudit import paths
 from ragaudit.cli.baseline import check_baseline_before_run, vet_against_baseline
 from ragaudit.cli.executor import add_executor_arguments
+from ragaudit.cli.out_path import published_outputs, refuse_input_as_output
 from ragaudit.cli.repeat import add_gate_arguments, check_gate_options, gate_after, run_repeated
 from ragaudit.cli.stages import stages_for
 from ragaudit.cli.workers import add_workers_argument
@@ -185,6 +187,7 @@ def _add_generation_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the matrix the flags describe and write the results file; returns the exit status."""
     plan = plan_from_args(args)
+    refuse_input_as_output(published_outputs("--out", plan.out), run_inputs(args), the_run=True)
     check_gate_options(args, plan.out)  # the baseline and the gate's options, before any work
     vet = None
     if args.baseline is not None:  # its pairing too, as far as the plan tells
@@ -207,6 +210,15 @@ def run(args: argparse.Namespace) -> int:
 
     code = run_one(plan) if args.repeat is None else run_repeated(plan, args.repeat, run_one, say)
     return code if args.baseline is None else gate_after(args, plan.out, code)
+
+
+def run_inputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """What a run reads that its --out could name: the corpus folder, the configs file,
+    each stack file and the baseline."""
+    read = [("corpus folder", paths.corpus_dir())]
+    read += [("configs file", Path(args.configs))] if args.configs else []
+    read += [("stack file", Path(stack)) for stack in args.stack or ()]
+    return read + ([("baseline", Path(args.baseline))] if args.baseline is not None else [])
 
 
 def run_plan(
