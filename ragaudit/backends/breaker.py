@@ -9,7 +9,9 @@ with the reason. Any answer (even an HTTP error) resets the count; a refused con
 is not a timeout. 0 turns the breaker off.
 
 The run is the call cache object (one per run): `breaker_for(cache, base_url)` gives the
-same breaker to every model of that run on that server.
+same breaker to every model of that run on that server. A `pipeline: http:` service has
+one of its own (userpipeline.http_client), which also counts a 429 or 503 asking for a
+wait longer than RAGAUDIT_RETRY_AFTER_MAX: that server said it will not answer in time.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class CircuitBreaker:
         self.server = server
         self.threshold = threshold
         self._in_a_row = 0
+        self._causes: list[str] = []
         self._lock = threading.Lock()
 
     @property
@@ -44,23 +47,40 @@ class CircuitBreaker:
     def _tripped(self) -> bool:
         return bool(self.threshold) and self._in_a_row >= self.threshold
 
-    def timed_out(self) -> None:
-        """One more request timed out."""
+    def timed_out(self, cause: str = "timed out") -> bool:
+        """One more request went unanswered: it timed out (or `cause`, such as a wait asked
+        for past the one honoured). True when this one opened the breaker, to say so once."""
         with self._lock:
+            was_open = self._tripped()
             self._in_a_row += 1
+            if cause not in self._causes:
+                self._causes.append(cause)
+            return not was_open and self._tripped()
 
     def answered(self) -> None:
         """The server answered (whatever it said): the count starts again."""
         with self._lock:
             if not self._tripped():  # once open, it stays open for the run
-                self._in_a_row = 0
+                self._in_a_row, self._causes = 0, []
 
     def reason(self) -> str:
         """Why a call was not sent, in one line."""
+        return f"not asked: {self._streak()}, so this run stopped asking it ({self._setting()})"
+
+    def opened_line(self) -> str:
+        """What the run says when the breaker opens."""
         return (
-            f"not asked: {self.server} timed out {self.threshold} times in a row, so this "
-            f"run stopped asking it ({BREAKER_ENV}={self.threshold})"
+            f"{self._streak()}: this run stops asking it, and every call still to make "
+            f"fails at once ({self._setting()})"
         )
+
+    def _streak(self) -> str:
+        with self._lock:
+            causes = " or ".join(self._causes) or "timed out"
+        return f"{self.server} {causes} {self.threshold} times in a row"
+
+    def _setting(self) -> str:
+        return f"{BREAKER_ENV}={self.threshold}"
 
 
 def breaker_threshold() -> int:

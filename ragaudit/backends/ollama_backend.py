@@ -7,9 +7,10 @@ model's `<arch>.context_length` (`/api/show`) and the num_ctx sent with every /a
 (Ollama truncates each input to min(num_ctx, context_length) tokens). Ollama has no
 tokenize endpoint, so chunk lengths are estimated with MiniLM's WordPiece tokenizer (the
 vocabulary of BERT-based embedders such as mxbai-embed-large and nomic-embed-text; only
-an estimate for any other) and recorded as "estimated". Network-level failures are retried
-(retry.py); a call that still fails raises with the URL tried, and the cache front counts
-it as failed.
+an estimate for any other) and recorded as "estimated". RAGAUDIT_TIMEOUT is a deadline for
+the whole request (a server trickling its reply is cut off at it). Network-level failures
+are retried (retry.py); a call that still fails raises with the URL tried, and the cache
+front counts it as failed.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import numpy as np
 
 from ragaudit.backends.base import ChatMessage, InputWindow, Role, effective_params
+from ragaudit.backends.deadline import deadline_transport
 from ragaudit.backends.minilm import count_wordpiece_tokens
 from ragaudit.backends.retry import (
     RetriesExhausted,
@@ -69,9 +72,12 @@ def _call(host: str, model: str, what: str, request, retry: RetryPolicy):
                 f"{describe_network_error(error.last_error)}); is `ollama serve` running "
                 "there, or does OLLAMA_HOST point elsewhere?"
             ) from error
+        cause = describe_network_error(error.last_error)
+        if isinstance(error.last_error, TimeoutError | httpx.TimeoutException):
+            cause = f"no complete reply within the {retry.timeout:g} s deadline (RAGAUDIT_TIMEOUT)"
         raise ModelCallFailed(
             f"ollama server at {host} failed {what} for {model} after "
-            f"{error.attempts} attempt(s): {describe_network_error(error.last_error)}"
+            f"{error.attempts} attempt(s): {cause}"
         ) from error
     except Exception as error:
         raise ModelCallFailed(
@@ -85,13 +91,19 @@ def list_models(
     """The models the server at `host` lists in /api/tags, as tagged name -> digest
     (`models` are the ones wanted, named in the error when the server cannot be asked).
     `client` is an ollama.Client for `host` already open (an engine's); else one is made."""
-    import ollama
-
     retry = retry or RetryPolicy.from_env()
-    client = client or ollama.Client(host=host, timeout=retry.timeout)
+    client = client or ollama_client(host, retry.timeout)
     wanted = ", ".join(repr(model) for model in models)
     listing = _call(host, wanted, "the model list (/api/tags)", client.list, retry)
     return {tagged(entry.model or ""): entry.digest or "" for entry in listing.models}
+
+
+def ollama_client(host: str, seconds: float) -> Any:
+    """The official client for `host`, each request ended by a deadline `seconds` after it
+    starts: connecting, the headers and the whole body (backends.deadline)."""
+    import ollama
+
+    return ollama.Client(host=host, timeout=seconds, transport=deadline_transport(seconds, host))
 
 
 def tagged(model: str) -> str:
@@ -110,13 +122,11 @@ class _OllamaEngine:
         retry: RetryPolicy | None = None,
         n_ctx: int | None = None,
     ):
-        import ollama
-
         self.name = model
         self.n_ctx = n_ctx or DEFAULT_N_CTX
         self.host = ollama_host(host)
         self.retry = retry or RetryPolicy.from_env()
-        self._client = ollama.Client(host=self.host, timeout=self.retry.timeout)
+        self._client = ollama_client(self.host, self.retry.timeout)
         self.digest, self.digest_reason = self._lookup_digest()
 
     def _call(self, what: str, request):

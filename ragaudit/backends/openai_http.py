@@ -7,7 +7,8 @@ bounded in time and size, retried, and described in one redacted line.
   the variable, never the value.
 - RAGAUDIT_TIMEOUT (default 300 s) is a deadline for the whole request: connecting,
   sending, the reply's headers and its whole body (a server trickling its reply a byte at
-  a time is cut off at the deadline, like one that never answers).
+  a time, headers or body, is cut off at the deadline, like one that never answers:
+  backends/deadline.py).
 - A reply body is read streamed and refused past RAGAUDIT_MAX_REPLY_MB (default 64 MB,
   the decoded size): a stated Content-Length past it is refused before reading. A reply
   that is too large is not retried.
@@ -22,12 +23,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from collections.abc import Callable
 
 import httpx
 
 from ragaudit.backends.breaker import CircuitBreaker, breaker_threshold
+from ragaudit.backends.deadline import deadline_client
 from ragaudit.backends.openai_replies import BadReply
 from ragaudit.backends.redact import Redactor, one_line
 from ragaudit.backends.retry import (
@@ -46,22 +47,6 @@ _noted: set[int] = set()  # (variable, value) pairs whose stripped key was alrea
 
 class ReplyTooLarge(Exception):
     """A reply past the size cap (never retried: a retry would send it again)."""
-
-
-class _Deadline(dict):
-    """httpx's per-request timeouts, each the time left until one deadline: httpcore asks
-    for them before each phase (connect, write, headers, body), so the whole request ends
-    by the deadline."""
-
-    def __init__(self, deadline: float) -> None:
-        super().__init__(connect=None, read=None, write=None, pool=None)
-        self.deadline = deadline
-
-    def get(self, key, default=None):  # noqa: ARG002 (every phase gets the time left)
-        return max(0.001, self.deadline - time.monotonic())
-
-    def __getitem__(self, key):
-        return self.get(key)
 
 
 def api_key(variable: str) -> str:
@@ -109,7 +94,7 @@ class OpenAIServer:
         self.breaker = CircuitBreaker(base_url, breaker_threshold())
         """This server's breaker; a cache-aware front swaps in its run's (share_breaker)."""
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._client = httpx.Client(headers=headers, timeout=self.retry.timeout)
+        self._client = deadline_client(self.retry.timeout, base_url, headers=headers)
 
     def share_breaker(self, breaker: CircuitBreaker) -> None:
         """Count timeouts on `breaker`, which the run's other models share."""
@@ -142,20 +127,14 @@ class OpenAIServer:
             ) from None
 
     def _send(self, url: str, body: dict | None) -> object:
-        deadline = time.monotonic() + self.retry.timeout
-        request = self._client.build_request(
-            "GET" if body is None else "POST",
-            url,
-            json=body,
-            extensions={"timeout": _Deadline(deadline)},
-        )
+        request = self._client.build_request("GET" if body is None else "POST", url, json=body)
         try:
             response = self._client.send(request, stream=True)
         except httpx.TimeoutException:
             self.breaker.timed_out()
             raise
         try:
-            content = self._read_body(response, deadline)
+            content = self._read_body(response)
         except httpx.TimeoutException:
             self.breaker.timed_out()
             raise
@@ -168,7 +147,7 @@ class OpenAIServer:
         whole.raise_for_status()
         return json.loads(content)
 
-    def _read_body(self, response: httpx.Response, deadline: float) -> bytes:
+    def _read_body(self, response: httpx.Response) -> bytes:
         stated = response.headers.get("Content-Length", "")
         if stated.isdigit() and int(stated) > self.max_reply:
             raise ReplyTooLarge(f"Content-Length {int(stated)} bytes")
@@ -177,8 +156,6 @@ class OpenAIServer:
             size += len(chunk)
             if size > self.max_reply:
                 raise ReplyTooLarge(f"more than {self.max_reply} bytes")
-            if time.monotonic() > deadline:
-                raise httpx.ReadTimeout("the reply body did not end by the deadline")
             chunks.append(chunk)
         return b"".join(chunks)
 

@@ -42,6 +42,12 @@ class UserCodeLimits:
     max_chunk_text_ratio: float = 10.0
     """Characters of chunk text the splitter may return per character of the document
     (an overlap of half a chunk is 2, a hierarchical parser's three levels about 3)."""
+    max_contexts: int = 1000
+    """Contexts a `pipeline:` may return for one question (its citations too)."""
+    max_context_chars: int = 100_000
+    """Characters of one context a `pipeline:` returns (its text, id or document id)."""
+    max_answer_chars: int = 100_000
+    """Characters of a `pipeline:`'s (or its oracle's) answer to one question."""
 
 
 class CallTimedOut(Exception):

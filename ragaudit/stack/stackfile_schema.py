@@ -60,6 +60,9 @@ class _Limits(BaseModel):
         default=UserCodeLimits.max_chunks_per_document, ge=1, le=10**7
     )
     max_chunk_text_ratio: float = Field(default=UserCodeLimits.max_chunk_text_ratio, gt=0, le=10**4)
+    max_contexts: int = Field(default=UserCodeLimits.max_contexts, ge=1, le=10**7)
+    max_context_chars: int = Field(default=UserCodeLimits.max_context_chars, ge=1, le=10**9)
+    max_answer_chars: int = Field(default=UserCodeLimits.max_answer_chars, ge=1, le=10**9)
 
 
 class _Retriever(BaseModel):

@@ -11,6 +11,7 @@ optionally ``"citations"`` (context ids or 1-based positions the answer cites). 
 from __future__ import annotations
 
 import math
+import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from numbers import Real
@@ -71,12 +72,24 @@ def text_of(value: Any, what: str, label: str) -> str:
 
 
 def score_of(value: Any, label: str) -> float | None:
-    """A context's score: a finite number or None; else a failed call."""
+    """A context's score: a finite number or None; else a failed call (an integer too
+    large for a float, such as 10**400, says so: it is ragaudit's conversion that cannot
+    take it, not the pipeline that raised)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise ModelCallFailed(f"{label}: a context's score is {_shown(value)}, not a finite number")
-    return float(value)
+    what = "a context's score"
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ModelCallFailed(f"{label}: {what} is {_shown(value)}, not a finite number")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ModelCallFailed(
+            f"{label}: {what} is {_shown(value)}, too large to be a number (a float "
+            "holds up to about 1.8e308)"
+        ) from None
+    if not math.isfinite(number):
+        raise ModelCallFailed(f"{label}: {what} is {_shown(value)}, not a finite number")
+    return number
 
 
 def id_of(value: Any) -> str | None:
@@ -133,5 +146,24 @@ def read_citations(value: Any, label: str) -> tuple[str, ...] | None:
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
-    return f"{type(value).__name__} {text[:60]}" if not isinstance(value, str) else text[:60]
+    """`value` in a reason: its type and the start of its repr, however deep or large it
+    is (reprlib stops at a few levels; an integer past Python's digit limit is not
+    spelt out)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        digits = int(value.bit_length() * math.log10(2)) + 1
+        return f"an integer of about {digits:,} digits"
+    if isinstance(value, str):
+        return repr(value)[:60]
+    return f"{type(value).__name__} {_Short().repr(value)[:60]}"
+
+
+class _Short(reprlib.Repr):
+    """reprlib's bounded repr, a few levels deep, each text shown from its start and
+    quoted as repr quotes it whole (reprlib would quote only its first characters)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxother, self.maxlong = 3, 60, 40
+
+    def repr_str(self, text: str, level: int) -> str:
+        return repr(text)[:60]

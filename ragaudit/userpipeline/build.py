@@ -25,6 +25,7 @@ from ragaudit.userpipeline.http_client import Redactors, http_pipeline
 from ragaudit.userpipeline.identity import describe_entry
 from ragaudit.userpipeline.ingest import ingest
 from ragaudit.userpipeline.oracle import build_oracle
+from ragaudit.userpipeline.reply_caps import capped
 from ragaudit.userpipeline.safe_answers import redacting
 
 
@@ -94,8 +95,18 @@ def build_pipeline(stack: Any, documents: Sequence[Any], *, dry_run: bool = Fals
         built.oracle_model = f"oracle:{stack.name}"
         built.oracle_identity = describe_entry(stack.oracle, label)
         built.services += [service] if service is not None else []
+    _cap_replies(built, stack)
     _redact_replies(built, stack)
     return built
+
+
+def _cap_replies(built: BuiltPipeline, stack: Any) -> None:
+    """Every answer of the pipeline and its oracle held to the stack's `limits` (contexts,
+    their size, the answer's size: userpipeline.reply_caps), before it is redacted."""
+    form = "factory" if stack.pipeline.get("factory") else "http"
+    built.ask = capped(built.ask, stack.limits, stack.where("pipeline", form))
+    if built.oracle is not None:
+        built.oracle = capped(built.oracle, stack.limits, stack.where("oracle"))
 
 
 def _redact_replies(built: BuiltPipeline, stack: Any) -> None:

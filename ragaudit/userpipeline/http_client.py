@@ -10,19 +10,29 @@ written as text stays JSON). Header values are read from the environment variabl
 entry names, when it is built; a missing or control-character value is bad input naming
 the variable, never the value, and every message built from a reply is redacted of them.
 
-Network errors, 429 and 5xx are retried (backends.retry, RAGAUDIT_RETRIES...); what still
-fails, a 4xx, a reply that is not JSON, larger than RAGAUDIT_MAX_REPLY_MB, or missing a
-mapped field is one failed call (ModelCallFailed) with a one-line reason.
+The entry's `timeout` is a deadline for the whole request: connecting, sending, the reply's
+headers and its whole body (backends.deadline), so a service trickling its reply is cut
+off at it. Network errors, timeouts, 429 and 5xx are retried (backends.retry,
+RAGAUDIT_RETRIES...); after RAGAUDIT_BREAKER_TIMEOUTS requests in a row left unanswered (a
+timeout, or a Retry-After past RAGAUDIT_RETRY_AFTER_MAX) the service is not asked again
+this run (backends.breaker), said in one line when it happens. What still fails is one
+failed call (ModelCallFailed) with a one-line reason: a 4xx; a 3xx (a redirect is not an
+answer, and it is not followed: the reason names its Location); a reply larger than
+RAGAUDIT_MAX_REPLY_MB, empty, not JSON or nested too deep (userpipeline.reply_json); a
+mapped field missing or of the wrong kind.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
+from ragaudit.backends.breaker import CircuitBreaker, breaker_threshold
+from ragaudit.backends.deadline import deadline_client
 from ragaudit.backends.openai_http import max_reply_bytes
 from ragaudit.backends.redact import Redactor, one_line
 from ragaudit.backends.retry import (
@@ -30,6 +40,7 @@ from ragaudit.backends.retry import (
     RetryPolicy,
     call_with_retries,
     describe_network_error,
+    retry_after,
 )
 from ragaudit.errors import ModelCallFailed, RagauditError
 from ragaudit.stack.response_paths import ResponsePath, compile_path
@@ -41,6 +52,7 @@ from ragaudit.userpipeline.answer import (
     score_of,
     text_of,
 )
+from ragaudit.userpipeline.reply_json import UnreadableReply, reply_json
 
 QUESTION, CONTEXTS = "{{question}}", "{{contexts}}"
 
@@ -115,13 +127,17 @@ class HttpService:
         }  # fmt: skip
         self.policy = RetryPolicy.from_env()
         self.max_reply = max_reply_bytes()
+        self.timeout = entry.get("timeout", 60.0)
+        parts = urlsplit(entry["url"])
+        self.breaker = CircuitBreaker(f"{parts.scheme}://{parts.netloc}", breaker_threshold())
+        """Counts this service's requests left unanswered in a row (backends.breaker)."""
         self._client: Any = None
 
     def request(self, values: dict[str, Any]) -> Any:
         """The reply's JSON for one request with the placeholders' `values`."""
-        import httpx
-
         entry = self.entry
+        if self.breaker.open:
+            raise self._failed(self.breaker.reason())
         url = entry["url"]
         for placeholder, value in values.items():
             url = url.replace(
@@ -139,40 +155,73 @@ class HttpService:
         if kind is not None:
             headers.setdefault("Content-Type", kind)
         if self._client is None:
-            self._client = httpx.Client(timeout=entry.get("timeout", 60.0))
-
-        def once() -> bytes:
-            with self._client.stream(entry.get("method", "POST"), url, content=content,
-                                     headers=headers) as reply:  # fmt: skip
-                data = bytearray()
-                for part in reply.iter_bytes():
-                    data += part
-                    if len(data) > self.max_reply:
-                        raise ModelCallFailed(
-                            f"{self.label}: reply larger than {self.max_reply} bytes "
-                            "(RAGAUDIT_MAX_REPLY_MB)"
-                        )
-                if reply.status_code >= 400:
-                    text = bytes(data).decode("utf-8", "replace")
-                    error = httpx.HTTPStatusError(
-                        f"HTTP {reply.status_code}: {text}", request=reply.request, response=reply
-                    )
-                    raise error
-                return bytes(data)
-
+            self._client = deadline_client(self.timeout, entry["url"])
+        method = entry.get("method", "POST")
         try:
-            data = call_with_retries(once, self.policy)
+            data = call_with_retries(
+                lambda: self._once(method, url, content, headers),
+                self.policy,
+                give_up=lambda _: self.breaker.open,
+            )
         except ModelCallFailed:
             raise
         except RetriesExhausted as error:
             raise self._failed(f"{error.attempts} attempt(s), last: "
-                               f"{_describe(error.last_error)}") from None  # fmt: skip
+                               f"{self._describe(error.last_error)}") from None  # fmt: skip
         except Exception as error:
-            raise self._failed(_describe(error)) from None
+            raise self._failed(self._describe(error)) from None
         try:
-            return json.loads(data)
-        except ValueError:
-            raise self._failed(f"the reply is not JSON: {data[:80]!r}") from None
+            return reply_json(data)
+        except UnreadableReply as error:
+            raise self._failed(str(error)) from None
+
+    def _once(self, method: str, url: str, content: str | None, headers: dict) -> bytes:
+        """One request's reply body; a redirect, a reply too large, an HTTP error or a
+        timeout raises (the last two retried by the caller), each counted on the breaker."""
+        import httpx
+
+        try:
+            with self._client.stream(method, url, content=content, headers=headers) as reply:
+                data = bytearray()
+                for part in reply.iter_bytes():
+                    data += part
+                    if len(data) > self.max_reply:
+                        raise self._failed(
+                            f"reply larger than {self.max_reply} bytes (RAGAUDIT_MAX_REPLY_MB)"
+                        )
+        except httpx.TimeoutException:
+            self._unanswered("timed out")
+            raise
+        if 300 <= reply.status_code < 400:  # its body read all the same: the connection ends clean
+            self.breaker.answered()
+            raise self._failed(_redirect(reply))
+        if reply.status_code >= 400:
+            text = bytes(data).decode("utf-8", "replace")
+            error = httpx.HTTPStatusError(
+                f"HTTP {reply.status_code}: {text}", request=reply.request, response=reply
+            )
+            asked = retry_after(error)
+            if asked is not None and asked > self.policy.max_retry_after:
+                self._unanswered("asked for a wait past RAGAUDIT_RETRY_AFTER_MAX")
+            else:
+                self.breaker.answered()
+            raise error
+        self.breaker.answered()
+        return bytes(data)
+
+    def _unanswered(self, cause: str) -> None:
+        """One more request left unanswered; the line that says so once the breaker opens."""
+        if self.breaker.timed_out(cause):
+            print(f"{self.label}: {self.breaker.opened_line()}", file=sys.stderr)
+
+    def _describe(self, error: BaseException) -> str:
+        import httpx
+
+        if isinstance(error, httpx.HTTPStatusError):
+            return str(error)
+        if isinstance(error, httpx.TimeoutException):
+            return f"no complete reply within the {self.timeout:g} s deadline (its timeout)"
+        return describe_network_error(error)
 
     def _failed(self, reason: str) -> ModelCallFailed:
         return ModelCallFailed(f"{self.label}: {one_line(reason, self.redact)}")
@@ -237,12 +286,14 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def _describe(error: BaseException) -> str:
-    import httpx
-
-    if isinstance(error, httpx.HTTPStatusError):
-        return str(error)
-    return describe_network_error(error)
+def _redirect(reply: Any) -> str:
+    """A 3xx reply as a reason: its body is not the answer, and it is not followed."""
+    where = reply.headers.get("Location")
+    to = f"to {where!r}" if where else "with no Location"
+    return (
+        f"HTTP {reply.status_code} redirect {to}: a redirect is not an answer and ragaudit "
+        "does not follow it; give the URL it names in the stack file"
+    )
 
 
 def http_pipeline(entry: dict, label: str) -> tuple[Callable[[str], PipelineAnswer], HttpService]:

@@ -1,7 +1,10 @@
 """How a `pipeline: http:` service gets the corpus, done once when the stage is built (before
 any question): `ingest:` is
 - `url:` an endpoint sent the documents in JSON batches, ``{"documents": [{id, text,
-  metadata}]}`` (`batch` at a time); any reply but 2xx is bad input, naming the batch;
+  metadata}]}`` (`batch` at a time), each request ended by a deadline of `timeout`
+  seconds (headers and body: backends.deadline); any reply but 2xx (a redirect, named by
+  its Location, is not followed) or no reply by the deadline is bad input naming the
+  batch, so a dead or hung endpoint ends the run at its first batch;
 - `command:` run over a folder the corpus is exported to (corpus.export, `format`), the
   folder's path in place of ``{folder}`` or appended; a non-zero exit is bad input;
 - `none`: the service already holds the exported corpus. Nothing can show which documents
@@ -19,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ragaudit.backends.deadline import deadline_client
 from ragaudit.corpus.export import export_documents, exported_document
 from ragaudit.errors import RagauditError
 from ragaudit.userpipeline.http_client import Redactors
@@ -48,15 +52,27 @@ def ingest(
 def _post_batches(entry: dict, documents: Sequence[Any], label: str, headers: dict) -> None:
     import httpx
 
-    batch = entry["batch"]
-    with httpx.Client(timeout=entry["timeout"], headers=headers) as client:
+    batch, seconds = entry["batch"], entry["timeout"]
+    with deadline_client(seconds, entry["url"], headers=headers) as client:
         for start in range(0, len(documents), batch):
             part = [exported_document(d) for d in documents[start : start + batch]]
             where = f"documents {start + 1}-{start + len(part)} of {len(documents)}"
             try:
                 reply = client.post(entry["url"], json={"documents": part})
+            except httpx.TimeoutException:
+                raise RagauditError(
+                    f"{label}: {where}: no complete reply within the {seconds:g} s deadline "
+                    "(its timeout)"
+                ) from None
             except httpx.HTTPError as error:
                 raise RagauditError(f"{label}: {where}: {type(error).__name__}: {error}") from None
+            if 300 <= reply.status_code < 400:
+                to = reply.headers.get("Location")
+                raise RagauditError(
+                    f"{label}: {where}: HTTP {reply.status_code} redirect "
+                    f"{f'to {to!r}' if to else 'with no Location'}: not followed; give the "
+                    "URL it names in the stack file"
+                )
             if not 200 <= reply.status_code < 300:
                 raise RagauditError(
                     f"{label}: {where}: HTTP {reply.status_code}: {reply.text[:120]!r}"
