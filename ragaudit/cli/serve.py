@@ -39,7 +39,10 @@ def run(args: argparse.Namespace) -> int:
     before the model loads."""
     check_servable(args.model)
     check_port(args.port)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stops it as Ctrl-C does
+    # stops on SIGTERM as on Ctrl-C; SIGINT too when started in the background by a script
+    # (a non-interactive shell's background job inherits SIGINT ignored)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     server = None
     try:
         server = start_local_server(args.model, port=args.port)
