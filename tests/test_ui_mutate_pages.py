@@ -241,8 +241,13 @@ def test_a_pipelines_mutant_shows_its_reply_verdict_and_attribution(workspace): 
     assert f"**Verdict** `{record['grade']['verdict']}`" in page
     assert "**Attribution**: a generation failure" in page  # its attribution, in words
     table = next(df.value for df in at.dataframe if "top score drop" in df.value.columns)
-    assert list(table["verdict"]) == [record["grade"]["verdict"]]
-    assert list(table["attribution"]) == [record["attribution"]]
+    mutant = next(
+        m for m in plain["mutation"]["mutants"] if m["mutant"] == record["meta"]["mutant"]
+    )
+    scored = mutant["phrasings"][record["instance_id"]]  # what the score reads
+    assert list(table["verdict"]) == [scored["verdict"]] == [record["grade"]["verdict"]]
+    assert list(table["attribution"]) == [scored["attribution"]] == [record["attribution"]]
+    assert list(table["reply"]) == [record["generation"]["reply"]]
 
 
 def test_a_corpus_path_naming_a_far_larger_folder_is_not_read(home, audits, tmp_path):

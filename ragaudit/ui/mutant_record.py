@@ -92,8 +92,9 @@ def render_mutant_head(results: dict, record: dict) -> None:
 
 def phrasing_rows(results: dict, record: dict) -> list[dict]:
     """Every phrasing of the record's mutant: its control status, the retrieval-side
-    measure, ranks, margin and top score (drop), with its verdict and attribution where
-    answers were generated."""
+    measure, ranks, margin and top score (drop), with its reply, verdict and attribution
+    where answers were generated (as the mutation section records them, which the score
+    reads)."""
     mutant = mutant_of(results, record) or {}
     name = (record.get("meta") or {}).get("mutant")
     records = {
@@ -117,8 +118,11 @@ def phrasing_rows(results: dict, record: dict) -> list[dict]:
             "margin": fmt_diagnostic("margin", other.get("margin")),
             "top score": _score(mutation.get("top_score")),
             "top score drop": _score(drop),
-            "verdict": grade.get("verdict") or "not generated",
-            "attribution": other.get("attribution") or "none",
+            # the mutation section's words first (a remove_answer answer is a fabrication)
+            "reply": entry.get("reply") or (other.get("generation") or {}).get("reply")
+            or "not generated",
+            "verdict": entry.get("verdict") or grade.get("verdict") or "not generated",
+            "attribution": entry.get("attribution") or other.get("attribution") or "none",
         })  # fmt: skip
     return rows
 
@@ -152,9 +156,18 @@ def across_operators(results: dict, record: dict) -> list[dict]:
             "status": mutant_status(results, other),
             "handled": handled_words(other),
             "gold in context": fmt_diagnostic("gold_in_context", other.get("gold_in_context")),
-            "verdict": (other.get("grade") or {}).get("verdict") or "not generated",
+            "verdict": _scored_verdict(results, other),
         })  # fmt: skip
     return rows
+
+
+def _scored_verdict(results: dict, record: dict) -> str:
+    """The record's verdict as its mutant's entry records it (the score's words), else its
+    grade's."""
+    scored = ((mutant_of(results, record) or {}).get("phrasings") or {}).get(
+        record["instance_id"]
+    ) or {}
+    return scored.get("verdict") or (record.get("grade") or {}).get("verdict") or "not generated"
 
 
 def render_across_operators(results: dict, record: dict) -> None:
