@@ -35,6 +35,7 @@ from ragaudit.mutate.operator import PIPELINE_CHUNKS, Context
 from ragaudit.mutate.operators import CONTROL, CONTROL_PROBE, operators
 from ragaudit.mutate.pipeline_column import ask_oracle
 from ragaudit.mutate.score import mutation_section
+from ragaudit.mutate.text import shingles
 from ragaudit.pipeline.conditions import failure_reasons
 from ragaudit.pipeline.generate import failed_calls
 from ragaudit.pipeline.progress import Progress
@@ -80,6 +81,9 @@ def prepare(inputs: MutateInputs, cache: Any = None) -> Prepared:
     built = []
     for op in chosen:
         built.append(build_mutants(op, context, progress.advance))
+    # the near-duplicate checks' shingles of every document (156 MB for 1,100 man pages)
+    # are not needed again: free them before the corpus is embedded
+    shingles.cache_clear()
     return Prepared(corpus, intents, column, chosen, [control_mutants(context), *built])
 
 
