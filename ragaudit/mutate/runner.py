@@ -260,7 +260,7 @@ def _document(
             "cases_file": str(inputs.cases),
         },
         "corpus": {
-            "path": str(inputs.corpus), "documents": len(corpus.documents),
+            "path": str(Path(inputs.corpus).resolve()), "documents": len(corpus.documents),
             "sha256": digest.hexdigest(), "probes": probes, "seed": inputs.seed,
             "skipped": [vars(s) for s in corpus.skipped], "skipped_count": len(corpus.skipped),
         },
