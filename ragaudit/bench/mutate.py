@@ -78,10 +78,13 @@ def _spread(intents: list[dict], cases: int) -> list[dict]:
 def generation_time(corpus: Path, cases: Path) -> tuple[float, dict]:
     """Seconds to build and check every mutant on its own corpus, and mutants per
     operator: (made, robust, of intents)."""
+    from ragaudit.backends.cache import CallCache
     from ragaudit.mutate.runner import MutateInputs, prepare
 
     started = time.perf_counter()
-    ready = prepare(MutateInputs(corpus, cases, generate=False))
+    # a cache, so boundary's window check can count tokens (robust or not, as a run does)
+    cache = CallCache(corpus.parent / "bench-cache.sqlite")
+    ready = prepare(MutateInputs(corpus, cases, generate=False), cache)
     seconds = time.perf_counter() - started
     applied = {
         group.operator: (sum(m.applied for m in group.mutants),
