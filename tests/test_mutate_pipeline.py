@@ -9,6 +9,7 @@ best-matching passage lets it survive."""
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 
 import pytest
@@ -59,6 +60,9 @@ def workspace(tmp_path, monkeypatch):
         (corpus / f"news-{i}.md").write_text(text, encoding="utf-8")
     (tmp_path / "cases.yaml").write_text(CASES, encoding="utf-8")
     (tmp_path / "paragraph_rag.py").write_text(PIPELINE, encoding="utf-8")
+    # each test's module is its own (its build log is in its own folder): another test of
+    # this worker may have imported a module of this name from its folder
+    monkeypatch.delitem(sys.modules, "paragraph_rag", raising=False)
     return tmp_path
 
 
