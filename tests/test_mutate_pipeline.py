@@ -61,8 +61,9 @@ def workspace(tmp_path, monkeypatch):
     (tmp_path / "cases.yaml").write_text(CASES, encoding="utf-8")
     (tmp_path / "paragraph_rag.py").write_text(PIPELINE, encoding="utf-8")
     # each test's module is its own (its build log is in its own folder): another test of
-    # this worker may have imported a module of this name from its folder
+    # this worker may have imported a module of this name, and put its folder on the path
     monkeypatch.delitem(sys.modules, "paragraph_rag", raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
     return tmp_path
 
 
