@@ -82,6 +82,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workers_argument(parser)
 
 
+def _dry_run(args: argparse.Namespace) -> int:
+    from ragaudit.cli.mutate_dry_run import mutate_dry_run
+    from ragaudit.mutate.runner import prepare
+
+    chosen = tuple(args.operators) if args.operators else None
+    inputs = MutateInputs(args.corpus, args.cases, args.settings, args.stack, chosen, args.seed)
+    generator = args.generator or DEFAULT_GENERATOR
+    return mutate_dry_run(prepare(inputs), not args.no_generate, generator)
+
+
 def failed_call_lines(results: dict) -> list[str]:
     """``N of M calls failed: <reasons>`` and the records that lost one (their mutants are
     not measured: outside the score, never survivors); nothing when no call failed."""
@@ -115,13 +125,7 @@ def run(args: argparse.Namespace) -> int:
             "its answers can measure a mutant; run without --no-generate"
         )
     if args.dry_run:
-        from ragaudit.cli.mutate_dry_run import mutate_dry_run
-        from ragaudit.mutate.runner import prepare
-
-        chosen = tuple(args.operators) if args.operators else None
-        inputs = MutateInputs(args.corpus, args.cases, args.settings, args.stack, chosen, args.seed)
-        generator = args.generator or DEFAULT_GENERATOR
-        return mutate_dry_run(prepare(inputs), not args.no_generate, generator)
+        return _dry_run(args)
     out = args.out or paths.results_dir() / "mutate-latest.json"
     outputs = published_outputs("--out", out)
     outputs += [("--junit", args.junit)] if args.junit is not None else []
@@ -149,16 +153,20 @@ def run(args: argparse.Namespace) -> int:
     for line in published.lines():
         print(line, file=sys.stderr)
     write_mutation_junit(args.junit, results)
+    return exit_status(results, args.fail_under)
+
+
+def exit_status(results: dict, fail_under: float | None) -> int:
+    """1 on a survivor (or, with --fail-under, a score below it) or a failed call, else 0."""
     section = results["mutation"]
-    if args.fail_under is None:
+    if fail_under is None:
         failed = bool(section["survivors"])
     else:  # the threshold replaces "any survivor fails", as PIT's mutationThreshold does
         low = [
             s["operator"] for s in section["scores"]
-            if s["score"] is not None and s["score"] < args.fail_under
+            if s["score"] is not None and s["score"] < fail_under
         ]  # fmt: skip
         if low:
-            print(f"below --fail-under {args.fail_under}: {', '.join(low)}", file=sys.stderr)
+            print(f"below --fail-under {fail_under}: {', '.join(low)}", file=sys.stderr)
         failed = bool(low)
-    lost_calls = results["conditions"]["failed_calls"]
-    return 1 if failed or lost_calls else 0
+    return 1 if failed or results["conditions"]["failed_calls"] else 0

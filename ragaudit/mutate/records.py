@@ -83,6 +83,18 @@ def mutant_record(
     selected = column.selected(ranking)
     record["retrieved"] = [hit_json(c, indexed[c.chunk_id]) for c in selected]
     record.update(_measures(mutant, ranking, selected, corpus_chunks, indexed))
+    record["mutation"] = mutation | _retrieval_side(
+        mutant, case, record, ranking, selected, indexed, mutation["measure"]
+    )
+    return record
+
+
+def _retrieval_side(
+    mutant: Mutant, case: Any, record: dict, ranking: list, selected: list, indexed: dict,
+    measure: str,
+) -> dict:  # fmt: skip
+    """The record's retrieval-side measures and whether the one its operator reads
+    (`measure`) handled the mutant."""
     header_row = [s for s in mutant.extra_spans if s.role in ("table_header", "table_row")]
     values = {
         "gold_in_context": record["gold_in_context"],
@@ -92,7 +104,7 @@ def mutant_record(
         "header_and_row_in_context": bool(header_row) and _all_in(header_row, selected, indexed),
     }
     sources = {c.source for c in selected}
-    mutation |= {
+    side = {
         # the audit's measure: every required source, and one of the alternatives, selected
         "source_in_top_k": set(case.expect_all) <= sources
         and (not case.expect_any or bool(set(case.expect_any) & sources)),
@@ -100,14 +112,13 @@ def mutant_record(
         "nothing_retrieved": not selected,
         "gold_ranked_above_trap": values["gold_ranked_above_trap"] if mutant.trap_spans else None,
         "header_and_row_in_context": values["header_and_row_in_context"] if header_row else None,
-        "handled_retrieval": bool(values[mutation["measure"]]),
+        "handled_retrieval": bool(values[measure]),
     }
-    if mutation["measure"] == "nothing_retrieved" and selected:
+    if measure == "nothing_retrieved" and selected:
         # something reached the model: only its answer could show an abstention, so without
         # generation this phrasing is not measured (None), not survived
-        mutation["handled_retrieval"] = None
-    record["mutation"] = mutation
-    return record
+        side["handled_retrieval"] = None
+    return side
 
 
 def _variant(mutant: Mutant) -> str:

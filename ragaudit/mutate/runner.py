@@ -102,92 +102,46 @@ class Prepared:
         return [m for group in self.mutants[1:] for m in group.mutants if m.applied]
 
 
+@dataclass
+class _Run:
+    """What every stage of one mutation audit reads."""
+
+    inputs: MutateInputs
+    ready: Prepared
+    cache: Any
+    got: Measured = field(default_factory=Measured)
+
+    def __post_init__(self) -> None:
+        chosen = self.ready.chosen
+        self.layers = {op.name: op.probe.layer for op in chosen} | {CONTROL: CONTROL_PROBE.layer}
+        self.measures = {op.name: op.handled_without_generation for op in chosen}
+        self.measures[CONTROL] = CONTROL
+        self.by_name = {i.name: i for i in self.ready.intents}
+
+    def measure(self, mutants: list, ranked: Any, doc_chunks: Any) -> None:
+        """The records of `mutants` from one ranked corpus (mutate.measure)."""
+        measure(self.got, mutants, self.by_name, ranked, doc_chunks, self.ready.column,
+                self.layers, self.measures, self.inputs.generate)  # fmt: skip
+
+    def failed(self, failures: list) -> None:
+        self.got.failures += [_failure(f, self.ready.column) for f in failures]
+
+
 def run_mutation(inputs: MutateInputs) -> dict:
     """The results document of one mutation audit (see docs/mutate.md)."""
     started = time.perf_counter()
     cache = CallCache()
-    progress = inputs.progress
-    progress.watch_failures(cache)
-    ready = prepare(inputs, cache)
-    corpus, intents, column, chosen = ready.corpus, ready.intents, ready.column, ready.chosen
-    layers = {op.name: op.probe.layer for op in chosen} | {CONTROL: CONTROL_PROBE.layer}
-    measures = {op.name: op.handled_without_generation for op in chosen} | {CONTROL: CONTROL}
-    by_name = {i.name: i for i in intents}
-    every_case = [c for i in intents for c in i.cases]
-    documents = corpus.documents
-    got, applied = Measured(), ready.applied()
-    if column.overlay:
-        base, section = column.base_index(documents, every_case, cache, inputs.workers, progress)
-        control = base.control(every_case)
-        base_chunks = per_document(control.chunks)
-        add_offsets(got, control.chunks)
-        measure(got, ready.mutants[0].mutants, by_name, control, base_chunks, column, layers,
-                measures, inputs.generate)  # fmt: skip
-        models = [describe_model(base.embedder)]
-        progress.stage("ranking mutants", len(applied))
-        indexes = []
-        for mutant in applied:
-            ranked = base.mutant(mutant, by_name[mutant.intent].cases)
-            add_offsets(got, ranked.chunks)
-            doc_chunks = ChainMap(per_document(ranked.chunks), base_chunks)
-            measure(got, [mutant], by_name, ranked, doc_chunks, column, layers, measures,
-                    inputs.generate)  # fmt: skip
-            got.failures += [_failure(f, column) for f in ranked.failures]
-            indexes.append(_overlay_entry(mutant, ranked, base_chunks))
-            progress.advance(1)
-        got.failures += [_failure(f, column) for f in control.failures]
-        builds = {
-            "kind": "overlay",
-            "builds": 1,
-            "mutants": indexes,
-            "basis": "one base index; each mutant ranked over it plus its own change",
-        }
-    else:
-        groups = group_mutants(applied, intents, documents)
-        progress.stage("building your column per corpus", 1 + len(groups))
-        section, models, builds = None, [], _rebuild_entry(groups)
-        corpora = [(ready.mutants[0].mutants, documents)]
-        corpora += [(g.mutants, g.documents(documents)) for g in groups]
-        for mutants, docs in corpora:
-            cases = [c for m in mutants for c in by_name[m.intent].cases]
-            ranked = column.rank(docs, cases, cache, inputs.workers)
-            add_offsets(got, ranked.chunks)
-            before = len(got.records)
-            measure(got, mutants, by_name, ranked, per_document(ranked.chunks), column,
-                    layers, measures, inputs.generate)  # fmt: skip
-            if column.pipeline:  # its oracle entry asked this corpus's gold passages
-                new = got.records[before:]
-                got.failures += ask_oracle(ranked, new, got.chunks, cache, inputs.workers)
-            got.failures += [_failure(f, column) for f in ranked.failures]
-            models += [m for m in ranked.models if m not in models]
-            progress.advance(1)
-    results = _document(inputs, corpus, column, ready.mutants, got, builds, section)
+    inputs.progress.watch_failures(cache)
+    run = _Run(inputs, prepare(inputs, cache), cache)
+    ranked_by = _rank_overlays if run.ready.column.overlay else _rank_rebuilt
+    section, models, builds = ranked_by(run)
+    ready = run.ready
+    results = _document(inputs, ready.corpus, ready.column, ready.mutants, run.got, builds,
+                        section)  # fmt: skip
     results["models"] = models
-    failures = got.failures
-    if inputs.generate and column.pipeline:  # its answers came with its contexts
-        grade_records(results["instances"], results["chunks"])
-    elif inputs.generate:
-        from ragaudit.mutate.answer import answer_records
-
-        generator = load_generator(inputs.generator or DEFAULT_GENERATOR, cache)
-        results["models"].append(describe_model(generator))
-        answer_records(results, generator, column, inputs.workers, progress)
-        failures += failed_calls(results["instances"], generator.spec)
-        # the model may already know the answer: such a phrasing certifies no mutant
-        progress.stage("asking each phrasing closed-book", 1)
-        results["closed_book"] = ask_closed_book(intents, generator, inputs.workers)
-        failures += closed_book_failed_calls(results["closed_book"], generator.spec)
-        progress.advance(1)
+    failures = run.got.failures + _answer(run, results)
     analyse(results)
-    unmeasured = PIPELINE_CHUNKS if column.pipeline and not inputs.generate else None
-    results["mutation"] = mutation_section(
-        results, ready.mutants, chosen, inputs.generate, unmeasured
-    )
-    closed = results.get("closed_book")
-    results["mutation"]["closed_book"] = closed_book_row(closed, intents) if closed else None
-    results["mutation"]["closed_book_reason"] = (
-        None if closed else _closed_book_reason(inputs, column)
-    )
+    _score(run, results)
     results["conditions"] = {
         "calls": cache.stats(),
         "calls_by_model": cache.stats_by_model(),
@@ -196,8 +150,96 @@ def run_mutation(inputs: MutateInputs) -> dict:
         "elapsed_seconds": round(time.perf_counter() - started, 2),
         "elapsed_reason": None,
     }
-    progress.done()
+    inputs.progress.done()
     return results
+
+
+def _rank_overlays(run: _Run) -> tuple[dict, list, dict]:
+    """ragaudit's own retrieval: one base index, each mutant an overlay on it."""
+    ready, got, progress = run.ready, run.got, run.inputs.progress
+    every_case = [c for i in ready.intents for c in i.cases]
+    base, section = ready.column.base_index(
+        ready.corpus.documents, every_case, run.cache, run.inputs.workers, progress
+    )
+    control = base.control(every_case)
+    base_chunks = per_document(control.chunks)
+    add_offsets(got, control.chunks)
+    run.measure(ready.mutants[0].mutants, control, base_chunks)
+    applied = ready.applied()
+    progress.stage("ranking mutants", len(applied))
+    indexes = []
+    for mutant in applied:
+        ranked = base.mutant(mutant, run.by_name[mutant.intent].cases)
+        add_offsets(got, ranked.chunks)
+        run.measure([mutant], ranked, ChainMap(per_document(ranked.chunks), base_chunks))
+        run.failed(ranked.failures)
+        indexes.append(_overlay_entry(mutant, ranked, base_chunks))
+        progress.advance(1)
+    run.failed(control.failures)
+    builds = {
+        "kind": "overlay", "builds": 1, "mutants": indexes,
+        "basis": "one base index; each mutant ranked over it plus its own change",
+    }  # fmt: skip
+    return section, [describe_model(base.embedder)], builds
+
+
+def _rank_rebuilt(run: _Run) -> tuple[None, list, dict]:
+    """A user's retriever or pipeline: built over the unmutated corpus, then once per group
+    of mutants that cannot interfere (mutate.groups)."""
+    ready, got, progress = run.ready, run.got, run.inputs.progress
+    documents, column = ready.corpus.documents, ready.column
+    groups = group_mutants(ready.applied(), ready.intents, documents)
+    progress.stage("building your column per corpus", 1 + len(groups))
+    corpora = [(ready.mutants[0].mutants, documents)]
+    corpora += [(g.mutants, g.documents(documents)) for g in groups]
+    models: list = []
+    for mutants, docs in corpora:
+        cases = [c for m in mutants for c in run.by_name[m.intent].cases]
+        ranked = column.rank(docs, cases, run.cache, run.inputs.workers)
+        add_offsets(got, ranked.chunks)
+        before = len(got.records)
+        run.measure(mutants, ranked, per_document(ranked.chunks))
+        if column.pipeline:  # its oracle entry asked this corpus's gold passages
+            new = got.records[before:]
+            got.failures += ask_oracle(ranked, new, got.chunks, run.cache, run.inputs.workers)
+        run.failed(ranked.failures)
+        models += [m for m in ranked.models if m not in models]
+        progress.advance(1)
+    return None, models, _rebuild_entry(groups)
+
+
+def _answer(run: _Run, results: dict) -> list[dict]:
+    """With generation: every record answered and graded (a pipeline's answers came with
+    its contexts), each phrasing asked closed-book; the failed calls."""
+    inputs, column = run.inputs, run.ready.column
+    if not inputs.generate:
+        return []
+    if column.pipeline:
+        grade_records(results["instances"], results["chunks"])
+        return []
+    from ragaudit.mutate.answer import answer_records
+
+    generator = load_generator(inputs.generator or DEFAULT_GENERATOR, run.cache)
+    results["models"].append(describe_model(generator))
+    answer_records(results, generator, column, inputs.workers, inputs.progress)
+    failures = failed_calls(results["instances"], generator.spec)
+    # the model may already know the answer: such a phrasing certifies no mutant
+    inputs.progress.stage("asking each phrasing closed-book", 1)
+    results["closed_book"] = ask_closed_book(run.ready.intents, generator, inputs.workers)
+    inputs.progress.advance(1)
+    return failures + closed_book_failed_calls(results["closed_book"], generator.spec)
+
+
+def _score(run: _Run, results: dict) -> None:
+    """The `mutation` section, its closed-book row included."""
+    inputs, ready = run.inputs, run.ready
+    column = ready.column
+    unmeasured = PIPELINE_CHUNKS if column.pipeline and not inputs.generate else None
+    section = mutation_section(results, ready.mutants, ready.chosen, inputs.generate, unmeasured)
+    closed = results.get("closed_book")
+    section["closed_book"] = closed_book_row(closed, ready.intents) if closed else None
+    section["closed_book_reason"] = None if closed else _closed_book_reason(inputs, column)
+    results["mutation"] = section
 
 
 def _closed_book_reason(inputs: MutateInputs, column: Column) -> str:

@@ -83,19 +83,7 @@ def render() -> None:
     links.publish("matrix_embedder", "embedder")
     links.publish("matrix_measure", "measure")
 
-    role = next((e for e in results["embedders"] if e["spec"] == embedder), {})
-    verdict = certification(results, embedder)
-    if verdict is not None and not verdict.get("certified"):
-        st.warning(
-            f"Uncertified: the controls do not certify {embedder} "
-            f"({verdict.get('reason') or 'no reason recorded'})."
-        )
-    elif verdict is None and "control" not in role.get("probes", []):
-        st.warning(
-            f"Uncertified: no controls were run under {embedder}, so nothing here certifies "
-            "the instrument that produced these cells."
-        )
-
+    _certification_warning(results, embedder)
     columns = matrix_columns(results, embedder)  # the user's stack beside the configs
     for column in (c for c in columns if c.stack and c.embedder != embedder):
         verdict = certification(results, column.embedder)
@@ -123,6 +111,24 @@ def render() -> None:
     render_attribution(results, embedder, probe, config)  # a stack's cell under its own
     render_cell_download(results, embedder, probe, config)  # its records, CSV/Parquet
     render_table_wide(results)  # T4000: table_split at 4000 characters, beside the matrix
+
+
+def _certification_warning(results: dict, embedder: str) -> None:
+    """Warn when the controls do not certify `embedder`, or none ran under it."""
+    import streamlit as st
+
+    role = next((e for e in results["embedders"] if e["spec"] == embedder), {})
+    verdict = certification(results, embedder)
+    if verdict is not None and not verdict.get("certified"):
+        st.warning(
+            f"Uncertified: the controls do not certify {embedder} "
+            f"({verdict.get('reason') or 'no reason recorded'})."
+        )
+    elif verdict is None and "control" not in role.get("probes", []):
+        st.warning(
+            f"Uncertified: no controls were run under {embedder}, so nothing here certifies "
+            "the instrument that produced these cells."
+        )
 
 
 def _interval_name(results: dict) -> str:
