@@ -184,14 +184,7 @@ def _judge(args, metrics, versions, plan, source, samples, out: Path) -> int:
     )
     running = start_judge(args.judge, args.base_url, args.workers, retry)
     evaluations: list[dict] = list(carried)
-    judge = {
-        "spec": args.judge,
-        "model": running.judge.model,
-        "base_url": args.base_url,
-        "digest": running.judge.digest,
-        "digest_reason": running.judge.digest_reason,
-        "settings": running.settings,
-    }
+    judge = _judge_entry(args, running)
 
     def document(complete: bool) -> dict:
         conditions = _conditions(cache, args, started_at, time.monotonic() - started, plan)
@@ -224,6 +217,18 @@ def _judge(args, metrics, versions, plan, source, samples, out: Path) -> int:
     end_session()  # before the stop: the session counts even if the stop never returns
     running.stop()
     return _finish(out, document, evaluations, cache)
+
+
+def _judge_entry(args, running) -> dict:
+    """The scorecard's `judge`: what was asked, the model that answered, its settings."""
+    return {
+        "spec": args.judge,
+        "model": running.judge.model,
+        "base_url": args.base_url,
+        "digest": running.judge.digest,
+        "digest_reason": running.judge.digest_reason,
+        "settings": running.settings,
+    }
 
 
 def _leave_on_interrupt(finished: int, out: Path) -> NoReturn:
