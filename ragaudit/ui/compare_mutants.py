@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragaudit.analysis.stats import mcnemar_exact
-from ragaudit.results.format import fmt_p, fmt_ratio
+from ragaudit.results import mutation
+from ragaudit.results.format import fmt_p
 from ragaudit.results.view import is_mutation_audit, mutant_entries
 
 SCORED = ("killed", "survived")
@@ -29,21 +30,9 @@ class MutantComparison:
     """Every mutant whose status differs between the runs."""
 
 
-def _column(results: dict) -> str:
-    return next(iter(results.get("configs") or []), {}).get("name") or "?"
-
-
-def _questions(results: dict) -> dict[str, str]:
-    """The control row's phrasings: case id -> question (what the cases asked)."""
-    return {
-        r["instance_id"]: r["question"]
-        for r in results.get("instances") or []
-        if r.get("probe") == "control"
-    }
-
-
 def why_not_paired(a: dict, b: dict) -> str | None:
-    """One line saying why runs A and B cannot be paired by mutant id; None when they can."""
+    """One line saying why runs A and B cannot be paired by mutant id; None when they can
+    (two mutation audits of one corpus and one set of phrasings: results.mutation)."""
     kinds = [is_mutation_audit(a), is_mutation_audit(b)]
     if kinds != [True, True]:
         which = "A" if kinds[0] else "B"
@@ -53,21 +42,8 @@ def why_not_paired(a: dict, b: dict) -> str | None:
             "instances of the planted corpus per probe, so nothing pairs. Choose two "
             "mutation audits of the same corpus and cases."
         )
-    sha_a, sha_b = ((r.get("corpus") or {}).get("sha256") for r in (a, b))
-    if not sha_a or sha_a != sha_b:
-        return (
-            f"The two audits mutated other corpora (sha256 A {str(sha_a)[:12]}…, B "
-            f"{str(sha_b)[:12]}…): a mutant id does not name the same change in both."
-        )
-    asked_a, asked_b = _questions(a), _questions(b)
-    if asked_a != asked_b:
-        only = len(set(asked_a) ^ set(asked_b))
-        other = sum(1 for c in set(asked_a) & set(asked_b) if asked_a[c] != asked_b[c])
-        return (
-            f"The two audits asked other cases ({only} phrasings in one run only, {other} "
-            "asked in other words): a mutant's phrasings are not the same in both."
-        )
-    return None
+    reason = mutation.why_not_paired(a, b)
+    return None if reason is None else f"The two audits have {reason}."
 
 
 def compare_mutation_audits(a: dict, b: dict) -> MutantComparison:
@@ -92,8 +68,8 @@ def compare_mutation_audits(a: dict, b: dict) -> MutantComparison:
         only_b = sum(1 for x, y in both if (y["status"], x["status"]) == SCORED)
         rows.append({
             "operator": operator,
-            f"A: {_column(a)}": _score(scores_a.get(operator)),
-            f"B: {_column(b)}": _score(scores_b.get(operator)),
+            f"A: {mutation.column_name(a)}": _score(scores_a.get(operator)),
+            f"B: {mutation.column_name(b)}": _score(scores_b.get(operator)),
             "scored in both": len(both),
             "killed by A only": only_a,
             "killed by B only": only_b,
@@ -108,18 +84,14 @@ def compare_mutation_audits(a: dict, b: dict) -> MutantComparison:
             })  # fmt: skip
     reason = (
         f"Paired by mutant id: the same corpus (sha256 {a['corpus']['sha256'][:12]}…) and "
-        f"the same {len(_questions(a))} phrasings. A mutant planted for each column's "
+        f"the same {len(mutation.questions(a))} phrasings. A mutant planted for each column's "
         "splitter (boundary, table_split) may differ in its text: 'same planted text' says."
     )
     return MutantComparison(True, reason, rows, changed)
 
 
 def _score(score: dict | None) -> str:
-    if score is None:
-        return "not run"
-    if not score["applicable"]:
-        return f"— ({score.get('score_reason') or 'no applicable mutant'})"
-    return fmt_ratio(score["killed"], score["applicable"], score["wilson"])
+    return "not run" if score is None else mutation.score_text(score)
 
 
 def render_mutation_compare(a: tuple[str, dict], b: tuple[str, dict]) -> None:
