@@ -16,17 +16,15 @@ mode.
 
 from __future__ import annotations
 
-import argparse
 import json
-import subprocess
 import sys
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from helpers.key_leaks import echoed  # noqa: E402
+from helpers.mode_service import RunningService, serve, start_script  # noqa: E402
 from ragaudit.bench.judge_stand_in import answer as judge_answer  # noqa: E402
 
 PIPELINE_MODES = {
@@ -203,21 +201,13 @@ class EchoHandler(BaseHTTPRequestHandler):
         })  # fmt: skip
 
 
-@dataclass
-class EchoService:
+class EchoService(RunningService):
     """A running echo service: `base_url` has no path (`/ask`, `/v1` go after it)."""
-
-    process: subprocess.Popen
-    base_url: str
 
     def set_mode(self, mode: str) -> None:
         import httpx
 
         httpx.post(f"{self.base_url}/__mode", json={"mode": mode}, timeout=5)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
 
 
 def pipeline_stack(folder: Path, url: str, ingest: str = "none", mapped: bool = True) -> Path:
@@ -237,26 +227,11 @@ def ingest_command(status: int) -> str:
 
 def start_echo(mode: str = "normal") -> EchoService:
     """Start the service as a subprocess in `mode` and wait until it listens."""
-    process = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--mode", mode],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    line = process.stdout.readline().strip()
-    if not line.startswith("PORT "):
-        process.kill()
-        raise RuntimeError(f"the echo service did not start: {line!r}")
-    return EchoService(process, f"http://127.0.0.1:{int(line.split()[1])}")
+    return EchoService(*start_script(__file__, mode, "echo service"))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--mode", choices=MODES, default="normal")
-    _State.mode = parser.parse_args().mode
-    server = ThreadingHTTPServer(("127.0.0.1", 0), EchoHandler)
-    server.daemon_threads = True
-    print(f"PORT {server.server_address[1]}", flush=True)
-    server.serve_forever()
+    serve(EchoHandler, MODES, _State, __doc__)
 
 
 if __name__ == "__main__":

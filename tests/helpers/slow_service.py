@@ -20,16 +20,16 @@ Run as `python tests/helpers/slow_service.py --mode MODE`; it prints `PORT <n>` 
 
 from __future__ import annotations
 
-import argparse
 import json
-import subprocess
 import sys
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script, too
+from helpers.mode_service import RunningService, serve, start_script  # noqa: E402
 
 LOCATION = "/moved/ask"
 DEEP = 100_000
@@ -133,45 +133,22 @@ class SlowHandler(BaseHTTPRequestHandler):
             time.sleep(1.0)
 
 
-@dataclass
-class SlowService:
+class SlowService(RunningService):
     """A running slow service: `base_url` has no path (`/ask`, `/v1`... go after it)."""
-
-    process: subprocess.Popen
-    base_url: str
 
     def seen(self) -> dict[str, int]:
         import httpx
 
         return httpx.get(f"{self.base_url}/__seen", timeout=5).json()
 
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
 
 def start_slow(mode: str = "normal") -> SlowService:
     """Start the service as a subprocess in `mode` and wait until it listens."""
-    process = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--mode", mode],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    line = process.stdout.readline().strip()
-    if not line.startswith("PORT "):
-        process.kill()
-        raise RuntimeError(f"the slow service did not start: {line!r}")
-    return SlowService(process, f"http://127.0.0.1:{int(line.split()[1])}")
+    return SlowService(*start_script(__file__, mode, "slow service"))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--mode", choices=MODES, default="normal")
-    _State.mode = parser.parse_args().mode
-    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowHandler)
-    server.daemon_threads = True
-    print(f"PORT {server.server_address[1]}", flush=True)
-    server.serve_forever()
+    serve(SlowHandler, MODES, _State, __doc__)
 
 
 if __name__ == "__main__":
