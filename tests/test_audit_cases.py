@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ragaudit.audit.cases import check_sources, check_structure, load_cases, normalise_question
+from ragaudit.auditing.cases import check_sources, check_structure, load_cases, normalise_question
 from ragaudit.cli.main import main
 from ragaudit.errors import RagauditError
 

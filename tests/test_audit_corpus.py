@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ragaudit.audit.corpus_io import html_to_text, load_corpus
+from ragaudit.auditing.corpus_io import html_to_text, load_corpus
 from ragaudit.errors import RagauditError
 
 

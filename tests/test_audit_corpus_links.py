@@ -9,7 +9,7 @@ import json
 
 from helpers.harbour import write_harbour
 
-from ragaudit.audit.corpus_io import load_corpus
+from ragaudit.auditing.corpus_io import load_corpus
 from ragaudit.cli.main import main
 
 OUT_OF_FOLDER = "symlink to a file outside the corpus folder (not read)"

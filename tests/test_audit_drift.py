@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragaudit.audit.settings import load_settings
+from ragaudit.auditing.settings import load_settings
 from ragaudit.cli.main import main
 from ragaudit.errors import RagauditError
 

@@ -3,8 +3,8 @@ floor that may only backfill from the first `backfill_range` candidates."""
 
 from __future__ import annotations
 
-from ragaudit.audit.policy import Candidate, apply_policy
-from ragaudit.audit.settings import AuditSettings, Floor
+from ragaudit.auditing.policy import Candidate, apply_policy
+from ragaudit.auditing.settings import AuditSettings, Floor
 
 
 def ranking(types: dict[int, str], n: int = 48, sources: dict[int, str] | None = None):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from ragaudit.audit.chunks import build_chunks
-from ragaudit.audit.dilution import dilution_report
-from ragaudit.audit.settings import DEFAULT_SUBSECTION_MARKER, AuditSettings
-from ragaudit.audit.subsections import (
+from ragaudit.auditing.chunks import build_chunks
+from ragaudit.auditing.dilution import dilution_report
+from ragaudit.auditing.settings import DEFAULT_SUBSECTION_MARKER, AuditSettings
+from ragaudit.auditing.subsections import (
     FIRST_MARKER_REPEATS,
     LEAD_IN_TOO_LONG,
     NON_CONSECUTIVE,

@@ -25,7 +25,7 @@ from ragaudit.backends.specs import load_embedder, load_generator
 from ragaudit.bench.stand_in import CHAT_MODEL, EMBED_MODEL, start_stand_in
 from ragaudit.cli.main import main
 from ragaudit.errors import ModelCallFailed
-from ragaudit.pipeline.generate import build_messages, generate_records
+from ragaudit.runner.generate import build_messages, generate_records
 
 RETRY = RetryPolicy(retries=2, delay=0.0, timeout=20)  # 3 attempts per request
 MARK = "FAILS"  # the stand-in answers 500 to any request holding it

@@ -17,8 +17,8 @@ from ragaudit import paths
 from ragaudit.backends.qwen import LOCAL_EXTRA, WEIGHTS, missing_extra
 from ragaudit.cli import demo
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.plan import build_plan
-from ragaudit.pipeline.preflight import check_local_extra, preflight
+from ragaudit.runner.plan import build_plan
+from ragaudit.runner.preflight import check_local_extra, preflight
 from ragaudit.stack import presets
 
 ABSENT = "ragaudit_absent_weights_part"  # no package of this name exists

@@ -7,7 +7,7 @@ import pytest
 
 from ragaudit.backends.qwen import QwenEngine, prefix_cache_enabled
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.generate import build_messages, prefix_order
+from ragaudit.runner.generate import build_messages, prefix_order
 
 
 def _prompt(name: str, question: str, texts: list[str]) -> tuple[str, list[dict]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ragaudit.backends.qwen import QwenEngine
-from ragaudit.pipeline.generate import build_messages, prefix_order, reuse_chains, segment_key
+from ragaudit.runner.generate import build_messages, prefix_order, reuse_chains, segment_key
 
 POLICY = "Current policy for site EB-4: inspect every 38 days, and log it in the site book."
 ROTA = "The canteen rota changes every Monday; the night shift keeps its own list."

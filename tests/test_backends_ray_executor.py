@@ -23,7 +23,7 @@ from ragaudit.backends.executors import EngineRecipe, check_executor, executor_s
 from ragaudit.backends.ray_executor import DEPTH
 from ragaudit.backends.specs import load_embedder, load_generator
 from ragaudit.errors import ModelCallFailed, RagauditError
-from ragaudit.pipeline.generate import build_messages, prefix_order, reuse_chains
+from ragaudit.runner.generate import build_messages, prefix_order, reuse_chains
 
 pytestmark = pytest.mark.slow  # a Ray cluster and MiniLM in two workers: ~40 s
 
@@ -86,7 +86,7 @@ def _rows(cache: CallCache) -> dict:
 
 def test_local_executor_imports_no_ray():
     code = (
-        "import sys, ragaudit.cli.run, ragaudit.cli.audit, ragaudit.pipeline.orchestrate\n"
+        "import sys, ragaudit.cli.run, ragaudit.cli.audit, ragaudit.runner.orchestrate\n"
         "print('ray' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -38,7 +38,7 @@ from helpers.hostile_openai_server import start_hostile
 from helpers.hostile_run import FAST, RUN
 from helpers.key_leaks import echoed, leaks_in, leaks_in_folder, new_key
 
-import ragaudit.pipeline.progress  # noqa: F401 (its default stream is bound before capture)
+import ragaudit.runner.progress  # noqa: F401 (its default stream is bound before capture)
 from ragaudit.backends.redact import Redactor
 from ragaudit.cli.main import main
 

@@ -14,7 +14,7 @@ from ragaudit.backends.qwen import gguf_path
 from ragaudit.backends.tokenizer import local_tokenizer
 from ragaudit.cli.main import main
 from ragaudit.cli.prompt_tokens import answer_prompt_tokens
-from ragaudit.pipeline.generate import SYSTEM_PROMPT
+from ragaudit.runner.generate import SYSTEM_PROMPT
 
 SPEC = "local:qwen2.5-0.5b"
 QWEN_DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."

@@ -24,7 +24,7 @@ import pytest
 from helpers.fuzz import as_json, as_yaml, byte_mutations, text_mutations, wrong_types
 
 from ragaudit.cli.main import main
-from ragaudit.pipeline import progress  # noqa: F401  imported before capsys swaps sys.stderr
+from ragaudit.runner import progress  # noqa: F401  imported before capsys swaps sys.stderr
 
 SEED = 2525
 AUDIT = Path(__file__).resolve().parents[1] / "examples" / "audit"

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 
 import ragaudit.backends
-import ragaudit.pipeline
 import ragaudit.probes
+import ragaudit.runner
 import ragaudit.ui
 from ragaudit import paths
 from ragaudit.backends import catalogue as backend_catalogue
 from ragaudit.cli import run as run_command
-from ragaudit.cli import stages as stage_composition
+from ragaudit.runner import stages as stage_composition
 from ragaudit.cli.main import main
 from ragaudit.probes import catalogue as probe_catalogue
 from ragaudit.ui import pages
@@ -35,7 +35,7 @@ DOC = paths.REPO_ROOT / "docs" / "extending.md"
 RECIPES = ("Add a probe", "Add a backend", "Add an inspector page", "Add a stage")
 MAX_STEPS, MAX_FILES = 5, 2
 PACKAGES = {"ragaudit/probes": ragaudit.probes, "ragaudit/backends": ragaudit.backends}
-PACKAGES |= {"ragaudit/ui": ragaudit.ui, "ragaudit/pipeline": ragaudit.pipeline}
+PACKAGES |= {"ragaudit/ui": ragaudit.ui, "ragaudit/runner": ragaudit.runner}
 
 
 @dataclass(frozen=True)

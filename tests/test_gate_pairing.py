@@ -1,4 +1,4 @@
-"""The pairing check `compare` and `gate` share (ragaudit.compare.agreement): instances are
+"""The pairing check `compare` and `gate` share (ragaudit.comparison.agreement): instances are
 paired by id only when the questions and the indexed document set agree.
 
 The real files: the shipped n=25 reference indexed 638 documents (its corpus.documents and
@@ -18,7 +18,7 @@ import pytest
 from helpers.gate_fixtures import gate_run, write_run
 
 from ragaudit.cli.main import main
-from ragaudit.compare.agreement import ASSERTED, agreement
+from ragaudit.comparison.agreement import ASSERTED, agreement
 from ragaudit.results.reference import REFERENCE_FILE
 
 N1 = Path(__file__).parent / "data" / "behaviour_n1.json"

@@ -21,7 +21,7 @@ from helpers.seeded_chat_server import start_seeded
 from ragaudit.cli.main import main
 from ragaudit.cli.repeat import run_repeated
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.plan import build_plan
+from ragaudit.runner.plan import build_plan
 from ragaudit.stack import presets
 
 STACK = """name: mine

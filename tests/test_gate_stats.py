@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ragaudit.gate.mcnemar import holm, mcnemar_one_sided
-from ragaudit.gate.power import detectable_drop, losses_needed
+from ragaudit.gating.mcnemar import holm, mcnemar_one_sided
+from ragaudit.gating.power import detectable_drop, losses_needed
 
 DOC = Path(__file__).parents[1] / "docs" / "gating.md"
 

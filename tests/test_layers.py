@@ -22,22 +22,21 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("paths", "registry", "documents"),
     ("codescan", "probes", "grading"),
     ("backends",),  # embedders, generators, the call cache, executors
-    ("stack",),  # chunking, configs, settings, index, retrieval, diagnostics, stack files
+    ("stack",),  # ragaudit's own RAG: chunking, configs, settings, index, retrieval, diagnostics
     ("corpus",),  # probes + filler assembled, written, read, measured
+    ("targets",),  # what the user brings: stack files, components, splitter, retriever, pipeline
     ("results",),  # the results file's schema, io, view and formatter
     ("analysis",),  # cells, comparisons, detectability, severity, attribution
     ("judges",),  # LLM-judge metrics run through their libraries, scored against verdicts
     ("report",),
-    ("pipeline",),  # the stage protocol, the matrix stage, the orchestrator
-    ("userstack",),  # a user stack as a stage
-    ("userpipeline",),  # a user's whole pipeline as a stage (its contexts located)
-    ("audit",),
-    ("mutate",),  # planted faults in a user's corpus, through the audit's machinery
-    ("drift", "harness", "compare", "export"),
-    ("gate",),  # the regression gate: compare's pairing, tested and decided
+    ("runner",),  # the stage protocol, the stages, the orchestrator, the composition root
+    ("auditing",),
+    ("mutation",),  # planted faults in a user's corpus, through the audit's machinery
+    ("drift", "harness", "comparison", "export"),
+    ("gating",),  # the regression gate: comparison's pairing, tested and decided
     ("bench",),
     ("ui",),
-    ("cli",),  # the commands, and the composition root (cli.stages)
+    ("cli",),  # argparse and printing only
     ("__main__", "__init__"),
 )
 """Bottom first. A unit may import only units in rows above its own."""
@@ -113,13 +112,13 @@ def test_every_package_and_top_level_module_has_a_layer():
 def test_the_check_sees_an_upward_import_a_sideways_one_and_a_relative_one():
     # The check is not vacuous: each of these is reported, from inside a function too.
     added = {
-        Path("stack/_probe.py"): "def f():\n    from ragaudit.pipeline import plan\n",
+        Path("stack/_probe.py"): "def f():\n    from ragaudit.runner import plan\n",
         Path("drift/_probe.py"): "import ragaudit.harness.scan\n",
         Path("results/_probe.py"): "from ..analysis import cells\n",
         Path("backends/_probe.py"): "from ragaudit import paths, ui\n",
     }
     assert upward_imports(added) == [
-        "ragaudit/stack/_probe.py:2: stack imports ragaudit.pipeline",
+        "ragaudit/stack/_probe.py:2: stack imports ragaudit.runner",
         "ragaudit/drift/_probe.py:1: drift imports ragaudit.harness.scan",
         "ragaudit/results/_probe.py:1: results imports ragaudit.analysis",
         "ragaudit/backends/_probe.py:1: backends imports ragaudit.ui",

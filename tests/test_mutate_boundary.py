@@ -14,14 +14,14 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from ragaudit.backends.base import InputWindow
 from ragaudit.documents import Document
-from ragaudit.mutate import boundary
-from ragaudit.mutate.cases import MutationIntent
-from ragaudit.mutate.column import Column
-from ragaudit.mutate.cut_search import cuts_sentence
-from ragaudit.mutate.edits import apply_edits
-from ragaudit.mutate.grouping import build_mutants
-from ragaudit.mutate.operator import Context, NotApplicable, Plan, Robust, Target
-from ragaudit.mutate.window import InWindow, embedder_in_window
+from ragaudit.mutation import boundary
+from ragaudit.mutation.cases import MutationIntent
+from ragaudit.mutation.column import Column
+from ragaudit.mutation.cut_search import cuts_sentence
+from ragaudit.mutation.edits import apply_edits
+from ragaudit.mutation.grouping import build_mutants
+from ragaudit.mutation.operator import Context, NotApplicable, Plan, Robust, Target
+from ragaudit.mutation.window import InWindow, embedder_in_window
 
 ANSWER_SENTENCE = (
     "Overtime on the quay is paid at 150 percent of the hourly wage for the first two hours."

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ragaudit.audit.cases import load_cases
-from ragaudit.audit.corpus_io import load_corpus
+from ragaudit.auditing.cases import load_cases
+from ragaudit.auditing.corpus_io import load_corpus
 from ragaudit.cli.main import main
 from ragaudit.errors import RagauditError
-from ragaudit.mutate.cases import load_mutation_cases
+from ragaudit.mutation.cases import load_mutation_cases
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 MUTATE = EXAMPLES / "mutate"

@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 from helpers.hostile_openai_server import CHAT_MODEL, start_hostile
 
-from ragaudit.audit.cases import Case
+from ragaudit.auditing.cases import Case
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.backends.specs import load_generator
-from ragaudit.mutate.cases import MutationIntent
-from ragaudit.mutate.closed_book import (
+from ragaudit.mutation.cases import MutationIntent
+from ragaudit.mutation.closed_book import (
     ask_closed_book,
     closed_book_failed_calls,
     closed_book_outcome,

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ragaudit.audit.cases import Case
+from ragaudit.auditing.cases import Case
 from ragaudit.documents import Document
-from ragaudit.mutate.cases import MutationIntent
-from ragaudit.mutate.edits import Edit, apply_edits
-from ragaudit.mutate.facts import Fact, find_facts, remaining_statements
-from ragaudit.mutate.operator import Context, NotApplicable, Plan, Target
-from ragaudit.mutate.remove import plan, statements_left
+from ragaudit.mutation.cases import MutationIntent
+from ragaudit.mutation.edits import Edit, apply_edits
+from ragaudit.mutation.facts import Fact, find_facts, remaining_statements
+from ragaudit.mutation.operator import Context, NotApplicable, Plan, Target
+from ragaudit.mutation.remove import plan, statements_left
 
 # "Deployment notes. " is 18 characters; the fact "The server runs 3.11 in production."
 # is 35 (16 before the answer), so [18, 53) with the answer at 34.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ragaudit.mutate.junit import write_mutation_junit
+from ragaudit.mutation.junit import write_mutation_junit
 
 
 def _mutant(operator: str, intent: str, status: str, reason: str | None = None) -> dict:

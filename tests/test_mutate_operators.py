@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from ragaudit.audit.corpus_io import load_corpus
+from ragaudit.auditing.corpus_io import load_corpus
 from ragaudit.cli.main import main
 from ragaudit.errors import RagauditError
-from ragaudit.mutate.cases import load_mutation_cases
-from ragaudit.mutate.column import Column
-from ragaudit.mutate.grouping import MutantCorpus, build_mutants
-from ragaudit.mutate.operator import Context
-from ragaudit.mutate.operators import operators
+from ragaudit.mutation.cases import load_mutation_cases
+from ragaudit.mutation.column import Column
+from ragaudit.mutation.grouping import MutantCorpus, build_mutants
+from ragaudit.mutation.operator import Context
+from ragaudit.mutation.operators import operators
 from ragaudit.stack.chunking import Chunking, chunk_spans
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "mutate"

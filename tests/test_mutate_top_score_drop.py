@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from ragaudit.cli.main import main
-from ragaudit.mutate.score import NOT_MEASURED
+from ragaudit.mutation.score import NOT_MEASURED
 
 COUNTING_RETRIEVER = '''
 import re

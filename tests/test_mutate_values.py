@@ -12,12 +12,12 @@ import re
 import pytest
 
 from ragaudit.documents import Document
-from ragaudit.mutate import near_duplicate, supersede
-from ragaudit.mutate.cases import MutationIntent
-from ragaudit.mutate.edits import Edit, apply_edits
-from ragaudit.mutate.grouping import build_mutant
-from ragaudit.mutate.operator import Context, NotApplicable, Plan, Target
-from ragaudit.mutate.value_forms import disagreeing_forms
+from ragaudit.mutation import near_duplicate, supersede
+from ragaudit.mutation.cases import MutationIntent
+from ragaudit.mutation.edits import Edit, apply_edits
+from ragaudit.mutation.grouping import build_mutant
+from ragaudit.mutation.operator import Context, NotApplicable, Plan, Target
+from ragaudit.mutation.value_forms import disagreeing_forms
 
 WORDS = {2: "two", 3: "three", 4: "four", 6: "six", 7: "seven", 8: "eight"}
 SESSION = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ragaudit.corpus.files import load_corpus
-from ragaudit.pipeline.retrieve import table_split_wide
+from ragaudit.runner.retrieve import table_split_wide
 from ragaudit.stack.chunking import Chunking, chunk_corpus
 from ragaudit.stack.configs import MATRIX
 from ragaudit.stack.diagnostics import ChunkingView, spans_with_role, table_together

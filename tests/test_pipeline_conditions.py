@@ -15,8 +15,8 @@ import pytest
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.conditions import conditions_section, contention_pattern, contention_snapshot
-from ragaudit.pipeline.progress import FailureNotices, Progress
+from ragaudit.runner.conditions import conditions_section, contention_pattern, contention_snapshot
+from ragaudit.runner.progress import FailureNotices, Progress
 
 
 def test_progress_prints_plain_lines_with_eta_and_writes_json(tmp_path):

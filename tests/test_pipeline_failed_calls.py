@@ -16,8 +16,8 @@ import pytest
 from helpers.ollama_fake import start_fake_ollama, unused_port
 from helpers.run_fixtures import EMBEDDER, PASSAGES, RECORDS, TINY, ragaudit_run
 
-from ragaudit.pipeline.plan import build_plan
-from ragaudit.pipeline.preflight import remote_specs
+from ragaudit.runner.plan import build_plan
+from ragaudit.runner.preflight import remote_specs
 from ragaudit.stack import presets
 
 

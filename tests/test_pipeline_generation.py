@@ -11,13 +11,13 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.backends.specs import load_generator
 from ragaudit.grading.grade import grade_records
-from ragaudit.pipeline.generate import (
+from ragaudit.report.document import render_markdown
+from ragaudit.runner.generate import (
     ABSTAIN_TOKEN,
     build_messages,
     generate_records,
     parse_citations,
 )
-from ragaudit.report.document import render_markdown
 
 FAST = RetryPolicy(retries=3, delay=0.01, timeout=10)
 CHUNKS = {

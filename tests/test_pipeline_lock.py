@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ragaudit.pipeline.lock import hold_run_lock
+from ragaudit.runner.lock import hold_run_lock
 
 pytestmark = pytest.mark.slow  # two real runs racing for the lock
 
@@ -104,7 +104,7 @@ def test_a_killed_holder_never_blocks_the_next_run(tmp_path, fake_ollama):
             sys.executable,
             "-c",
             "import sys, time; from pathlib import Path; "
-            "from ragaudit.pipeline.lock import hold_run_lock\n"
+            "from ragaudit.runner.lock import hold_run_lock\n"
             "with hold_run_lock(Path(sys.argv[1])):\n"
             "    print('held', flush=True); time.sleep(600)",
             str(home),

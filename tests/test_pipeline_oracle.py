@@ -17,13 +17,13 @@ from ragaudit.analysis.attribution import attribute
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedGenerator
 from ragaudit.grading.grade import grade_records
-from ragaudit.pipeline.generate import failed_calls, generate_records
-from ragaudit.pipeline.oracle import chunk_id_index, oracle_chunk_ids, oracle_chunk_ids_of
 from ragaudit.report.attribution import attribution_section
 from ragaudit.report.document import render_markdown
 from ragaudit.results.format import fmt_attribution
 from ragaudit.results.schema import ATTRIBUTIONS
+from ragaudit.runner.generate import failed_calls, generate_records
 from ragaudit.stack.chunking import Chunk
+from ragaudit.stack.oracle import chunk_id_index, oracle_chunk_ids, oracle_chunk_ids_of
 from ragaudit.ui.attribution import attribution_rows, attribution_words, oracle_lines
 
 CHUNKING = "recursive-1000-200-carry_tail"

@@ -15,7 +15,7 @@ from helpers.ollama_fake import start_fake_ollama
 from helpers.run_fixtures import FLAGS
 
 from ragaudit.cli.main import main
-from ragaudit.pipeline import orchestrate
+from ragaudit.runner import orchestrate
 
 PROBES, CONFIGS = 11, 7  # the committed corpus's probes; the matrix A…M
 WIDE = 1  # T4000, beside the matrix, runs table_split only: one instance at n=1

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ragaudit.audit.report import read_audit_results
+from ragaudit.auditing.report import read_audit_results
 from ragaudit.errors import RagauditError
 from ragaudit.results.io import load_results, write_results
 from ragaudit.results.schema import SCHEMA_VERSION, TOP_LEVEL_FIELDS

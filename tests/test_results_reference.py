@@ -27,12 +27,12 @@ from ragaudit.cli import demo
 from ragaudit.cli import run as run_cli
 from ragaudit.cli.main import main
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.conditions import RunWatch
-from ragaudit.pipeline.plan import plan_from_args
-from ragaudit.pipeline.sessions import SessionLedger
 from ragaudit.report.document import render_markdown
 from ragaudit.results import reference
 from ragaudit.results.io import load_results, write_results
+from ragaudit.runner.conditions import RunWatch
+from ragaudit.runner.plan import plan_from_args
+from ragaudit.runner.sessions import SessionLedger
 from ragaudit.stack.presets import ANSWER_PROBES
 
 

@@ -17,9 +17,9 @@ from helpers.ui_fixtures import build_results, chart_specs, open_app, texts
 from ragaudit.cli import run as run_cli
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.plan import build_plan, plan_from_args
 from ragaudit.probes.base import Instance, Span
 from ragaudit.report.document import render_markdown
+from ragaudit.runner.plan import build_plan, plan_from_args
 from ragaudit.stack import presets
 from ragaudit.stack.configs import A_PRIME, COMPARISONS, MATRIX, T4000
 

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from ragaudit.audit.chunks import base_chunks
-from ragaudit.audit.settings import AuditSettings
+from ragaudit.auditing.chunks import base_chunks
+from ragaudit.auditing.settings import AuditSettings
 from ragaudit.cli.corpus import format_stats
 from ragaudit.cli.main import main
 from ragaudit.corpus.files import load_corpus

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from ragaudit import paths
-from ragaudit.audit import corpus_io
-from ragaudit.audit.chunks import build_chunks
-from ragaudit.audit.engine import build_index as build_audit_index
-from ragaudit.audit.engine import embed_questions, rank_chunks
-from ragaudit.audit.settings import AuditSettings
+from ragaudit.auditing import corpus_io
+from ragaudit.auditing.chunks import build_chunks
+from ragaudit.auditing.engine import build_index as build_audit_index
+from ragaudit.auditing.engine import embed_questions, rank_chunks
+from ragaudit.auditing.settings import AuditSettings
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.backends.specs import load_embedder

@@ -9,10 +9,10 @@ import pytest
 from annotated_types import Ge
 from pydantic import ValidationError
 
-from ragaudit.audit.settings import AuditSettings
+from ragaudit.auditing.settings import AuditSettings
 from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX, StackConfig
 from ragaudit.stack.settings import RETRIEVAL_FIELDS, retrieval_settings_model
-from ragaudit.stack.stackfile_schema import stack_file_model
+from ragaudit.targets.stackfile_schema import stack_file_model
 
 
 def test_every_built_in_config_is_valid_retrieval_settings():

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ragaudit.errors import RagauditError
-from ragaudit.stack.stackfile import check_stack, load_stack
+from ragaudit.targets.stackfile import check_stack, load_stack
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "stack"
 PROBES = ["boundary", "control", "table_split"]
@@ -158,7 +158,7 @@ def test_only_a_spec_the_catalogue_serves_as_openai_reads_openai_base_url(tmp_pa
 def test_importing_the_run_plan_leaves_pydantic_unloaded():
     # `ragaudit run` imports the plan (and so this module) on every start, stack or none:
     # the stack file's models load with the first stack file.
-    code = "import ragaudit.pipeline.plan, sys; print('pydantic' in sys.modules)"
+    code = "import ragaudit.runner.plan, sys; print('pydantic' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "False\n"

@@ -45,7 +45,7 @@ def results(ragaudit_home, monkeypatch):
 def _hold_the_run_lock(home: Path) -> subprocess.Popen:
     """Another process holding the data folder's run lock, as a run in progress does."""
     code = (
-        "import sys, time\nfrom ragaudit.pipeline.lock import hold_run_lock\n"
+        "import sys, time\nfrom ragaudit.runner.lock import hold_run_lock\n"
         "with hold_run_lock():\n    print('held', flush=True)\n    time.sleep(120)\n"
     )
     holder = subprocess.Popen(

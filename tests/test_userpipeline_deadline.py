@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from helpers.slow_service import start_slow
 
-import ragaudit.pipeline.progress  # noqa: F401 (its default stream is bound before capture)
+import ragaudit.runner.progress  # noqa: F401 (its default stream is bound before capture)
 from ragaudit.cli.main import main
 
 QUESTIONS = 11  # the planted corpus's questions at n=1

@@ -16,7 +16,7 @@ from helpers.pipeline_modules import write_word_rag
 from helpers.recording_server import entries, recording_server
 
 from ragaudit.cli.main import main
-from ragaudit.compare.agreement import agreement, indexed_documents
+from ragaudit.comparison.agreement import agreement, indexed_documents
 
 WITNESS = """
 import json

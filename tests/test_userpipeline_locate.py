@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragaudit.userpipeline.answer import Context
-from ragaudit.userpipeline.contexts import ContextLocator
+from ragaudit.targets.pipeline.answer import Context
+from ragaudit.targets.pipeline.contexts import ContextLocator
 
 
 @dataclass(frozen=True)

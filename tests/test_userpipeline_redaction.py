@@ -17,7 +17,7 @@ import pytest
 from helpers.echo_service import ingest_command, pipeline_stack, start_echo
 from helpers.key_leaks import leaks_in, leaks_in_folder, new_key
 
-import ragaudit.pipeline.progress  # noqa: F401 (its default stream is bound before capture)
+import ragaudit.runner.progress  # noqa: F401 (its default stream is bound before capture)
 from ragaudit.cli.main import main
 
 

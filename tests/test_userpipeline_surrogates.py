@@ -15,7 +15,7 @@ import pytest
 from helpers.echo_service import pipeline_stack, start_echo
 from helpers.key_leaks import new_key
 
-import ragaudit.pipeline.progress  # noqa: F401 (its default stream is bound before capture)
+import ragaudit.runner.progress  # noqa: F401 (its default stream is bound before capture)
 from ragaudit.cli.main import main
 
 QUESTIONS = 11  # the planted corpus's questions at n=1

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ragaudit.cli.main import main
-from ragaudit.pipeline import progress  # noqa: F401  imported before capsys swaps sys.stderr
+from ragaudit.runner import progress  # noqa: F401  imported before capsys swaps sys.stderr
 
 PARTS = '''\
 """Retrievers that misbehave on their first question (tests/test_userstack_bounds.py)."""

@@ -11,7 +11,7 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from llama_index.core.node_parser import SentenceSplitter
 
 from ragaudit.errors import RagauditError
-from ragaudit.stack.components import build_component, import_component
+from ragaudit.targets.components import build_component, import_component
 
 SENTENCE = "llama_index.core.node_parser.SentenceSplitter"
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 
 from ragaudit.cli.main import main
-from ragaudit.pipeline.plan import build_plan
-from ragaudit.pipeline.preflight import remote_specs
+from ragaudit.runner.plan import build_plan
+from ragaudit.runner.preflight import remote_specs
 from ragaudit.stack import presets
 
 SPLITTER = (

@@ -11,7 +11,7 @@ import pytest
 from helpers.hostile_openai_server import CHAT_MODEL, EMBED_MODEL, start_hostile
 
 from ragaudit.cli.main import main
-from ragaudit.pipeline.generate import SYSTEM_PROMPT, build_messages
+from ragaudit.runner.generate import SYSTEM_PROMPT, build_messages
 
 STACK = """name: own_prompt
 splitter:

@@ -19,7 +19,7 @@ from ragaudit.backends.specs import load_embedder
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.stack.chunking import Chunk
-from ragaudit.userstack.retriever import UserRetriever
+from ragaudit.targets.retriever import UserRetriever
 
 HERE = __name__
 LABEL = "my_stack.yaml: retriever.factory"

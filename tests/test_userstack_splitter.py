@@ -18,7 +18,7 @@ from llama_index.core.schema import TextNode
 from ragaudit.corpus.files import load_corpus
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
-from ragaudit.userstack.splitter import UserSplitter
+from ragaudit.targets.splitter import UserSplitter
 
 REPEATED_PARAGRAPHS = "\n\n".join(["Repeat me now."] * 4)
 """Four 14-character paragraphs at 0, 16, 32 and 48 (each "\\n\\n" is 2 characters)."""

@@ -11,11 +11,11 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder
 from ragaudit.corpus.files import load_corpus
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.progress import Progress
-from ragaudit.pipeline.stage import fold_fragments
+from ragaudit.runner.progress import Progress
+from ragaudit.runner.stack_retrieval import StackRetrieval
+from ragaudit.runner.stage import fold_fragments
 from ragaudit.stack.index import open_client
-from ragaudit.stack.stackfile import load_stack
-from ragaudit.userstack.stage import StackStage
+from ragaudit.targets.stackfile import load_stack
 
 FRAGMENT_KEYS = {"instances", "chunks", "chunk_counts", "chunk_offsets", "indexes", "failed_calls"}
 
@@ -79,11 +79,13 @@ def corpus():
     return load_corpus().subset(1)
 
 
-def stage_of(tmp_path: Path, text: str, corpus, embedder=None) -> StackStage:
+def stage_of(tmp_path: Path, text: str, corpus, embedder=None) -> StackRetrieval:
     path = tmp_path / "stack.yaml"
     path.write_text(text, encoding="utf-8")
     stack = load_stack(path)
-    return StackStage(corpus, stack, embedder, open_client(in_memory=True), Progress(stream=None))
+    return StackRetrieval(
+        corpus, stack, embedder, open_client(in_memory=True), Progress(stream=None)
+    )
 
 
 def contains_gold(record: dict, chunks: dict) -> bool:

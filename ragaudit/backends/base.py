@@ -1,10 +1,15 @@
-"""The two contracts every backend implements. Implementations live beside this file."""
+"""The two contracts every backend implements (`EmbeddingEngine`, `GenerationEngine`), and what
+they share: input windows, generation parameters, thread counts, chat messages.
+Implementations live beside this file; the cache-aware fronts in cached.py and
+cached_generator.py wrap them."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol
+
+import numpy as np
 
 from ragaudit.errors import RagauditError
 
@@ -63,36 +68,44 @@ UNKNOWN_WINDOW = InputWindow(None, "unknown", "unknown", "the embedder declares 
 """What any embedder that declares no window reports."""
 
 
-@runtime_checkable
-class Embedder(Protocol):
-    """Turns texts into unit-length vectors.
+class EmbeddingEngine(Protocol):
+    """Computes embeddings; knows nothing of the cache (backends.cached.CachedEmbedder wraps
+    it: replay, counting, failures)."""
 
-    `spec` is the user-facing spec string (``local:minilm``); `name` the model name;
-    `digest` the sha256 of the weights (embedded) or the server's digest (Ollama), or
-    the string ``"unavailable"`` when it cannot be had (then `digest_reason` says why).
-    Models that distinguish queries from passages (e5) use `role`; others ignore it.
-    """
+    backend: str
+    name: str
+    digest: str
+    """The sha256 of the weights (embedded) or the server's digest (Ollama), or
+    ``"unavailable"`` when it cannot be had (then `digest_reason` says why)."""
+    digest_reason: str | None
+    uses_roles: bool
+    """False when the model ignores query/passage roles (then both share cache rows)."""
+    batch_size: int
 
-    spec: str
+    def embed_batch(self, texts: list[str], role: Role) -> np.ndarray: ...
+
+    def dimensions(self) -> int | None: ...
+
+    # Optional: an engine may declare `input_window() -> InputWindow` and
+    # `count_tokens(texts) -> list[int]` (one count per text), and `params` (request
+    # parameters that change a vector, keyed with it). Without them its window is unknown.
+
+
+class GenerationEngine(Protocol):
+    """Computes chat replies; knows nothing of the cache (backends.cached_generator.
+    CachedGenerator wraps it). Raises on failure, never returns '' to stand for an error
+    (an empty string is a real, recordable reply). An engine may also carry
+    `reply_settings`, settings beyond the request that change its replies (llama.cpp's
+    thread count): they key the calls and are recorded with the model."""
+
+    backend: str
     name: str
     digest: str
     digest_reason: str | None
-    dimensions: int
 
-    def embed(self, texts: list[str], role: Role = "passage") -> list[list[float]]: ...
+    def effective_params(self, params: dict) -> dict: ...
 
-
-@runtime_checkable
-class Generator(Protocol):
-    """Chat messages + parameters -> reply text. Raises ModelCallFailed, never returns ''
-    to stand for an error (an empty string is a real, recordable reply)."""
-
-    spec: str
-    name: str
-    digest: str
-    digest_reason: str | None
-
-    def generate(self, messages: list[ChatMessage], params: dict) -> str: ...
+    def chat(self, messages: list[ChatMessage], params: dict) -> str: ...
 
 
 def checked_messages(messages: list[ChatMessage]) -> list[ChatMessage]:

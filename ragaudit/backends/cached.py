@@ -17,13 +17,19 @@ another length is a failed call.
 from __future__ import annotations
 
 import time
-from typing import NoReturn, Protocol
+from typing import NoReturn
 
 import numpy as np
 
-from ragaudit.backends.base import UNKNOWN_WINDOW, InputWindow, Role
+from ragaudit.backends.base import (
+    UNKNOWN_WINDOW,
+    EmbeddingEngine,
+    GenerationEngine,
+    InputWindow,
+    Role,
+)
 from ragaudit.backends.cache import CallCache, call_key
-from ragaudit.backends.cached_generator import CachedGenerator, CallResult, GenerationEngine
+from ragaudit.backends.cached_generator import CachedGenerator, CallResult
 from ragaudit.backends.concurrency import DEFAULT_WORKERS, in_flight
 from ragaudit.backends.executors import engine_outcomes, in_item_order
 from ragaudit.backends.front_setup import (
@@ -37,26 +43,6 @@ from ragaudit.errors import ModelCallFailed, RagauditError
 
 __all__ = ["CachedEmbedder", "CachedGenerator", "CallResult", "EmbeddingEngine"]
 __all__ += ["GenerationEngine"]
-
-
-class EmbeddingEngine(Protocol):
-    """Computes embeddings; knows nothing of the cache."""
-
-    backend: str
-    name: str
-    digest: str
-    digest_reason: str | None
-    uses_roles: bool
-    """False when the model ignores query/passage roles (then both share cache rows)."""
-    batch_size: int
-
-    def embed_batch(self, texts: list[str], role: Role) -> np.ndarray: ...
-
-    def dimensions(self) -> int | None: ...
-
-    # Optional: an engine may declare `input_window() -> InputWindow` and
-    # `count_tokens(texts) -> list[int]` (one count per text), and `params` (request
-    # parameters that change a vector, keyed with it). Without them its window is unknown.
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:

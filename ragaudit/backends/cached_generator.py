@@ -11,9 +11,9 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NoReturn, Protocol
+from typing import NoReturn
 
-from ragaudit.backends.base import ChatMessage, checked_messages
+from ragaudit.backends.base import ChatMessage, GenerationEngine, checked_messages
 from ragaudit.backends.cache import CallCache, call_key
 from ragaudit.backends.concurrency import Outcome, in_flight
 from ragaudit.backends.executors import engine_outcomes
@@ -25,21 +25,6 @@ from ragaudit.backends.front_setup import (
     share_run_breaker,
 )
 from ragaudit.errors import ModelCallFailed
-
-
-class GenerationEngine(Protocol):
-    """Computes chat replies; knows nothing of the cache. An engine may also carry
-    `reply_settings`, settings beyond the request that change its replies (llama.cpp's
-    thread count): they key the calls and are recorded with the model."""
-
-    backend: str
-    name: str
-    digest: str
-    digest_reason: str | None
-
-    def effective_params(self, params: dict) -> dict: ...
-
-    def chat(self, messages: list[ChatMessage], params: dict) -> str: ...
 
 
 @dataclass(frozen=True)

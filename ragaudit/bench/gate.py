@@ -24,8 +24,8 @@ import timeit
 from pathlib import Path
 
 from ragaudit.analysis.stats import mcnemar_exact
-from ragaudit.gate.power import detectable_drop
-from ragaudit.gate.summary import fmt_points
+from ragaudit.gating.power import detectable_drop
+from ragaudit.gating.summary import fmt_points
 from ragaudit.results.format import fmt_p
 from ragaudit.results.reference import REFERENCE_FILE
 

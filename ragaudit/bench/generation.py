@@ -17,7 +17,7 @@ import time
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_generator
-from ragaudit.pipeline.generate import build_messages, generate_records
+from ragaudit.runner.generate import build_messages, generate_records
 
 _WORDS = (
     "the site team shall review each inspection record and confirm that the maintenance "

@@ -34,7 +34,7 @@ def planted_inputs(folder: Path, documents: int = DOCUMENTS, cases: int = CASES)
     """A JSONL corpus of `documents` planted documents (probe documents, then filler) and a
     mutation case file of `cases` intents, one per planted instance with a verbatim answer."""
     from ragaudit.corpus.build import build_corpus
-    from ragaudit.mutate.text import holds
+    from ragaudit.mutation.text import holds
     from ragaudit.probes.filler_docs import filler_document
 
     built = build_corpus(n=40)
@@ -79,7 +79,7 @@ def generation_time(corpus: Path, cases: Path) -> tuple[float, dict]:
     """Seconds to build and check every mutant on its own corpus, and mutants per
     operator: (made, robust, of intents)."""
     from ragaudit.backends.cache import CallCache
-    from ragaudit.mutate.runner import MutateInputs, prepare
+    from ragaudit.mutation.runner import MutateInputs, prepare
 
     started = time.perf_counter()
     # a cache, so boundary's window check can count tokens (robust or not, as a run does)

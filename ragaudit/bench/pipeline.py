@@ -31,11 +31,11 @@ from pathlib import Path
 from ragaudit.backends.cache import CallCache
 from ragaudit.corpus.export import exported_document
 from ragaudit.corpus.files import load_corpus
-from ragaudit.stack.bounded import UserCodeLimits
-from ragaudit.userpipeline.adapters import build_factory
-from ragaudit.userpipeline.calls import ask_all
-from ragaudit.userpipeline.contexts import ContextLocator
-from ragaudit.userpipeline.http_client import http_pipeline
+from ragaudit.targets.bounded import UserCodeLimits
+from ragaudit.targets.pipeline.adapters import build_factory
+from ragaudit.targets.pipeline.calls import ask_all
+from ragaudit.targets.pipeline.contexts import ContextLocator
+from ragaudit.targets.pipeline.http_client import http_pipeline
 
 MAPPING = {
     "method": "POST", "headers": {}, "body": {"query": "{{question}}"},

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from ragaudit.documents import Document
 from ragaudit.grading.text import ABSTENTION_PATTERNS
-from ragaudit.pipeline.generate import SYSTEM_PROMPT
+from ragaudit.runner.generate import SYSTEM_PROMPT
 from ragaudit.stack.chunking import chunk_document
 from ragaudit.stack.configs import B
 

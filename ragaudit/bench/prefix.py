@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_generator
-from ragaudit.pipeline.generate import distinct_prompts, prefix_order, reuse_chains
+from ragaudit.runner.generate import distinct_prompts, prefix_order, reuse_chains
 from ragaudit.stack.presets import QUICK
 
 

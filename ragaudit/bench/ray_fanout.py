@@ -32,8 +32,8 @@ from pathlib import Path
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.executors import executor_scope
 from ragaudit.backends.specs import load_embedder, load_generator
-from ragaudit.pipeline.generate import distinct_prompts, prefix_order, select_records
 from ragaudit.results.format import fmt_ratio
+from ragaudit.runner.generate import distinct_prompts, prefix_order, select_records
 from ragaudit.stack import presets
 
 

@@ -11,15 +11,15 @@ import contextlib
 import sys
 from pathlib import Path
 
-from ragaudit.audit.report import default_audit_path, publish_audit, render_table
-from ragaudit.audit.runner import AuditInputs, run_audit
+from ragaudit.auditing.report import default_audit_path, publish_audit, render_table
+from ragaudit.auditing.runner import AuditInputs, run_audit
 from ragaudit.cli.executor import add_executor_arguments, executor_from_args
 from ragaudit.cli.out_path import corpus_input, published_outputs, refuse_input_as_output
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.lock import hold_run_lock
-from ragaudit.pipeline.progress import Progress
 from ragaudit.report.audit_junit import add_junit_argument, write_audit_junit
+from ragaudit.runner.lock import hold_run_lock
+from ragaudit.runner.progress import Progress
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

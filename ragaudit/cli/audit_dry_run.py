@@ -18,14 +18,14 @@ import sys
 from pathlib import PurePosixPath
 from typing import Any
 
-from ragaudit.audit.cases import check_sources, check_structure, load_cases
-from ragaudit.audit.chunks import build_chunks
-from ragaudit.audit.corpus_io import load_corpus
-from ragaudit.audit.engine import embed_text_of
-from ragaudit.audit.settings import AuditSettings, check_floor_source_type, load_settings
-from ragaudit.audit.userstack import audit_chunks, load_audit_stack, stack_settings
+from ragaudit.auditing.cases import check_sources, check_structure, load_cases
+from ragaudit.auditing.chunks import build_chunks
+from ragaudit.auditing.corpus_io import load_corpus
+from ragaudit.auditing.engine import embed_text_of
+from ragaudit.auditing.settings import AuditSettings, check_floor_source_type, load_settings
+from ragaudit.auditing.userstack import audit_chunks, load_audit_stack, stack_settings
 from ragaudit.cli.dry_run import embed_estimate, estimate_lines, open_cache
-from ragaudit.userpipeline.dryrun import CallEstimate
+from ragaudit.targets.pipeline.dryrun import CallEstimate
 
 NO_EMBEDDING = "n/a"
 

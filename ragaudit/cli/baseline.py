@@ -17,13 +17,13 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from ragaudit.compare.agreement import ASSERTED, agreement
-from ragaudit.compare.pairing import resolve_column
+from ragaudit.comparison.agreement import ASSERTED, agreement
+from ragaudit.comparison.pairing import resolve_column
 from ragaudit.corpus.files import load_corpus, manifest_sha256
 from ragaudit.errors import RagauditError
-from ragaudit.gate.inputs import check_gate_fields
-from ragaudit.pipeline.plan import RunPlan
+from ragaudit.gating.inputs import check_gate_fields
 from ragaudit.results.io import load_results
+from ragaudit.runner.plan import RunPlan
 
 
 def planned_document(plan: RunPlan) -> dict:

@@ -7,8 +7,8 @@ import argparse
 from pathlib import Path
 
 from ragaudit.cli.out_path import refuse_input_as_output
-from ragaudit.compare.document import compare_blocks, render_html, render_markdown
-from ragaudit.compare.pairing import check_instance_keys, default_pairs, parse_pair
+from ragaudit.comparison.document import compare_blocks, render_html, render_markdown
+from ragaudit.comparison.pairing import check_instance_keys, default_pairs, parse_pair
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_text_atomic
 from ragaudit.results.io import load_results

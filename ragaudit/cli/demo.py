@@ -21,9 +21,9 @@ from ragaudit.cli.run import run_plan
 from ragaudit.cli.server_child import FORWARDED
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.plan import build_plan
 from ragaudit.results.io import load_results
 from ragaudit.results.reference import shipped_reference
+from ragaudit.runner.plan import build_plan
 from ragaudit.stack import presets
 from ragaudit.ui.runs import end_started_run, reap_when_done, start_run
 

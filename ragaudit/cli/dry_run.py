@@ -37,7 +37,7 @@ from ragaudit.backends.cache import CallCache, call_key
 from ragaudit.cli.prompt_tokens import PromptTokens, answer_prompt_tokens
 from ragaudit.corpus.files import load_corpus
 from ragaudit.stack.chunking import chunk_corpus
-from ragaudit.userpipeline.dryrun import CallEstimate
+from ragaudit.targets.pipeline.dryrun import CallEstimate
 
 
 def open_cache() -> CallCache | None:

@@ -10,16 +10,16 @@ import os
 from pathlib import Path
 
 from ragaudit.cli.out_path import refuse_input_as_output
-from ragaudit.compare.agreement import agreement
-from ragaudit.compare.pairing import default_pairs, parse_pair
+from ragaudit.comparison.agreement import agreement
+from ragaudit.comparison.pairing import default_pairs, parse_pair
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_text_atomic
-from ragaudit.gate.cells import choose, paired_cells
-from ragaudit.gate.inputs import check_gate_fields
-from ragaudit.gate.junit import write_gate_junit
-from ragaudit.gate.summary import cell_lines, flaky_lines, markdown, one_line
-from ragaudit.gate.under_test import changes_under_test
-from ragaudit.gate.verdict import GateVerdict, decide
+from ragaudit.gating.cells import choose, paired_cells
+from ragaudit.gating.inputs import check_gate_fields
+from ragaudit.gating.junit import write_gate_junit
+from ragaudit.gating.summary import cell_lines, flaky_lines, markdown, one_line
+from ragaudit.gating.under_test import changes_under_test
+from ragaudit.gating.verdict import GateVerdict, decide
 from ragaudit.results.io import load_results
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"

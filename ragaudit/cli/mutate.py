@@ -14,22 +14,22 @@ import sys
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.audit.report import corpus_lines
+from ragaudit.auditing.report import corpus_lines
 from ragaudit.backends.specs import check_generator_spec
 from ragaudit.cli.out_path import corpus_input, published_outputs, refuse_input_as_output
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable
-from ragaudit.mutate.junit import write_mutation_junit
-from ragaudit.mutate.operators import operator_names
-from ragaudit.mutate.publish import publish_mutation
-from ragaudit.mutate.runner import DEFAULT_GENERATOR, MutateInputs, run_mutation
-from ragaudit.mutate.score import failed_call
-from ragaudit.pipeline.lock import hold_run_lock
-from ragaudit.pipeline.progress import Progress
+from ragaudit.mutation.junit import write_mutation_junit
+from ragaudit.mutation.operators import operator_names
+from ragaudit.mutation.publish import publish_mutation
+from ragaudit.mutation.runner import DEFAULT_GENERATOR, MutateInputs, run_mutation
+from ragaudit.mutation.score import failed_call
 from ragaudit.report.audit_junit import add_junit_argument
 from ragaudit.report.mutation import mutation_lines
-from ragaudit.stack.stackfile import load_stack
+from ragaudit.runner.lock import hold_run_lock
+from ragaudit.runner.progress import Progress
+from ragaudit.targets.stackfile import load_stack
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,7 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _dry_run(args: argparse.Namespace) -> int:
     from ragaudit.cli.mutate_dry_run import mutate_dry_run
-    from ragaudit.mutate.runner import prepare
+    from ragaudit.mutation.runner import prepare
 
     chosen = tuple(args.operators) if args.operators else None
     inputs = MutateInputs(args.corpus, args.cases, args.settings, args.stack, chosen, args.seed)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragaudit.audit.engine import embed_text_of
+from ragaudit.auditing.engine import embed_text_of
 from ragaudit.cli.dry_run import embed_estimate, estimate_lines, open_cache
-from ragaudit.mutate.groups import group_mutants
-from ragaudit.userpipeline.dryrun import CallEstimate
+from ragaudit.mutation.groups import group_mutants
+from ragaudit.targets.pipeline.dryrun import CallEstimate
 
 
 def mutate_estimates(ready: Any, generate: bool, generator: str, cache: Any) -> tuple:

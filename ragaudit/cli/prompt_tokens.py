@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragaudit.backends.tokenizer import local_tokenizer
-from ragaudit.pipeline.generate import build_messages, prompt_used
+from ragaudit.runner.generate import build_messages, prompt_used
 
 CHARS_PER_TOKEN = 4
 

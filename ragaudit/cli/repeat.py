@@ -25,10 +25,10 @@ from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.cli.repeat_conditions import Condition, conditions, threads_set
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable
-from ragaudit.gate.flaky import generation_conditions, mark_flaky, unvaried
-from ragaudit.pipeline.plan import RunPlan
+from ragaudit.gating.flaky import generation_conditions, mark_flaky, unvaried
 from ragaudit.results.io import load_results, write_results
 from ragaudit.results.publish import failed_path, previous_path
+from ragaudit.runner.plan import RunPlan
 
 
 def run_repeated(
@@ -136,7 +136,7 @@ def check_gate_options(args: argparse.Namespace, out: Path) -> None:
             )
         return
     from ragaudit.cli.gate import number
-    from ragaudit.gate.cells import parse_cell
+    from ragaudit.gating.cells import parse_cell
 
     load_results(args.baseline, allow_partial=False)
     if args.gate_alpha is not None:

@@ -17,7 +17,7 @@ from ragaudit.backends.base import DEFAULT_PARAMS, threads_from_env
 from ragaudit.backends.catalogue import GENERATOR
 from ragaudit.backends.specs import backend_of
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.plan import RunPlan
+from ragaudit.runner.plan import RunPlan
 
 THREADS_ENV = "RAGAUDIT_LLM_THREADS"
 MAX_REPEAT = 8

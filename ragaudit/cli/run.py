@@ -1,9 +1,9 @@
 """`ragaudit run`: the matrix end to end — retrieval, then (unless --no-generate)
 generation and grading, then analysis — written to one results file.
 
-The flags become a RunPlan (ragaudit.pipeline.plan), checked before any work, and every
-Ollama model it names is checked on its server (ragaudit.pipeline.preflight); the stages
-run in ragaudit.pipeline.orchestrate. Rerunning the same command after a kill resumes:
+The flags become a RunPlan (ragaudit.runner.plan), checked before any work, and every
+Ollama model it names is checked on its server (ragaudit.runner.preflight); the stages
+run in ragaudit.runner.orchestrate. Rerunning the same command after a kill resumes:
 finished model calls and indexes are replayed, not recomputed.
 """
 
@@ -19,13 +19,13 @@ from ragaudit.cli.baseline import check_baseline_before_run, vet_against_baselin
 from ragaudit.cli.executor import add_executor_arguments
 from ragaudit.cli.out_path import published_outputs, refuse_input_as_output
 from ragaudit.cli.repeat import add_gate_arguments, check_gate_options, gate_after, run_repeated
-from ragaudit.cli.stages import stages_for
 from ragaudit.cli.workers import add_workers_argument
-from ragaudit.pipeline.orchestrate import run_matrix
-from ragaudit.pipeline.plan import DEFAULT_EMBEDDERS, RunPlan, plan_from_args
-from ragaudit.pipeline.preflight import preflight
 from ragaudit.results.outcome import lost_records
 from ragaudit.results.publish import results_target
+from ragaudit.runner.orchestrate import run_matrix
+from ragaudit.runner.plan import DEFAULT_EMBEDDERS, RunPlan, plan_from_args
+from ragaudit.runner.preflight import preflight
+from ragaudit.runner.stages import stages_for
 from ragaudit.stack import presets
 
 TOP_REASONS = 3  # reasons named on the failed-calls line; the rest are in the file

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragaudit.audit.settings import AuditSettings
+from ragaudit.auditing.settings import AuditSettings
 from ragaudit.codescan.sources import source_kind
 from ragaudit.fileio.lines import load_with_lines
 

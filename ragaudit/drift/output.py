@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.audit.settings import load_settings
+from ragaudit.auditing.settings import load_settings
 from ragaudit.drift.compare import SIDES, Row
 from ragaudit.drift.directions import verdict
 from ragaudit.drift.found import Found

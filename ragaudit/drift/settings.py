@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragaudit.audit.settings import AuditSettings, load_settings
+from ragaudit.auditing.settings import AuditSettings, load_settings
 from ragaudit.drift.directions import direction, looser, looser_summary, verdict
 from ragaudit.fileio.lines import load_with_lines
 

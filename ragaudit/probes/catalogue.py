@@ -30,12 +30,12 @@ PROBES: dict[str, str] = {
 """Probe name -> ``"module:attribute"`` of its declaration, in probe order."""
 
 MUTATION_OPERATORS: dict[str, str] = {
-    "remove_answer": "ragaudit.mutate.remove:PROBE",
-    "supersede": "ragaudit.mutate.supersede:PROBE",
-    "near_duplicate": "ragaudit.mutate.near_duplicate:PROBE",
-    "boundary": "ragaudit.mutate.boundary:PROBE",
-    "dilute": "ragaudit.mutate.dilute:PROBE",
-    "table_split": "ragaudit.mutate.table_split:PROBE",
+    "remove_answer": "ragaudit.mutation.remove:PROBE",
+    "supersede": "ragaudit.mutation.supersede:PROBE",
+    "near_duplicate": "ragaudit.mutation.near_duplicate:PROBE",
+    "boundary": "ragaudit.mutation.boundary:PROBE",
+    "dilute": "ragaudit.mutation.dilute:PROBE",
+    "table_split": "ragaudit.mutation.table_split:PROBE",
 }
 """The `mutation` family (`ragaudit mutate`): operator name -> its declaration, in operator
 order. A registry of its own (`probe_registry(MUTATION_OPERATORS)`), since two operators

@@ -163,7 +163,7 @@ class Chunk:
     span_exact: bool = True
     """False when a user's splitter rewrote the chunk so it could not be located exactly:
     then ``start``/``end`` are the best alignment and ``text`` is what the splitter returned
-    (ragaudit.userstack.splitter). Chunks ragaudit cuts itself are always exact."""
+    (ragaudit.targets.splitter). Chunks ragaudit cuts itself are always exact."""
 
 
 def chunk_spans(text: str, chunking: Chunking) -> list[tuple[int, int]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragaudit.audit.report import AUDIT_RESULTS, default_audit_path, structure_words
+from ragaudit.auditing.report import AUDIT_RESULTS, default_audit_path, structure_words
 from ragaudit.errors import RagauditError
 from ragaudit.results.format import fmt_ratio, fmt_window
 from ragaudit.ui import links

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragaudit.compare.document import HEADERS, READING, ran_somewhere, table_row
-from ragaudit.compare.pairing import (
+from ragaudit.comparison.document import HEADERS, READING, ran_somewhere, table_row
+from ragaudit.comparison.pairing import (
     MEASURES,
     CellComparison,
     ColumnPair,
@@ -16,7 +16,7 @@ from ragaudit.compare.pairing import (
     default_pairs,
     resolve_column,
 )
-from ragaudit.compare.provenance import Provenance, provenance
+from ragaudit.comparison.provenance import Provenance, provenance
 from ragaudit.results.view import embedder_specs, is_mutation_audit, matrix_columns
 from ragaudit.ui.compare_files import comparable_files, default_choice
 from ragaudit.ui.compare_mutants import render_mutation_compare

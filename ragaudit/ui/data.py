@@ -15,7 +15,6 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.errors import RagauditError
-from ragaudit.pipeline.lock import run_in_progress
 from ragaudit.results.io import (
     RESULTS,
     DocumentKind,
@@ -23,6 +22,7 @@ from ragaudit.results.io import (
     load_results,
     partial_path,
 )
+from ragaudit.runner.lock import run_in_progress
 from ragaudit.ui.allowed import Refused, allowed_partial, given_path, regular_file, url_path
 
 

@@ -229,7 +229,7 @@ def _tail(path: Path, size: int = 8192) -> list[str]:
 
 
 def progress_path() -> Path:
-    """Where `ragaudit run` writes its progress snapshot (ragaudit.pipeline.progress.Progress)."""
+    """Where `ragaudit run` writes its progress snapshot (ragaudit.runner.progress.Progress)."""
     return paths.results_dir() / "progress.json"
 
 

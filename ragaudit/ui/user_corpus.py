@@ -2,7 +2,7 @@
 
 A mutant document's text is in the results file (`mutation.mutants[].mutant_text`); every
 other document is the user's own, read from the corpus path the run recorded
-(`corpus.path`) by the audit's reader (ragaudit.audit.corpus_io), so a page draws the text
+(`corpus.path`) by the audit's reader (ragaudit.auditing.corpus_io), so a page draws the text
 whatever the file's `chunks` hold. A relative path is read from the inspector's working
 folder (the checkout under `ragaudit app`), where a run from the same folder wrote it.
 """
@@ -79,7 +79,7 @@ def _read(path: str, stamp: int, documents: int) -> dict[str, str]:
 
     @st.cache_resource(show_spinner="Reading your corpus…", max_entries=2)
     def _cached(path: str, stamp: int, documents: int) -> dict[str, str]:
-        from ragaudit.audit.corpus_io import load_corpus
+        from ragaudit.auditing.corpus_io import load_corpus
 
         folder = Path(path)
         if folder.is_dir() and _more_files_than(folder, FILES_PER_DOCUMENT * documents + 100):

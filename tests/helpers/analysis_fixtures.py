@@ -118,7 +118,7 @@ LAYERS = {
 
 def make_results(seed: int = 5) -> dict:
     """A results dict with instances, chunks and comparisons, before grading/analysis."""
-    from ragaudit.pipeline.generate import citation_label, parse_citations
+    from ragaudit.runner.generate import citation_label, parse_citations
 
     rng = random.Random(seed)
     chunks: dict = {}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-import ragaudit.pipeline.progress  # noqa: F401 (its default stream is bound before capture)
+import ragaudit.runner.progress  # noqa: F401 (its default stream is bound before capture)
 from helpers.hostile_openai_server import (
     CHAT_MODEL,
     EMBED_MODEL,

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder
-from ragaudit.pipeline.progress import Progress
-from ragaudit.pipeline.retrieve import EmbedderPlan, MatrixStage
+from ragaudit.runner.progress import Progress
+from ragaudit.runner.retrieve import EmbedderPlan, MatrixRetrieval
 from ragaudit.stack.index import open_client
 
 
@@ -19,4 +19,6 @@ def run_stage(corpus, configs) -> tuple[dict, CallCache]:
         EmbedderPlan(load_embedder("local:minilm", cache), "primary", None),
         EmbedderPlan(load_embedder("ollama:mxbai-embed-large", cache), "secondary", ("control",)),
     ]
-    return MatrixStage(corpus, configs, plans, open_client(), Progress(stream=None)).run(), cache
+    return MatrixRetrieval(
+        corpus, configs, plans, open_client(), Progress(stream=None)
+    ).run(), cache
