@@ -11,7 +11,8 @@ from ragaudit import paths
 from ragaudit.cli import demo
 from ragaudit.cli import run as run_cli
 from ragaudit.cli.main import main
-from ragaudit.runner.plan import build_plan, plan_from_args
+from ragaudit.cli.run import plan_from_args
+from ragaudit.runner.plan import build_plan
 from ragaudit.stack import presets
 
 MATRIX_NAMES = ["A", "A_prime", "B", "C", "C_prime", "D", "M"]

@@ -26,12 +26,12 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.cli import demo
 from ragaudit.cli import run as run_cli
 from ragaudit.cli.main import main
+from ragaudit.cli.run import plan_from_args
 from ragaudit.errors import RagauditError
 from ragaudit.report.document import render_markdown
 from ragaudit.results import reference
 from ragaudit.results.io import load_results, write_results
 from ragaudit.runner.conditions import RunWatch
-from ragaudit.runner.plan import plan_from_args
 from ragaudit.runner.sessions import SessionLedger
 from ragaudit.stack.presets import ANSWER_PROBES
 

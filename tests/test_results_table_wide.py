@@ -15,11 +15,12 @@ from helpers.stage_fixtures import run_stage
 from helpers.ui_fixtures import build_results, chart_specs, open_app, texts
 
 from ragaudit.cli import run as run_cli
+from ragaudit.cli.run import plan_from_args
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.probes.base import Instance, Span
 from ragaudit.report.document import render_markdown
-from ragaudit.runner.plan import build_plan, plan_from_args
+from ragaudit.runner.plan import build_plan
 from ragaudit.stack import presets
 from ragaudit.stack.configs import A_PRIME, COMPARISONS, MATRIX, T4000
 

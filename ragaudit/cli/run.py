@@ -15,16 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.cli.baseline import check_baseline_before_run, vet_against_baseline
 from ragaudit.cli.executor import add_executor_arguments
 from ragaudit.cli.out_path import published_outputs, refuse_input_as_output
 from ragaudit.cli.repeat import add_gate_arguments, check_gate_options, gate_after, run_repeated
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.results.outcome import lost_records
-from ragaudit.results.publish import results_target
-from ragaudit.runner.orchestrate import run_matrix
-from ragaudit.runner.plan import DEFAULT_EMBEDDERS, RunPlan, plan_from_args
-from ragaudit.runner.preflight import preflight
+from ragaudit.runner.execute import execute
+from ragaudit.runner.plan import DEFAULT_EMBEDDERS, RunPlan, build_plan
 from ragaudit.runner.stages import stages_for
 from ragaudit.stack import presets
 
@@ -212,6 +211,30 @@ def run(args: argparse.Namespace) -> int:
     return code if args.baseline is None else gate_after(args, plan.out, code)
 
 
+def plan_from_args(args: argparse.Namespace) -> RunPlan:
+    """The plan for `ragaudit run`'s parsed flags (see ragaudit.cli.run.add_arguments)."""
+    return build_plan(
+        presets.chosen(getattr(args, "preset", None), quick=args.quick),
+        n=args.n,
+        embedders=args.embedders,
+        secondary_probes=args.secondary_probes,
+        generator=args.generator,
+        gen_configs=args.gen_configs,
+        gen_probes=args.gen_probes,
+        max_tokens=args.max_tokens,
+        generate=not args.no_generate,
+        extra_configs=not args.no_extra_configs,
+        configs_file=args.configs,
+        out=args.out,
+        workers=getattr(args, "workers", DEFAULT_WORKERS),
+        stacks=getattr(args, "stack", None) or (),
+        stack_only=getattr(args, "stack_only", False),
+        executor=getattr(args, "executor", "local"),
+        ray_address=getattr(args, "ray_address", None),
+        ray_workers=getattr(args, "ray_workers", None),
+    )
+
+
 def run_inputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
     """What a run reads that its --out could name: the corpus folder, the configs file,
     each stack file and the baseline."""
@@ -227,17 +250,11 @@ def run_plan(
     allow_failed_calls: bool = False,
     before_publish: Callable[[dict], None] | None = None,
 ) -> int:
-    """Check the plan's remote models, run it, then print the summary on stderr; returns
-    the exit status: 1 when an instance lost a model call (0 if `allow_failed_calls`).
-    `before_publish`: run_matrix's check of results that would replace `plan.out`."""
-    preflight(plan)
-    results = run_matrix(
-        plan,
-        stages_for(plan),
-        allow_failed_calls=allow_failed_calls,
-        before_publish=before_publish,
+    """Carry the plan out (runner.execute), then print the summary on stderr; returns the
+    exit status: 1 when an instance lost a model call (0 if `allow_failed_calls`)."""
+    results, written = execute(
+        plan, allow_failed_calls=allow_failed_calls, before_publish=before_publish
     )
-    written = results_target(plan.out, results, allow_failed_calls=allow_failed_calls)
     for line in summary_lines(results, written):
         print(line, file=sys.stderr)
     failed = failure_lines(results)

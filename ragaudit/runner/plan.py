@@ -2,13 +2,12 @@
 
 Every name is validated here (configs, probes, model specs) along with the sizes and the
 output path, so a typo fails at once with one line instead of after the retrieval stage.
-`ragaudit run` builds its plan from the parsed flags (`plan_from_args`); `ragaudit demo`
-builds the quick preset's plan directly (`build_plan`).
+Every caller builds its plan with `build_plan` from typed values: `ragaudit run` from its
+parsed flags (cli.run.plan_from_args), `ragaudit demo` from the quick preset.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -161,30 +160,6 @@ def build_plan(
         executor=executor,
         ray_address=ray_address,
         ray_workers=ray_workers,
-    )
-
-
-def plan_from_args(args: argparse.Namespace) -> RunPlan:
-    """The plan for `ragaudit run`'s parsed flags (see ragaudit.cli.run.add_arguments)."""
-    return build_plan(
-        presets.chosen(getattr(args, "preset", None), quick=args.quick),
-        n=args.n,
-        embedders=args.embedders,
-        secondary_probes=args.secondary_probes,
-        generator=args.generator,
-        gen_configs=args.gen_configs,
-        gen_probes=args.gen_probes,
-        max_tokens=args.max_tokens,
-        generate=not args.no_generate,
-        extra_configs=not args.no_extra_configs,
-        configs_file=args.configs,
-        out=args.out,
-        workers=getattr(args, "workers", DEFAULT_WORKERS),
-        stacks=getattr(args, "stack", None) or (),
-        stack_only=getattr(args, "stack_only", False),
-        executor=getattr(args, "executor", "local"),
-        ray_address=getattr(args, "ray_address", None),
-        ray_workers=getattr(args, "ray_workers", None),
     )
 
 
