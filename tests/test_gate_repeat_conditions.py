@@ -19,9 +19,9 @@ from helpers.hostile_run import FAST, new_key
 from helpers.seeded_chat_server import start_seeded
 
 from ragaudit.cli.main import main
-from ragaudit.cli.repeat import run_repeated
 from ragaudit.errors import RagauditError
 from ragaudit.runner.plan import build_plan
+from ragaudit.runner.repeat import RepeatOptions, run_repeated
 from ragaudit.stack import presets
 
 STACK = """name: mine
@@ -115,7 +115,7 @@ def test_a_rerun_that_asked_the_same_calls_exits_2_and_reports_no_flaky_count(
         return 0
 
     with pytest.raises(RagauditError) as refused:
-        run_repeated(plan, 2, same_conditions, said.append)
+        run_repeated(plan, RepeatOptions(count=2), same_conditions, said.append)
     assert str(refused.value) == (
         "--repeat 2: the rerun under llama.cpp 1 thread asked the very calls of the first run "
         "(local:qwen2.5-0.5b: the same model, settings and parameters), so it computed no new "
@@ -129,5 +129,5 @@ def test_a_rerun_that_asked_the_same_calls_exits_2_and_reports_no_flaky_count(
         return 0
 
     said.clear()
-    assert run_repeated(plan, 2, other_threads, said.append) == 0
+    assert run_repeated(plan, RepeatOptions(count=2), other_threads, said.append) == 0
     assert "0 flaky instance(s) under llama.cpp 2 threads, llama.cpp 1 thread" in said[-1]

@@ -1,12 +1,9 @@
 """`ragaudit run --repeat K` and `ragaudit run --baseline FILE`, around one run.
 
---repeat K runs generation under K conditions: the run as asked, then K-1 reruns that
-replay retrieval from the call cache and generate again, each generator that answers under
-another condition (cli.repeat_conditions: a local llama.cpp model another thread count, a
-remote one another seed). Each rerun writes `<out stem>.repeat-<i>.json` (resumable like any
-run); the results file then marks every instance whose verdict changed as flaky
-(gate.flaky), which the gate leaves out. A rerun that asked only the first run's calls is
-refused (exit 2): it could find nothing flaky.
+--repeat K runs generation under K conditions (runner.repeat: the run as asked, then K-1
+reruns, each generator that answers under another condition; the results file then marks
+every instance whose verdict changed as flaky, which the gate leaves out). A rerun that
+asked only the first run's calls is refused (exit 2): it could find nothing flaky.
 
 --baseline FILE gates the finished run against FILE (`ragaudit gate`), its exit status
 the command's when the run itself succeeded (FILE's pairing is checked before the run, and
@@ -22,59 +19,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragaudit.cli.out_path import refuse_input_as_output
-from ragaudit.cli.repeat_conditions import Condition, conditions, threads_set
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable
-from ragaudit.gating.flaky import generation_conditions, mark_flaky, unvaried
-from ragaudit.results.io import load_results, write_results
+from ragaudit.results.io import load_results
 from ragaudit.results.publish import failed_path, previous_path
+from ragaudit.runner import repeat
 from ragaudit.runner.plan import RunPlan
 
 
 def run_repeated(
     plan: RunPlan, k: int, run_one: Callable[[RunPlan], int], say: Callable[[str], None]
 ) -> int:
-    """Run every condition, then mark the flaky instances in the first run's file. A
-    condition that fails stops the rest (its exit status is the command's)."""
-    chosen = conditions(plan, k)
-    for condition in chosen:
-        say(f"ragaudit run --repeat: {condition.label} -> {condition.plan.out}")
-        with threads_set(condition.threads):
-            code = run_one(condition.plan)
-        if code != 0:
-            return code
-    runs = [load_results(c.plan.out) for c in chosen]
-    _check_varied(k, chosen, runs, say)
-    flaky = mark_flaky(runs[0], runs, [c.label for c in chosen])
-    write_results(plan.out, runs[0], complete=True)
-    say(
-        f"ragaudit run --repeat: {len(flaky)} flaky instance(s) under "
-        f"{', '.join(c.label for c in chosen)} (marked in {plan.out}, left out by the gate)"
-    )
-    for key in flaky:
-        say(f"  flaky {key}")
-    return 0
-
-
-def _check_varied(
-    k: int, chosen: list[Condition], runs: list[dict], say: Callable[[str], None]
-) -> None:
-    """Refuse (exit 2, nothing marked) a rerun whose every generator answered under the
-    first run's very conditions: it computed no new call, so "0 flaky" would mean nothing.
-    A generator left alike beside varied ones (a pipeline) is named: it is not rerun."""
-    for condition, rerun in zip(chosen[1:], runs[1:], strict=True):
-        alike = unvaried(runs[0], rerun)
-        if alike and len(alike) == len(generation_conditions(rerun)):
-            raise RagauditError(
-                f"--repeat {k}: the rerun under {condition.label} asked the very calls of the "
-                f"first run ({', '.join(alike)}: the same model, settings and parameters), so "
-                "it computed no new call and no verdict could change; nothing was marked flaky"
-            )
-        for spec in alike:
-            say(
-                f"ragaudit run --repeat: {spec} answered alike under {condition.label} (its "
-                "replies replayed): its records cannot be found flaky"
-            )
+    """`--repeat K`: runner.repeat.run_repeated with K as its options."""
+    return repeat.run_repeated(plan, repeat.RepeatOptions(count=k), run_one, say)
 
 
 GATE_OPTIONS = {
