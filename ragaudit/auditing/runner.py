@@ -33,7 +33,7 @@ from ragaudit.auditing.policy import Candidate, PolicyOutcome, apply_policy
 from ragaudit.auditing.report import SCHEMA_VERSION
 from ragaudit.auditing.settings import AuditSettings, check_floor_source_type, load_settings
 from ragaudit.auditing.subsections import SplitDecision, summarise
-from ragaudit.auditing.userstack import (
+from ragaudit.auditing.target import (
     load_audit_stack,
     prepare_stack,
     rank_with_stack,

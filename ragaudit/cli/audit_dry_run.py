@@ -23,7 +23,7 @@ from ragaudit.auditing.chunks import build_chunks
 from ragaudit.auditing.corpus_io import load_corpus
 from ragaudit.auditing.engine import embed_text_of
 from ragaudit.auditing.settings import AuditSettings, check_floor_source_type, load_settings
-from ragaudit.auditing.userstack import audit_chunks, load_audit_stack, stack_settings
+from ragaudit.auditing.target import audit_chunks, load_audit_stack, stack_settings
 from ragaudit.cli.dry_run import embed_estimate, estimate_lines, open_cache
 from ragaudit.targets.pipeline.dryrun import CallEstimate
 

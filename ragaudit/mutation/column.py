@@ -15,8 +15,8 @@ from ragaudit.auditing.chunks import AuditChunk, build_chunks
 from ragaudit.auditing.engine import build_index, embed_questions, embed_text_of, rank_chunks
 from ragaudit.auditing.policy import Candidate, apply_policy
 from ragaudit.auditing.settings import AuditSettings, load_settings
-from ragaudit.auditing.userstack import (
-    audit_chunks,
+from ragaudit.auditing.target import (
+    as_audit_chunks,
     load_audit_stack,
     prepare_stack,
     rank_with_stack,
@@ -29,8 +29,8 @@ from ragaudit.mutation.operator import Splitter
 from ragaudit.mutation.overlay import OverlayIndex, Ranked
 from ragaudit.mutation.window import embedder_in_window
 from ragaudit.stack.windows import survey_window
-from ragaudit.targets.splitter import UserSplitter
-from ragaudit.targets.stackfile import StackSpec, build_splitter, check_stack, load_stack
+from ragaudit.targets.column import TargetColumn
+from ragaudit.targets.stackfile import StackSpec, check_stack, load_stack
 
 DEFAULT_RANK_DEPTH = 100
 
@@ -61,8 +61,8 @@ class Column:
                 return
             base = AuditSettings(name=self.stack.name)
             self.settings = stack_settings(self.stack, base, self.stack.where("k"))
-            label = self.stack.where("splitter", "class")
-            self._user_splitter = UserSplitter(build_splitter(self.stack), label, self.stack.limits)
+            # the stack over no documents yet: how it cuts one (targets.column)
+            self._target = TargetColumn(self.stack, (), cut_only=True)
         else:
             self.settings = load_settings(settings_path) if settings_path else None
             self.settings = self.settings or AuditSettings(name="default")
@@ -113,9 +113,7 @@ class Column:
         if self.pipeline:
             return None
         if self.stack is not None:
-            user = self._user_splitter
-            name = self.chunking_name
-            return lambda doc: [(c.start, c.end) for c in user.split([doc], name).chunks]
+            return self._target.offsets
         settings = self.settings
         return lambda doc: [(c.start, c.end) for c in build_chunks([doc], settings)[0]]
 
@@ -197,16 +195,13 @@ class Column:
         """A mutant's documents cut as the column cuts (one document at a time, so the
         same as inside the whole corpus)."""
         if self.stack is not None:
-            return audit_chunks(self.stack, documents)[0]
+            return as_audit_chunks(self._target.cut(documents)[0], documents)
         return build_chunks(list(documents), self.settings)[0]
 
     def _embedder(self, cache: Any, workers: int) -> Any:
         if getattr(self, "_loaded", None) is None:
             if self.stack is not None and self.stack.embedder is not None:
-                from ragaudit.runner.stack_stage import load_model
-
-                self._loaded = load_model(load_embedder, self.stack.embedder, cache,
-                                          workers=workers)  # fmt: skip
+                self._loaded = self._target.embedder(cache, workers=workers)
             else:
                 self._loaded = load_embedder(self.settings.embedder, cache, workers=workers)
         return self._loaded

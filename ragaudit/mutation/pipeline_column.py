@@ -17,7 +17,8 @@ from typing import Any
 
 from ragaudit.auditing.policy import Candidate
 from ragaudit.mutation.operator import PIPELINE_CHUNKS
-from ragaudit.targets.pipeline.build import BuiltPipeline, build_pipeline
+from ragaudit.targets.column import TargetColumn
+from ragaudit.targets.pipeline.build import BuiltPipeline
 from ragaudit.targets.pipeline.calls import ask_all
 from ragaudit.targets.pipeline.contexts import ContextLocator
 from ragaudit.targets.pipeline.oracle import NOT_MEASURED, oracle_passages, oracle_payload
@@ -68,7 +69,7 @@ def rank_with_pipeline(
     stack: Any, documents: Sequence[Any], cases: Sequence[Any], cache: Any, workers: int
 ) -> PipelineRanked:
     """Build the pipeline over `documents`, ask every case once, locate its contexts."""
-    built = build_pipeline(stack, list(documents))
+    built = TargetColumn(stack, documents).pipeline
     corpus = corpus_digest(documents)
     identity = cache.remember_identity({**built.identity, "mutation_corpus": corpus})
     answers, replayed = ask_all(

@@ -14,11 +14,11 @@ from typing import Any
 
 from ragaudit.grading.grade import grade_records
 from ragaudit.runner.pipeline_records import answered_record, failed_record
-from ragaudit.runner.stack_retrieval import chunk_json
 from ragaudit.runner.stage import Stage
 from ragaudit.stack.chunking import chunk_offsets
 from ragaudit.stack.diagnostics import ChunkingView
-from ragaudit.targets.pipeline.build import BuiltPipeline, build_pipeline
+from ragaudit.targets.column import TargetColumn, chunk_json
+from ragaudit.targets.pipeline.build import BuiltPipeline
 from ragaudit.targets.pipeline.calls import ask_all
 from ragaudit.targets.pipeline.contexts import ContextLocator, unmatched_line
 from ragaudit.targets.pipeline.oracle import oracle_passages, oracle_payload
@@ -42,7 +42,7 @@ class PipelineStage(Stage):
     def build(self, corpus: Any) -> None:
         """Build the pipeline over `corpus` (bad input: one line, nothing written); for a
         dry run, without ingesting into its service (userpipeline.build)."""
-        self.built = build_pipeline(self.stack, corpus.documents, dry_run=self.dry_run)
+        self.built = TargetColumn(self.stack, corpus.documents, dry_run=self.dry_run).pipeline
         self._built_for = corpus.documents
         self.documents = {doc.doc_id: doc for doc in corpus.documents}
 

@@ -1,18 +1,18 @@
-"""The stack stage: the planted-fault corpus through one user stack, as its own column.
+"""The stack stage's retrieval: the planted-fault corpus through one user stack, as its own
+column.
 
-The user's splitter cuts the corpus (every chunk located in its document, approximate
-spans counted); then either our one retrieval core ranks it (their embedder, dense or our
+The user's stack, built over the corpus (targets.column: their splitter's located chunks,
+their retriever); then either our one retrieval core ranks it (their embedder, dense or our
 BM25 fusion, in a Chroma collection built like any chunking's) or their retriever factory
 does. Each instance's question is ranked once to POOL_DEPTH (or what their retriever
 returns), and each record is built and diagnosed by the same functions as the matrix's
-(pipeline.retrieve.base_record, stack.diagnostics.diagnose). `run()` returns the same
-fragment keys as MatrixRetrieval.run, which pipeline.stage.fold_fragments folds with the
-matrix's (userstack.column makes it a stage of the run).
+(runner.retrieve.base_record, stack.diagnostics.diagnose). `run()` returns the same
+fragment keys as MatrixRetrieval.run, which runner.stage.fold_fragments folds with the
+matrix's (runner.stack_stage makes it a stage of the run).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
@@ -24,63 +24,31 @@ from ragaudit.stack.index import build_index, embed_texts, open_client
 from ragaudit.stack.oracle import oracle_chunk_ids_of
 from ragaudit.stack.retrieval import POOL_DEPTH, Retriever
 from ragaudit.stack.windows import survey_window
-from ragaudit.targets.retriever import UserRetriever
-from ragaudit.targets.splitter import UserSplitter
-from ragaudit.targets.stackfile import StackSpec, build_splitter
-
-
-def split_corpus(stack: StackSpec, documents: Sequence[Any]) -> tuple[list[Any], int]:
-    """The stack's chunks of `documents` (chunk ids ``stack-<name>/<doc>#<i>``) and how
-    many of them the splitter rewrote so they could only be placed approximately."""
-    label = stack.where("splitter", "class")
-    splitter = UserSplitter(build_splitter(stack), label, stack.limits)
-    outcome = splitter.split(documents, stack.chunking_name)
-    return list(outcome.chunks), outcome.approximate
-
-
-def chunk_json(chunk: Any) -> dict:
-    """A stack chunk as the results file's `chunks` entry (with `span_exact`)."""
-    return {
-        "doc_id": chunk.doc_id,
-        "chunking": chunk.chunk_id.split("/", 1)[0],
-        "index": chunk.index,
-        "start": chunk.start,
-        "end": chunk.end,
-        "text": chunk.text,
-        "span_exact": chunk.span_exact,
-    }
+from ragaudit.targets.column import TargetColumn, chunk_json
+from ragaudit.targets.stackfile import StackSpec
 
 
 class StackRetrieval:
     """Retrieval and model-free diagnostics for one user stack over the corpus."""
 
     def __init__(
-        self, corpus: Any, stack: StackSpec, embedder: Any | None, client: Any, progress: Any
-    ) -> None:
+        self, corpus: Any, stack: StackSpec, embedder: Any | None, client: Any, progress: Any,
+        column: TargetColumn | None = None,
+    ) -> None:  # fmt: skip
         """`client`: the Chroma client our core indexes in (None: opened when first
-        needed, so building the stage writes nothing)."""
+        needed, so building the stage writes nothing). `column`: the stack already built
+        over `corpus` (targets.column), else built now: their splitter cuts the corpus and
+        their retriever is built before any model loads (a factory that raises is one line
+        at once); our core's index needs the embedder, so it waits for run()."""
         self.corpus, self.stack, self.embedder = corpus, stack, embedder
         self.client, self.progress = client, progress
-        self.chunks, self.approximate = split_corpus(stack, corpus.documents)
+        self.column = column or TargetColumn(stack, corpus.documents)
+        self.chunks, self.approximate = self.column.chunks, self.column.approximate
         self.view = ChunkingView(stack.chunking_name, self.chunks)
         self.chunk_by_id = {c.chunk_id: c for c in self.chunks}
         self.failed_calls: list[dict] = []
         self.index_stats: dict = {}
-        # their retriever is built now, before any model loads (a factory that raises is
-        # one line at once); our core's index needs the embedder, so it waits for run()
-        self.user_retriever = (
-            UserRetriever(
-                stack.retriever["factory"],
-                stack.retriever["args"],
-                self.chunks,
-                list(corpus.documents),
-                stack.where("retriever", "factory"),
-                chunking_name=stack.chunking_name,
-                limits=stack.limits,
-            )
-            if stack.retriever is not None
-            else None
-        )
+        self.user_retriever = self.column.retriever
 
     def instances(self) -> list[Any]:
         """The corpus instances whose probe this stack runs."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ragaudit.backends.specs import OPTION_KEYS, describe_model, load_embedder, load_generator
+from ragaudit.backends.specs import describe_model, load_embedder, load_generator
 from ragaudit.corpus.files import load_corpus
 from ragaudit.grading.grade import grade_records
 from ragaudit.runner.generate import failed_calls, generate_records, prompt_used
@@ -19,14 +19,8 @@ from ragaudit.runner.retrieve import table_split_wide
 from ragaudit.runner.stack_retrieval import StackRetrieval
 from ragaudit.runner.stage import Stage, add_models
 from ragaudit.stack.diagnostics import anchor_summary
+from ragaudit.targets.column import load_model
 from ragaudit.targets.stackfile import StackSpec
-
-
-def load_model(loader: Callable, model: dict, cache: Any, **extra: Any) -> Any:
-    """A stack's embedder or generator (`{"spec", "base_url", "api_key_env"}`) through the
-    backends' loader, with its endpoint options (the key's variable name, never the key)."""
-    options = {key: model.get(key) for key in OPTION_KEYS}
-    return loader(model["spec"], cache, options=options, **extra)
 
 
 class StackStage(Stage):

@@ -20,12 +20,10 @@ from ragaudit.auditing.chunks import AuditChunk
 from ragaudit.auditing.engine import EmbedFailure, build_index, embed_questions, rank_chunks
 from ragaudit.auditing.policy import Candidate
 from ragaudit.auditing.settings import AuditSettings
-from ragaudit.backends.specs import describe_model, load_embedder
+from ragaudit.backends.specs import describe_model
 from ragaudit.errors import ModelCallFailed, RagauditError
-from ragaudit.runner.stack_retrieval import split_corpus
-from ragaudit.runner.stack_stage import load_model
 from ragaudit.stack.windows import survey_window
-from ragaudit.targets.retriever import UserRetriever
+from ragaudit.targets.column import TargetColumn
 from ragaudit.targets.stackfile import StackSpec, check_stack, load_stack
 
 
@@ -43,28 +41,22 @@ class StackRanking:
 
 @dataclass(frozen=True)
 class PreparedStack:
-    """A stack built over the user's corpus before anything is opened or written: its
-    splitter's chunks and its retriever (None: our core ranks with its embedder)."""
+    """The user's stack built over their corpus (targets.column) before anything is opened
+    or written, with its splitter's chunks as audit chunks."""
 
-    stack: StackSpec
-    documents: tuple[Any, ...]
+    column: TargetColumn
     chunks: list[AuditChunk]
-    approximate: int
-    retriever: UserRetriever | None
+
+    @property
+    def stack(self) -> StackSpec:
+        return self.column.stack
 
 
 def prepare_stack(stack: StackSpec, documents: Sequence[Any]) -> PreparedStack:
     """Cut the corpus with their splitter and build their retriever (bounded by the stack's
     limits): a bad component is one line here, before the call cache or Chroma is opened."""
-    chunks, approximate = audit_chunks(stack, documents)
-    retriever = None
-    if stack.retriever is not None:
-        retriever = UserRetriever(
-            stack.retriever["factory"], stack.retriever["args"], chunks, list(documents),
-            stack.where("retriever", "factory"), chunking_name=stack.chunking_name,
-            limits=stack.limits,
-        )  # fmt: skip
-    return PreparedStack(stack, tuple(documents), chunks, approximate, retriever)
+    column = TargetColumn(stack, documents)
+    return PreparedStack(column, as_audit_chunks(column.chunks, documents))
 
 
 def load_audit_stack(path: Any) -> StackSpec:
@@ -93,13 +85,19 @@ def stack_settings(stack: StackSpec, settings: AuditSettings, where: str) -> Aud
 
 
 def audit_chunks(stack: StackSpec, documents: Sequence[Any]) -> tuple[list[AuditChunk], int]:
-    """The stack's chunks of the user's documents as audit chunks, and the approximate count."""
-    chunks, approximate = split_corpus(stack, documents)
+    """The stack's chunks of `documents` as audit chunks, and how many are approximate (no
+    retriever built)."""
+    column = TargetColumn(stack, documents, cut_only=True)
+    return as_audit_chunks(column.chunks, documents), column.approximate
+
+
+def as_audit_chunks(chunks: Sequence[Any], documents: Sequence[Any]) -> list[AuditChunk]:
+    """The stack's chunks of the user's documents as audit chunks."""
     types = {d.doc_id: d.source_type for d in documents}
     return [
         AuditChunk(c.chunk_id, c.doc_id, types[c.doc_id], "chunk", c.start, c.end, c.text, c.text)
         for c in chunks
-    ], approximate
+    ]
 
 
 def rank_with_stack(
@@ -111,11 +109,11 @@ def rank_with_stack(
     **load: Any,
 ) -> StackRanking:
     """Every case ranked by the prepared stack to `depth` (`load` goes to load_embedder)."""
-    stack, chunks, approximate = prepared.stack, prepared.chunks, prepared.approximate
-    if prepared.retriever is not None:
+    stack, chunks, approximate = prepared.stack, prepared.chunks, prepared.column.approximate
+    if prepared.column.retriever is not None:
         ranking = _rank_with_theirs(prepared, cases, depth)
     else:
-        ranking = _rank_with_core(stack, chunks, cases, settings, depth, cache, load)
+        ranking = _rank_with_core(prepared, cases, settings, depth, cache, load)
     _check_scores(stack, settings, ranking)
     ranking.index_section.update(
         chunks=len(chunks), approximate_spans=approximate, parents=0, children=0,
@@ -126,15 +124,15 @@ def rank_with_stack(
 
 
 def _rank_with_core(
-    stack: StackSpec,
-    chunks: list[AuditChunk],
+    prepared: PreparedStack,
     cases: Sequence[Case],
     settings: AuditSettings,
     depth: int,
     cache: Any,
     load: dict,
 ) -> StackRanking:
-    embedder = load_model(load_embedder, stack.embedder, cache, **load)
+    stack, chunks = prepared.stack, prepared.chunks
+    embedder = prepared.column.embedder(cache, **load)
     index = build_index(embedder, chunks, stack.chunking_name)
     vectors, query_failures = embed_questions(embedder, [(c.case_id, c.question) for c in cases])
     ranked = {
@@ -156,8 +154,8 @@ def _rank_with_core(
 def _rank_with_theirs(prepared: PreparedStack, cases: Sequence[Case], depth: int) -> StackRanking:
     """Each case's question asked once; a question the retriever fails on (raises, times
     out, returns junk) is that case's failure, counted, and the next case is asked."""
-    stack, chunks, documents = prepared.stack, prepared.chunks, prepared.documents
-    retriever = prepared.retriever
+    stack, chunks, documents = prepared.stack, prepared.chunks, prepared.column.documents
+    retriever = prepared.column.retriever
     types = {d.doc_id: d.source_type for d in documents}
     indexed = {c.chunk_id: c for c in chunks}
     ranking = StackRanking(indexed=indexed)
