@@ -34,7 +34,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mutation",),  # planted faults in a user's corpus, through the audit's machinery
     ("drift", "harness", "comparison", "export"),
     ("gating",),  # the regression gate: comparison's pairing, tested and decided
-    ("bench",),
     ("ui",),
     ("cli",),  # argparse and printing only
     ("__main__", "__init__"),
@@ -122,4 +121,41 @@ def test_the_check_sees_an_upward_import_a_sideways_one_and_a_relative_one():
         "ragaudit/drift/_probe.py:1: drift imports ragaudit.harness.scan",
         "ragaudit/results/_probe.py:1: results imports ragaudit.analysis",
         "ragaudit/backends/_probe.py:1: backends imports ragaudit.ui",
+    ]
+
+
+CLI_ONLY = ("argparse",)
+"""Modules only the commands import: parsing flags is the CLI's job, so a library function
+takes typed inputs, never a Namespace."""
+NOT_IN_CLI = ("sqlite3", "chromadb")
+"""Stores the CLI never opens itself: what a store holds is read by the library (the call
+cache's tables by backends.cache), so the CLI only parses and prints."""
+
+
+def misplaced_imports(modules: dict[Path, str]) -> list[str]:
+    """`file:line: what` for argparse below cli/, and a store opened in cli/."""
+    bad = []
+    for relative, text in modules.items():
+        in_cli = relative.parts[0] == "cli"
+        for line, name in imports_of(relative, text):
+            root = name.split(".")[0]
+            if (root in CLI_ONLY and not in_cli) or (root in NOT_IN_CLI and in_cli):
+                bad.append(f"ragaudit/{relative}:{line}: {name}")
+    return bad
+
+
+def test_only_the_cli_parses_arguments_and_it_opens_no_store():
+    assert misplaced_imports(sources()) == []
+
+
+def test_the_placement_check_sees_argparse_below_the_cli_and_sqlite_in_it():
+    added = {
+        Path("runner/_probe.py"): "def f():\n    import argparse\n",
+        Path("cli/_probe.py"): "import argparse\nimport sqlite3\n",
+        Path("report/_probe.py"): "from argparse import Namespace\n",
+    }
+    assert misplaced_imports(added) == [
+        "ragaudit/runner/_probe.py:2: argparse",
+        "ragaudit/cli/_probe.py:2: sqlite3",
+        "ragaudit/report/_probe.py:1: argparse",
     ]
