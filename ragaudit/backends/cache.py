@@ -278,6 +278,27 @@ class CallCache:
             ).fetchone()
         return int(count), mean
 
+    def latest_identity(self, model: str, kind: str) -> tuple[int, dict | None]:
+        """How many calls of `model` and `kind` the file stores, and the description of
+        what computed the latest of them (None: none stored, or they predate identities):
+        how a dry run rebuilds their keys without loading the model."""
+        latest = (
+            "SELECT i.description FROM calls c JOIN identities i ON i.identity = c.identity "
+            "WHERE c.model = ? AND c.kind = ? ORDER BY c.created_at DESC LIMIT 1"
+        )
+        with self._sqlite():
+            try:
+                stored = self._conn.execute(
+                    "SELECT COUNT(*) FROM calls WHERE model = ? AND kind = ?", (model, kind)
+                ).fetchone()[0]
+            except sqlite3.OperationalError:  # read-only view of a file with no calls yet
+                return 0, None
+            try:
+                row = self._conn.execute(latest, (model, kind)).fetchone()
+            except sqlite3.OperationalError:  # read-only view of a version-1 cache
+                row = None
+        return int(stored), json.loads(row[0]) if row is not None else None
+
     def stored_between(self, start: float, end: float) -> tuple[int, float | None]:
         """How many calls were stored at `start` <= created_at < `end` (epoch seconds), and
         when the last of them was: what a killed session computed, read after it died."""
