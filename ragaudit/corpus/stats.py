@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Hashable
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
 from ragaudit.corpus.build import REFERENCE_CHUNKING, PlantedCorpus
@@ -35,8 +37,9 @@ def tokens(text: str) -> set[str]:
     return set(_TOKEN.findall(text.lower()))
 
 
-def jaccard(a: set[str], b: set[str]) -> float:
-    """|a & b| / |a | b| (0 for two empty sets)."""
+def jaccard(a: AbstractSet[Hashable], b: AbstractSet[Hashable]) -> float:
+    """|a & b| / |a | b| (0 for two empty sets): over tokens here, over word shingles in
+    the mutation operators' near-duplicate check."""
     union = a | b
     return len(a & b) / len(union) if union else 0.0
 

@@ -95,15 +95,16 @@ def find_number(number: str, text: str) -> int | None:
     return match.start() if match else None
 
 
-def find_value(value: str, text: str) -> tuple[int, str] | None:
-    """Find an expected value in a reply: the whole phrase first, then (for a value with
-    exactly one number, like "38 days") the bare number. Returns (position, how)."""
-    at = find_phrase(value, text)
+def find_in_reply(value: str, reply: str) -> tuple[int, str] | None:
+    """Find an expected value in a reply, loosely: the whole phrase first (`find_phrase`),
+    then (for a value with exactly one number, like "38 days") the bare number. Returns
+    (position in the normalised reply, how), or None."""
+    at = find_phrase(value, reply)
     if at is not None:
         return at, "phrase"
     value_numbers = numbers_in(value)
     if len(value_numbers) == 1:
-        at = find_number(value_numbers[0], text)
+        at = find_number(value_numbers[0], reply)
         if at is not None:
             return at, "number"
     return None

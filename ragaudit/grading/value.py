@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from ragaudit.grading.text import abstains, denies_record, find_value, numbers_in, strip_citations
+from ragaudit.grading.text import (
+    abstains,
+    denies_record,
+    find_in_reply,
+    numbers_in,
+    strip_citations,
+)
 
 
 def _first_hit(values: list[str], reply: str) -> tuple[int, str, str] | None:
     hits = []
     for value in values:
-        found = find_value(str(value), reply)
+        found = find_in_reply(str(value), reply)
         if found is not None:
             hits.append((found[0], found[1], str(value)))
     # Earliest first; at one position a whole-phrase match beats a bare-number one.

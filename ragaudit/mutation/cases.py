@@ -16,7 +16,7 @@ from ragaudit.auditing.cases import WHAT, Case, IntentSpec, read_case_file, reso
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.fileio.lines import line_of
-from ragaudit.mutation.text import find_value, holds
+from ragaudit.mutation.text import find_whole_value, holds
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def _resolve(
             f"{where('answer')}: intent {intent.intent!r}: answer {intent.answer!r} appears in "
             f"none of its expected sources ({', '.join(sources)})"
         )
-    start = find_value(by_id[holder].text, intent.answer)
+    start = find_whole_value(intent.answer, by_id[holder].text)
     if intent.anchor is not None and intent.anchor not in by_id[holder].text:
         raise RagauditError(
             f"{where('anchor')}: intent {intent.intent!r}: anchor {intent.anchor!r} does not "

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ragaudit.documents import Document
-from ragaudit.mutation.text import find_value
+from ragaudit.mutation.text import find_whole_value
 
 NEAR_CHARACTERS = 200
 """The loose detector: an answer this close to its anchor (or to where its removed
@@ -178,10 +178,10 @@ def _same_table(a: tuple[int, int, frozenset[int]], b: tuple[int, int, frozenset
 
 def _occurrences(text: str, value: str) -> Iterator[int]:
     """Every offset where `value` stands as a value of its own."""
-    at = find_value(text, value)
+    at = find_whole_value(value, text)
     while at != -1:
         yield at
-        at = find_value(text, value, at + len(value))
+        at = find_whole_value(value, text, at + len(value))
 
 
 def _words_pattern(phrase: str) -> re.Pattern[str]:
@@ -212,7 +212,7 @@ def find_facts(
     the answer at `answer_start`."""
     order = {d.doc_id: i for i, d in enumerate(documents)}
     expected = next((d for d in documents if d.doc_id == expected_doc_id), None)
-    if expected is None or find_value(expected.text, answer, answer_start) != answer_start:
+    if expected is None or find_whole_value(answer, expected.text, answer_start) != answer_start:
         return []
     s, e, kind, _ = _Layout(expected.text).statement(answer_start, answer_start + len(answer))
     own = Fact(expected_doc_id, s, e, expected.text[s:e], kind)

@@ -20,7 +20,7 @@ from ragaudit.mutation.operator import (
     SpanRef,
     Target,
 )
-from ragaudit.mutation.text import find_value
+from ragaudit.mutation.text import find_whole_value
 from ragaudit.mutation.validity import check_mutant
 from ragaudit.probes.base import Span
 
@@ -114,10 +114,10 @@ class OperatorMutants:
 
 def answer_repeats(text: str, answer: str, limit: int = MAX_ANSWER_REPEATS) -> int:
     """How often `answer` stands as a value of its own in `text`, counted up to limit+1."""
-    count, start = 0, find_value(text, answer)
+    count, start = 0, find_whole_value(answer, text)
     while start != -1 and count <= limit:
         count += 1
-        start = find_value(text, answer, start + len(answer))
+        start = find_whole_value(answer, text, start + len(answer))
     return count
 
 

@@ -11,7 +11,7 @@ import re
 from ragaudit.mutation.anchors import anchor_pattern, anchor_swap, capital_is_its_own
 from ragaudit.mutation.edits import Edit
 from ragaudit.mutation.operator import Context, NotApplicable, Operator, Plan, Target, declare
-from ragaudit.mutation.text import find_value
+from ragaudit.mutation.text import find_whole_value
 from ragaudit.mutation.value_forms import value_change
 
 NAME = "near_duplicate"
@@ -66,10 +66,10 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
     new, rule = change.new, change.rule
     taken = [(e.start, e.end) for e in edits]
     values = []
-    start = find_value(text, intent.answer)
+    start = find_whole_value(intent.answer, text)
     while start != -1:
         values.append((start, start + len(intent.answer), new))
-        start = find_value(text, intent.answer, start + len(intent.answer))
+        start = find_whole_value(intent.answer, text, start + len(intent.answer))
     for start, end, value in values + list(change.paired):
         if not any(s < end and start < e for s, e in taken):
             edits.append(Edit(start, end, value, "value", intent.name))

@@ -14,7 +14,7 @@ from typing import Any
 from ragaudit.mutation.grouping import Mutant
 from ragaudit.stack.diagnostics import diagnostic_fields, span_in
 
-RETRIEVAL_MEASURES = {
+HANDLED_FIELDS = {
     "control": "gold_in_context",
     "nothing_retrieved": "nothing_retrieved",
     "new_revision_first": "gold_ranked_above_trap",
@@ -75,7 +75,7 @@ def mutant_record(
         **dict.fromkeys(diagnostic_fields(())),
         "generation": None, "grade": None, "citation_check": None,
     }  # fmt: skip
-    mutation = {"mutant": mutant.mutant_id, "measure": RETRIEVAL_MEASURES[measure]}
+    mutation = {"mutant": mutant.mutant_id, "measure": HANDLED_FIELDS[measure]}
     if ranking is None:
         record["diagnostics_reason"] = "retrieval failed, so nothing was measured"
         record["mutation"] = mutation | {"handled_retrieval": False, "top_score": None}

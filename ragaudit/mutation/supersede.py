@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ragaudit.mutation.edits import Edit
 from ragaudit.mutation.operator import Context, NotApplicable, Operator, Plan, Target, declare
-from ragaudit.mutation.text import MONTHS, find_value
+from ragaudit.mutation.text import MONTHS, find_whole_value
 from ragaudit.mutation.value_forms import value_change
 
 NAME = "supersede"
@@ -32,10 +32,10 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
         return NotApplicable(NAME, intent.name, change)
     new, rule = change.new, change.rule
     edits = [Edit(0, 0, revision_line(context, target.doc.doc_id), "revision", intent.name)]
-    start = find_value(text, intent.answer)
+    start = find_whole_value(intent.answer, text)
     while start != -1:
         edits.append(Edit(start, start + len(intent.answer), new, "value", intent.name))
-        start = find_value(text, intent.answer, start + len(intent.answer))
+        start = find_whole_value(intent.answer, text, start + len(intent.answer))
     edits += [Edit(s, e, form, "value", intent.name) for s, e, form in change.paired]
     sentence = target.sentence
     return Plan(

@@ -1,5 +1,5 @@
-"""Text facts operators rely on: the sentence around an answer, word shingles and their
-Jaccard similarity, and the shape of a value (a date, or its tokens' classes)."""
+"""Text facts operators rely on: the sentence around an answer, word shingles (compared by
+`corpus.stats.jaccard`), and the shape of a value (a date, or its tokens' classes)."""
 
 from __future__ import annotations
 
@@ -33,12 +33,6 @@ def shingles(text: str, size: int = SHINGLE_WORDS) -> frozenset[tuple[str, ...]]
     if len(words) < size:
         return frozenset({tuple(words)} if words else ())
     return frozenset(tuple(words[i : i + size]) for i in range(len(words) - size + 1))
-
-
-def jaccard(a: set, b: set) -> float:
-    """|a & b| / |a | b| (0 for two empty sets)."""
-    union = a | b
-    return len(a & b) / len(union) if union else 0.0
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -106,7 +100,7 @@ def _value_pattern(value: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)")
 
 
-def find_value(text: str, value: str, start: int = 0) -> int:
+def find_whole_value(value: str, text: str, start: int = 0) -> int:
     """Where `value` first appears in `text` from `start` as a value of its own (not inside
     a longer word or number: '7 days' is not in '27 days'); -1 when it does not."""
     if text.find(value, start) == -1:  # the plain search first: most texts lack it
@@ -116,5 +110,5 @@ def find_value(text: str, value: str, start: int = 0) -> int:
 
 
 def holds(text: str, value: str) -> bool:
-    """`text` states `value` as a value of its own (see `find_value`)."""
-    return find_value(text, value) != -1
+    """`text` states `value` as a value of its own (see `find_whole_value`)."""
+    return find_whole_value(value, text) != -1

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragaudit.corpus.stats import jaccard
 from ragaudit.mutation.cut_search import cuts_sentence
 from ragaudit.mutation.padding import together
 from ragaudit.mutation.remove import statements_left
-from ragaudit.mutation.text import holds, jaccard, sentence_around, shingles
+from ragaudit.mutation.text import holds, sentence_around, shingles
 from ragaudit.mutation.value_forms import disagreeing_forms
 
 NEAR_ORIGINAL = 0.8

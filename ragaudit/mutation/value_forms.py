@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from ragaudit.mutation.text import find_value, holds, sentence_around
+from ragaudit.mutation.text import find_whole_value, holds, sentence_around
 from ragaudit.mutation.values import changed_value, shifted_number
 
 TWO_FORMS = "two forms: "
@@ -86,10 +86,10 @@ def value_change(
     """How `answer` changes in `text` (its document, which the change is planted beside),
     or why it cannot: in every form when it is written twice, else by `changed_value`."""
     places = []
-    start = find_value(text, answer)
+    start = find_whole_value(answer, text)
     while start != -1:
         places.append((start, start + len(answer)))
-        start = find_value(text, answer, start + len(answer))
+        start = find_whole_value(answer, text, start + len(answer))
     pairs = {place: pair for place in places if (pair := _pair_at(text, *place))}
     if not pairs:
         new, rule = changed_value(answer, rng, others, text)
