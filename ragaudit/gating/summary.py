@@ -138,10 +138,21 @@ def _row(cv: CellVerdict, verdict: GateVerdict) -> str:
     return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
 
-def markdown(verdict: GateVerdict, header: list[str], notes: list[str]) -> str:
+def header_lines(verdict: GateVerdict) -> list[str]:
+    """The two files gated, as the summary names them."""
+    return [f"baseline: `{verdict.baseline}`", f"new: `{verdict.results}`"]
+
+
+def log_lines(verdict: GateVerdict) -> list[str]:
+    """What `ragaudit gate` prints: the notes, each cell's reasoning, the flaky instances
+    and the one-line verdict last."""
+    return [*verdict.notes, *cell_lines(verdict), *flaky_lines(verdict), one_line(verdict)]
+
+
+def markdown(verdict: GateVerdict) -> str:
     """The summary for a pull-request comment (and $GITHUB_STEP_SUMMARY)."""
     out = ["## ragaudit gate", "", f"**{one_line(verdict)}**", ""]
-    out += [f"- {line}" for line in header + notes] + [""]
+    out += [f"- {line}" for line in [*header_lines(verdict), *verdict.notes]] + [""]
     out += [
         "| cell | baseline | new | lost | gained | one-sided p | Holm p | drop (pts) "
         f"| detectable at {POWER:.0%} power | verdict |",

@@ -9,6 +9,7 @@ The gate fails (exit 1) when any cell fails."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ragaudit.comparison.pairing import column_records
 from ragaudit.gating.cells import PairedCell
@@ -63,6 +64,12 @@ class GateVerdict:
     max_drop: float
     all_flaky: tuple[PairedCell, ...] = ()
     """Cells left untested because every paired instance in them is flaky."""
+    baseline: Path | None = None
+    """The baseline's file, when the gate read one (gating.gate)."""
+    results: Path | None = None
+    """The new run's file."""
+    notes: tuple[str, ...] = ()
+    """What the pairing check checked, then what changed under test (the summary's notes)."""
 
     @property
     def failed(self) -> tuple[CellVerdict, ...]:
