@@ -1,5 +1,6 @@
 """`ragaudit compare A.json B.json`: two runs' cells side by side (both rates, the paired
-flips each way, exact McNemar), printed as Markdown and written as compare.md / .html."""
+flips each way, exact McNemar), printed as Markdown and written as compare.md / .html. The
+comparison itself is comparison.compare's; this module parses, prints and writes."""
 
 from __future__ import annotations
 
@@ -7,14 +8,12 @@ import argparse
 from pathlib import Path
 
 from ragaudit.cli.out_path import refuse_input_as_output
-from ragaudit.comparison.document import compare_blocks, render_html, render_markdown
-from ragaudit.comparison.pairing import check_instance_keys, default_pairs, parse_pair
+from ragaudit.comparison.compare import Comparison, compare_runs, read_runs
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, write_text_atomic
-from ragaudit.results.io import load_results
 
 _SUFFIXES = {"md": ("md",), "html": ("html",), "both": ("md", "html")}
-_RENDERERS = {"md": render_markdown, "html": render_html}
+_RENDERERS = {"md": Comparison.markdown, "html": Comparison.html}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,20 +44,12 @@ def run(args: argparse.Namespace) -> int:
     targets = [out / f"compare.{suffix}" for suffix in _SUFFIXES[args.format]]
     inputs = [("run A", args.a), ("run B", args.b)]
     refuse_input_as_output([("--out", t) for t in targets], inputs)
-    a, b = load_results(args.a), load_results(args.b)
-    check_instance_keys(args.a, a)
-    check_instance_keys(args.b, b)
-    pairs = [parse_pair(text, a, b) for text in args.pair] or default_pairs(a, b)
-    if not pairs:
-        raise RagauditError(
-            f"{args.a} and {args.b} hold no (config, embedder) column in common: name the "
-            "columns to compare with --pair A_CONFIG=B_CONFIG"
-        )
+    runs = read_runs(args.a, args.b, args.pair)
     for target in targets:
         check_writable(target, "--out")
-    blocks = compare_blocks(a, b, (args.a, args.b), pairs)
-    documents = [_RENDERERS[t.suffix[1:]](blocks) for t in targets]
-    print(render_markdown(blocks), end="")
+    comparison = compare_runs(runs)
+    documents = [_RENDERERS[t.suffix[1:]](comparison) for t in targets]
+    print(comparison.markdown(), end="")
     for target, text in zip(targets, documents, strict=True):
         try:
             write_text_atomic(target, text)
