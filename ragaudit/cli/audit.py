@@ -14,10 +14,10 @@ from pathlib import Path
 from ragaudit.auditing.report import default_audit_path, publish_audit, render_table
 from ragaudit.auditing.runner import AuditInputs, run_audit
 from ragaudit.cli.executor import add_executor_arguments, executor_from_args
+from ragaudit.cli.junit_option import add_junit_argument, write_audit_junit_when_asked
 from ragaudit.cli.out_path import corpus_input, published_outputs, refuse_input_as_output
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
-from ragaudit.report.audit_junit import add_junit_argument, write_audit_junit
 from ragaudit.runner.lock import hold_run_lock
 from ragaudit.runner.progress import Progress
 
@@ -113,6 +113,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"results: {published.written}")
     for line in published.lines():
         print(line)
-    write_audit_junit(args.junit, outcome.results)
+    write_audit_junit_when_asked(args.junit, outcome.results)
     summary = outcome.results["summary"]
     return 0 if summary["passed"] == summary["cases"] else 1  # 0 of 0 cases: dilution only

@@ -16,6 +16,7 @@ from pathlib import Path
 from ragaudit import paths
 from ragaudit.auditing.report import corpus_lines
 from ragaudit.backends.specs import check_generator_spec
+from ragaudit.cli.junit_option import add_junit_argument
 from ragaudit.cli.out_path import corpus_input, published_outputs, refuse_input_as_output
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
@@ -25,7 +26,6 @@ from ragaudit.mutation.operators import operator_names
 from ragaudit.mutation.publish import publish_mutation
 from ragaudit.mutation.runner import DEFAULT_GENERATOR, MutateInputs, run_mutation
 from ragaudit.mutation.score import failed_call
-from ragaudit.report.audit_junit import add_junit_argument
 from ragaudit.report.mutation import mutation_lines
 from ragaudit.runner.lock import hold_run_lock
 from ragaudit.runner.progress import Progress

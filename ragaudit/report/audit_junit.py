@@ -5,18 +5,10 @@ originating study's audit: "one phrasing pushes a key source out of range")."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from ragaudit.report.junit import TestCase, write_junit
 from ragaudit.results.format import fmt_ratio
-
-
-def add_junit_argument(parser: argparse.ArgumentParser) -> None:
-    """`--junit FILE` on a command whose results become JUnit test cases."""
-    parser.add_argument(
-        "--junit", type=Path, default=None, help="also write the results as JUnit XML here (CI)"
-    )
 
 
 def _rank(source: dict, k: int) -> str:
@@ -89,8 +81,6 @@ def audit_cases(results: dict) -> list[TestCase]:
     return out
 
 
-def write_audit_junit(path: Path | None, results: dict) -> None:
-    """Write the audit's JUnit file when `--junit` was given; nothing otherwise."""
-    if path is not None:
-        write_junit(path, "ragaudit audit", audit_cases(results))
-        print(f"junit: {path}")
+def write_audit_junit(path: Path, results: dict) -> None:
+    """Write the audit's results as a JUnit file at `path`."""
+    write_junit(path, "ragaudit audit", audit_cases(results))
