@@ -4,8 +4,9 @@ Every metric named by --metric runs through its real library (RAGAS, DeepEval) o
 of the results file's generated records, against the judge: `local:qwen2.5-1.5b` (or
 -0.5b), a llama.cpp server started and stopped here, or `openai:<model>` on any
 OpenAI-compatible server (--base-url, key in OPENAI_API_KEY). Every judge call goes
-through the recording proxy and the call cache, so a rerun replays. The scorecard
-(judges.scorecard) is written to the data folder's results/judges.json unless --out says.
+through the recording proxy and the call cache, so a rerun replays. The run is
+judges.run's; this module parses its flags and prints. The scorecard (judges.scorecard) is
+written to the data folder's results/judges.json unless --out says.
 Exit 0: scored; 1: judge calls failed (this run in `<out stem>.failed.json`, the earlier
 scorecard kept; rerun to resume); 2: bad input, before any work.
 """
@@ -13,39 +14,28 @@ scorecard kept; rerun to resume); 2: bad input, before any work.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
-import time
 from pathlib import Path
 from typing import NoReturn
 
-from ragaudit import paths
-from ragaudit.backends.cache import CallCache
-from ragaudit.backends.retry import RetryPolicy
-from ragaudit.backends.weights import sha256_of
 from ragaudit.cli.out_path import published_outputs, refuse_input_as_output
 from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
-from ragaudit.fileio import check_writable, now_iso
-from ragaudit.judges import environment
-from ragaudit.judges.metrics import METRICS, metric_named
-from ragaudit.judges.samples import choose_samples
-from ragaudit.judges.scorecard import (
-    build,
-    computing_seconds,
-    default_path,
-    plan_id,
-    publish,
-    read_sessions,
-    record_session,
-    write_in_progress,
+from ragaudit.fileio import check_writable
+from ragaudit.judges.metrics import METRICS
+from ragaudit.judges.run import (
+    DEFAULT_JUDGE,
+    DEFAULT_TIMEOUT,
+    Judged,
+    JudgeOptions,
+    JudgingInterrupted,
+    check_options,
+    plan_judging,
+    run_judging,
 )
-from ragaudit.results.io import load_results
-
-DEFAULT_JUDGE = "local:qwen2.5-1.5b"
-DEFAULT_TIMEOUT = 600.0
+from ragaudit.judges.scorecard import publish
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,44 +69,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check everything, run the evaluations, write the scorecard; see the module doc."""
-    from ragaudit.judges.server import check_spec
-
     if args.report_from is not None:
         return _report(args.report_from, args.out_md)
 
-    names = list(dict.fromkeys(args.metric or METRICS))
-    metrics = [metric_named(name) for name in names]
-    versions = environment.library_versions(sorted({m.library for m in metrics}))
-    check_spec(args.judge, args.base_url)
-    limits = (("--stability", args.stability, 0), ("--max-records", args.max_records, 1))
-    for flag, value, least in (*limits, ("--timeout", args.timeout, 1)):
-        if value is not None and value < least:
-            raise RagauditError(f"{flag} {value:g}: give {least} or more")
-    path = results_file(args)
-    out = args.out or default_path()
-    read = [("results file", path)] + ([("carried scorecard", args.carry)] if args.carry else [])
+    options = judge_options(args)
+    checked = check_options(options)
+    out = options.scorecard_path()
+    read = [("results file", options.results)]
+    read += [("carried scorecard", options.carry)] if options.carry else []
     refuse_input_as_output(published_outputs("--out", out), read)
-    results = load_results(path)
-    samples = choose_samples(results, args.per_group, args.seed)
-    samples = samples[: args.max_records] if args.max_records else samples
-    check_writable(out, "--out")
-    plan = {
-        "judge": args.judge,
-        "base_url": args.base_url,
-        "metrics": names,
-        "per_group": args.per_group,
-        "seed": args.seed,
-        "stability": args.stability,
-        "max_records": args.max_records,
-        "results_sha256": sha256_of(path),
-    }
-    source = {
-        "results": str(path),
-        "sha256": plan["results_sha256"],
-        "created_at": results.get("created_at"),
-        "records_available": len(_generated(results)),
-    }
-    return _judge(args, metrics, versions, plan, source, samples, out)
+    judging = plan_judging(options, checked)
+    try:
+        judged = run_judging(judging, _say)
+    except JudgingInterrupted as stopped:
+        _leave_on_interrupt(stopped.finished, stopped.partial)
+    return _finish(out, judged)
+
+
+def judge_options(args: argparse.Namespace) -> JudgeOptions:
+    """`ragaudit judges`'s flags as the run's options."""
+    return JudgeOptions(
+        results=results_file(args),
+        metrics=tuple(args.metric or ()),
+        judge=args.judge,
+        base_url=args.base_url,
+        workers=args.workers,
+        per_group=args.per_group,
+        stability=args.stability,
+        max_records=args.max_records,
+        seed=args.seed,
+        timeout=args.timeout,
+        out=args.out,
+        carry=args.carry,
+    )
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 def _report(path: Path, out_md: Path | None) -> int:
@@ -139,99 +128,7 @@ def _report(path: Path, out_md: Path | None) -> int:
     return 0
 
 
-def _generated(results: dict) -> list:
-    from ragaudit.judges.samples import judged_records
-
-    return judged_records(results)
-
-
-def _carry(carry: Path | None, plan: dict, tasks: list, out: Path) -> tuple[list[dict], list]:
-    """The evaluations a shipped scorecard carries in, and the tasks still to run."""
-    if carry is None:
-        return [], tasks
-    from ragaudit.judges.carry import carried_evaluations, carry_sessions
-
-    carried = carried_evaluations(carry, plan, {task.id for task in tasks})
-    carry_sessions(carry, out, plan)
-    done_ids = {(e["key"], e["metric"], e["repetition"]) for e in carried}
-    print(f"carried {len(carried)} evaluations from {carry}", file=sys.stderr)
-    return carried, [task for task in tasks if task.id not in done_ids]
-
-
-def _retry_policy(timeout: float) -> RetryPolicy:
-    """The environment's retry policy with this run's per-call timeout."""
-    return dataclasses.replace(RetryPolicy.from_env(), timeout=timeout)
-
-
-def _judge(args, metrics, versions, plan, source, samples, out: Path) -> int:
-    environment.prepare(paths.data_dir() / "judges")
-    from ragaudit.judges.proxy import RecordingProxy
-    from ragaudit.judges.runner import describe, quiet_libraries, run_tasks, tasks_for
-    from ragaudit.judges.server import start_judge
-
-    quiet_libraries()
-    tasks = tasks_for(samples, metrics, min(plan["stability"], len(samples)))
-    carried, tasks = _carry(args.carry, plan, tasks, out)
-    cache = CallCache()
-    started_at, started = now_iso(), time.monotonic()
-    retry = _retry_policy(args.timeout)
-    client_timeout = args.timeout * (retry.retries + 1) + 60  # the proxy ends a call first
-    print(
-        f"judging {len(samples)} records x {len(metrics)} metrics"
-        f" (the first {min(plan['stability'], len(samples))} twice) with {args.judge}: "
-        f"{len(tasks)} evaluations" + (f" to run ({len(carried)} carried)" if carried else ""),
-        file=sys.stderr,
-    )
-    running = start_judge(args.judge, args.base_url, args.workers, retry)
-    evaluations: list[dict] = list(carried)
-    judge = _judge_entry(args, running)
-
-    def document(complete: bool) -> dict:
-        conditions = _conditions(cache, args, started_at, time.monotonic() - started, plan)
-        return build(
-            source=source, judge=judge, metrics=metrics, versions=versions, plan=plan,
-            samples=samples, evaluations=evaluations, conditions=conditions, complete=complete,
-        )  # fmt: skip
-
-    def done(task, record) -> None:
-        evaluations.append(record)
-        print(
-            f"[{len(evaluations)}/{len(tasks) + len(carried)}] {describe(record)}", file=sys.stderr
-        )
-        write_in_progress(out, document(False))
-
-    def end_session() -> None:
-        seconds = time.monotonic() - started
-        _end_session(out, cache, plan, started_at, seconds, len(samples), running.settings)
-
-    try:
-        with RecordingProxy(running.judge, cache, running.upstream) as proxy:
-            run_tasks(tasks, proxy, workers=args.workers, timeout=client_timeout, on_done=done)
-    except KeyboardInterrupt:
-        end_session()
-        _leave_on_interrupt(len(evaluations) - len(carried), out)
-    except BaseException:
-        end_session()
-        running.stop()
-        raise
-    end_session()  # before the stop: the session counts even if the stop never returns
-    running.stop()
-    return _finish(out, document, evaluations, cache)
-
-
-def _judge_entry(args, running) -> dict:
-    """The scorecard's `judge`: what was asked, the model that answered, its settings."""
-    return {
-        "spec": args.judge,
-        "model": running.judge.model,
-        "base_url": args.base_url,
-        "digest": running.judge.digest,
-        "digest_reason": running.judge.digest_reason,
-        "settings": running.settings,
-    }
-
-
-def _leave_on_interrupt(finished: int, out: Path) -> NoReturn:
+def _leave_on_interrupt(finished: int, partial: Path) -> NoReturn:
     """End the process at once on Ctrl-C, the session already in the ledger.
 
     Freeing a llama.cpp server with a call in flight never returns (its destructor waits for
@@ -239,7 +136,6 @@ def _leave_on_interrupt(finished: int, out: Path) -> NoReturn:
     minutes after Ctrl-C), and the library's thread would hold the exit for that call. Every
     finished evaluation is already in the partial file and every finished call in the cache,
     so nothing is lost by leaving the server to the operating system."""
-    partial = out.with_name(out.stem + ".partial" + out.suffix)
     print(
         f"ragaudit judges: interrupted; {finished} evaluation(s) finished this session are in "
         f"{partial} and their calls in the call cache (rerun to resume)",
@@ -250,48 +146,16 @@ def _leave_on_interrupt(finished: int, out: Path) -> NoReturn:
     os._exit(130)
 
 
-def _conditions(cache: CallCache, args, started_at: str, seconds: float, plan: dict) -> dict:
-    sessions = read_sessions(args.out or default_path())
-    return {
-        "calls": cache.stats(),
-        "failures": cache.failures(),
-        "workers": args.workers,
-        "timeout_seconds": args.timeout,
-        "started_at": started_at,
-        "elapsed_seconds": round(seconds, 1),
-        "sessions": [s for s in sessions if s.get("plan_id") == plan_id(plan)],
-        "computing_seconds": computing_seconds(sessions, plan_id(plan))
-        + (round(seconds, 1) if _counts_apart(sessions, started_at, cache) else 0.0),
-    }
-
-
-def _counts_apart(sessions: list[dict], started_at: str, cache: CallCache) -> bool:
-    """Whether this session's time is added to the ledger's: once it has computed a call,
-    until it is in the ledger (the final scorecard is built after the session is written,
-    and counting it twice overstated a computing session's time)."""
-    written = any(entry.get("started_at") == started_at for entry in sessions)
-    return bool(cache.stats()["computed"]) and not written
-
-
-def _end_session(out: Path, cache: CallCache, plan, started_at, seconds, records, settings) -> None:
-    stats = cache.stats()
-    entry = {"plan_id": plan_id(plan), "started_at": started_at, "seconds": round(seconds, 1),
-             "records": records, "judge_settings": settings, **stats}  # fmt: skip
-    record_session(out, [*read_sessions(out), entry])
-
-
-def _finish(out: Path, document, evaluations: list[dict], cache: CallCache) -> int:
+def _finish(out: Path, judged: Judged) -> int:
     from ragaudit.report.judges import scorecard_table
 
-    final = document(True)
-    failed = [e for e in evaluations if e["outcome"] == "judge_failed"]
-    print(scorecard_table(final))
-    published = publish(out, final)  # a run with failed calls: its own file, the good one kept
-    if failed:
-        reasons = sorted({e["reason"] for e in failed})
+    print(scorecard_table(judged.scorecard))
+    published = publish(out, judged.scorecard)  # failed calls: their own file, the good one kept
+    if judged.failed:
+        reasons = sorted({e["reason"] for e in judged.failed})
         print(
-            f"{len(failed)} of {len(evaluations)} evaluations failed at the judge "
-            f"({cache.stats()['failed']} calls): {reasons[0]}"
+            f"{len(judged.failed)} of {judged.evaluations} evaluations failed at the judge "
+            f"({judged.failed_calls} calls): {reasons[0]}"
             + (f" (and {len(reasons) - 1} other reasons)" if len(reasons) > 1 else "")
             + "; rerun to resume (finished calls replay)",
             file=sys.stderr,
@@ -299,4 +163,4 @@ def _finish(out: Path, document, evaluations: list[dict], cache: CallCache) -> i
     for line in published.lines():
         print(line, file=sys.stderr)
     print(f"wrote {published.written}", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if judged.failed else 0
