@@ -44,7 +44,7 @@ class Corpus:
 
     The planted corpus (`corpus.build.PlantedCorpus`) extends it with the instances planted
     in its documents and the seed and n that made them; a user's corpus
-    (`audit.corpus_io.load_corpus`) fills in where it was read and the files it skipped.
+    (`auditing.corpus_io.read_user_corpus`) fills in where it was read and the files it skipped.
     """
 
     documents: Sequence[Document]

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ragaudit.auditing.corpus_io import html_to_text, load_corpus
+from ragaudit.auditing.corpus_io import html_to_text, read_user_corpus
 from ragaudit.errors import RagauditError
 
 
@@ -28,7 +28,7 @@ def make_folder(root):
 
 
 def test_folder_reads_ids_and_source_types_and_lists_what_it_skipped(tmp_path):
-    corpus = load_corpus(make_folder(tmp_path / "corpus"))
+    corpus = read_user_corpus(make_folder(tmp_path / "corpus"))
     by_id = {d.doc_id: d for d in corpus.documents}
     assert set(by_id) == {"statutes/estate", "guide", "page"}
     assert by_id["statutes/estate"].source_type == "statutes"
@@ -49,7 +49,7 @@ def test_a_link_out_of_the_folder_is_listed_and_never_opened(tmp_path):
     # used to be opened through the link and listed as unreadable; now the link out of the
     # folder is refused before anything is read.
     (root / "mem.txt").symlink_to("/proc/self/mem")
-    skipped = {s.path: s.reason for s in load_corpus(root).skipped}
+    skipped = {s.path: s.reason for s in read_user_corpus(root).skipped}
     assert skipped["mem.txt"] == "symlink to a file outside the corpus folder (not read)"
     assert len(skipped) == 5
 
@@ -61,9 +61,9 @@ def test_empty_corpus_is_a_clear_error_counting_the_skipped(tmp_path):
     with pytest.raises(
         RagauditError, match=r"corpus .*corpus: empty, no readable document \(1 files"
     ):
-        load_corpus(root)
+        read_user_corpus(root)
     with pytest.raises(RagauditError, match="no such file or folder"):
-        load_corpus(tmp_path / "missing")
+        read_user_corpus(tmp_path / "missing")
 
 
 def test_jsonl_documents_with_source_type_and_metadata(tmp_path):
@@ -73,7 +73,7 @@ def test_jsonl_documents_with_source_type_and_metadata(tmp_path):
         {"id": "r1", "text": "Ruling one."},
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n", encoding="utf-8")
-    corpus = load_corpus(path)
+    corpus = read_user_corpus(path)
     assert [(d.doc_id, d.source_type) for d in corpus.documents] == [
         ("s1", "statute"),
         ("r1", None),
@@ -104,7 +104,7 @@ def test_malformed_jsonl_names_the_line(tmp_path, lines, expected):
     path = tmp_path / "docs.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(RagauditError) as error:
-        load_corpus(path)
+        read_user_corpus(path)
     assert str(error.value).startswith(f"corpus {path}: ")
     assert expected in str(error.value)
 
@@ -118,7 +118,7 @@ def test_a_users_corpus_and_the_planted_corpus_are_the_one_corpus_type(tmp_path)
     from ragaudit.documents import Corpus
 
     root = make_folder(tmp_path / "corpus")
-    users = load_corpus(root)
+    users = read_user_corpus(root)
     planted = build_corpus(n=1, probes=["control"])
     assert isinstance(users, Corpus) and isinstance(planted, Corpus)
     # a document is found by its id the same way in both

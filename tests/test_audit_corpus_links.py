@@ -9,7 +9,7 @@ import json
 
 from helpers.harbour import write_harbour
 
-from ragaudit.auditing.corpus_io import load_corpus
+from ragaudit.auditing.corpus_io import read_user_corpus
 from ragaudit.cli.main import main
 
 OUT_OF_FOLDER = "symlink to a file outside the corpus folder (not read)"
@@ -26,7 +26,7 @@ def test_links_out_of_the_corpus_folder_are_skipped_and_named(tmp_path):
     (corpus / "alias.md").symlink_to("guides/deadlines.md")  # inside: read
     (corpus / "elsewhere").symlink_to(tmp_path)  # a folder
     (corpus / "gone.md").symlink_to(tmp_path / "missing.md")
-    loaded = load_corpus(corpus)
+    loaded = read_user_corpus(corpus)
     assert {d.doc_id: d.text for d in loaded.documents} == {
         "alias": "File within six months.",
         "guides/deadlines": "File within six months.",

@@ -11,7 +11,7 @@ import pytest
 from ragaudit import paths
 from ragaudit.cli.main import main
 from ragaudit.corpus.build import build_corpus
-from ragaudit.corpus.files import check_corpus, load_corpus, manifest_sha256, write_corpus
+from ragaudit.corpus.files import check_corpus, load_planted_corpus, manifest_sha256, write_corpus
 from ragaudit.errors import RagauditError
 
 
@@ -43,7 +43,7 @@ def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path):
 
 
 def test_load_round_trips_the_build(fresh):
-    loaded = load_corpus()
+    loaded = load_planted_corpus()
     assert loaded.documents == fresh.documents
     assert loaded.instances == fresh.instances
     assert (loaded.seed, loaded.n, loaded.probes, loaded.filler_count) == (
@@ -76,7 +76,7 @@ def test_check_reports_changed_missing_and_unlisted_files(tmp_path):
     with pytest.raises(
         RagauditError, match="differs from its manifest: changed: documents/control-000.txt"
     ):
-        load_corpus(folder)
+        load_planted_corpus(folder)
     assert main(["corpus", "--check", "--out", str(folder)]) == 1
 
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from ragaudit.corpus.build import PROBES_IN_ORDER, REFERENCE_CHUNKING, PlantedCorpus
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.corpus.stats import NEAR_DUPLICATE, anchor_selectivity, near_duplicates
 from ragaudit.errors import RagauditError
 from ragaudit.stack.chunking import chunk_corpus
@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
 
 @pytest.fixture(scope="module")
 def corpus():
-    return load_corpus()
+    return load_planted_corpus()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ragaudit.auditing.cases import load_cases
-from ragaudit.auditing.corpus_io import load_corpus
+from ragaudit.auditing.corpus_io import read_user_corpus
 from ragaudit.cli.main import main
 from ragaudit.errors import RagauditError
 from ragaudit.mutation.cases import load_mutation_cases
@@ -123,7 +123,7 @@ def test_an_intent_without_answer_after_one_with_is_named_by_its_position(tmp_pa
         encoding="utf-8",
     )
     with pytest.raises(RagauditError) as refused:
-        load_mutation_cases(cases, load_corpus(MUTATE / "corpus").documents)
+        load_mutation_cases(cases, read_user_corpus(MUTATE / "corpus").documents)
     assert str(refused.value).startswith(
         f"case file {cases}: line 7: intents[1].answer: intent 'passwords' names no answer"
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragaudit.auditing.corpus_io import load_corpus
+from ragaudit.auditing.corpus_io import read_user_corpus
 from ragaudit.cli.main import main
 from ragaudit.errors import RagauditError
 from ragaudit.mutation.cases import load_mutation_cases
@@ -23,7 +23,7 @@ EXAMPLE = Path(__file__).parent.parent / "examples" / "mutate"
 
 
 def corpora(settings: str, seed: int = 0, names=None, tmp_path=None):
-    corpus = load_corpus(EXAMPLE / "corpus")
+    corpus = read_user_corpus(EXAMPLE / "corpus")
     intents = load_mutation_cases(EXAMPLE / "cases.yaml", corpus.documents)
     path = tmp_path / "settings.yaml"
     path.write_text(settings, encoding="utf-8")
@@ -119,7 +119,7 @@ def test_an_answer_its_sources_do_not_hold_is_refused_in_one_line(tmp_path, caps
         encoding="utf-8",
     )
     with pytest.raises(RagauditError, match="intent 'leave': answer '99 days' appears in none"):
-        load_mutation_cases(cases, load_corpus(EXAMPLE / "corpus").documents)
+        load_mutation_cases(cases, read_user_corpus(EXAMPLE / "corpus").documents)
     out = tmp_path / "never.json"
     status = main(["mutate", str(EXAMPLE / "corpus"), str(cases), "--no-generate",
                    "--out", str(out)])  # fmt: skip

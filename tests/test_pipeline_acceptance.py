@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.runner.retrieve import table_split_wide
 from ragaudit.stack.chunking import Chunking, chunk_corpus
 from ragaudit.stack.configs import MATRIX
@@ -14,7 +14,7 @@ from ragaudit.stack.diagnostics import ChunkingView, spans_with_role, table_toge
 
 @pytest.fixture(scope="module")
 def corpus():
-    return load_corpus()
+    return load_planted_corpus()
 
 
 @pytest.fixture(scope="module")

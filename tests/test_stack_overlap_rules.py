@@ -12,7 +12,7 @@ from ragaudit.auditing.chunks import base_chunks
 from ragaudit.auditing.settings import AuditSettings
 from ragaudit.cli.corpus import format_stats
 from ragaudit.cli.main import main
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.corpus.stats import boundary_stats, instrument_stats
 from ragaudit.documents import Document as AuditDocument
 from ragaudit.results.view import chunking_of
@@ -33,7 +33,7 @@ EVERY_CHUNKING = [
 
 @pytest.fixture(scope="module")
 def corpus():
-    return load_corpus()
+    return load_planted_corpus()
 
 
 @pytest.mark.parametrize("chunking", EVERY_CHUNKING, ids=lambda c: c.name)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from helpers.ui_fixtures import APP
 
-from ragaudit.corpus.files import load_corpus, manifest_sha256
+from ragaudit.corpus.files import load_planted_corpus, manifest_sha256
 from ragaudit.results.reference import REFERENCE_FILE
 from ragaudit.stack.chunking import Chunking, chunk_corpus
 from ragaudit.ui.lab_vectors import LAB_VECTORS_FILE, read_shipped
@@ -55,7 +55,7 @@ def test_the_shipped_vectors_are_the_installed_minilm_s_and_cover_what_the_lab_o
     assert not shipped.serves(other)  # other weights under the same name: not theirs
     reference = _reference()
     assert set(shipped.chunkings) == _shipped_chunkings_by_hand(reference)
-    corpus = load_corpus()
+    corpus = load_planted_corpus()
     assert manifest_sha256() == reference["corpus"]["sha256"]  # the reference's corpus
     for name in shipped.chunkings:
         texts = [c.text for c in chunk_corpus(corpus.documents, Chunking.from_name(name))]
@@ -124,7 +124,7 @@ def texts_of(at) -> str:
 @pytest.mark.slow  # embeds about 1,300 texts with the real model: a minute on a quiet machine
 def test_the_shipped_vectors_rank_every_question_as_the_model_s_float32_vectors_do(embedder):
     shipped = read_shipped()
-    corpus = load_corpus()
+    corpus = load_planted_corpus()
     questions = list(dict.fromkeys(i.question for i in corpus.instances))
     query32 = np.asarray(embedder.embed(questions), dtype=np.float32)
     query_shipped = np.asarray([shipped.vector(q) for q in questions], dtype=np.float32)

@@ -15,7 +15,7 @@ from llama_index.core.node_parser import (
 )
 from llama_index.core.schema import TextNode
 
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.targets.splitter import UserSplitter
@@ -36,7 +36,7 @@ def split_one(component, text: str, doc_id: str = "doc-1"):
 
 @pytest.fixture(scope="module")
 def corpus_documents() -> list[Document]:
-    return load_corpus().documents
+    return load_planted_corpus().documents
 
 
 def test_langchain_recursive_places_repeated_paragraphs_where_they_are() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.errors import RagauditError
 from ragaudit.runner.progress import Progress
 from ragaudit.runner.stack_retrieval import StackRetrieval
@@ -76,7 +76,7 @@ class EmptySplitter:
 
 @pytest.fixture(scope="module")
 def corpus():
-    return load_corpus().subset(1)
+    return load_planted_corpus().subset(1)
 
 
 def stage_of(tmp_path: Path, text: str, corpus, embedder=None) -> StackRetrieval:

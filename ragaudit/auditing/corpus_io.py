@@ -22,8 +22,9 @@ TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 HTML_SUFFIXES = {".html", ".htm"}
 
 
-def load_corpus(path: Path) -> Corpus:
-    """Read a corpus folder or JSONL file; see the module docstring for the format."""
+def read_user_corpus(path: Path) -> Corpus:
+    """Read a user's corpus folder or JSONL file; see the module docstring for the format.
+    The planted corpus is `corpus.files.load_planted_corpus`."""
     path = Path(path)
     if not path.exists():
         raise RagauditError(f"corpus {path}: no such file or folder")
@@ -37,6 +38,10 @@ def load_corpus(path: Path) -> Corpus:
         skipped = f" ({len(corpus.skipped)} files skipped)" if corpus.skipped else ""
         raise RagauditError(f"corpus {path}: empty, no readable document{skipped}")
     return corpus
+
+
+# The old name, for callers not yet moved to read_user_corpus.
+load_corpus = read_user_corpus
 
 
 def _load_folder(root: Path) -> Corpus:

@@ -18,7 +18,7 @@ from ragaudit.auditing.cases import (
     load_cases,
 )
 from ragaudit.auditing.chunks import AuditChunk, build_chunks
-from ragaudit.auditing.corpus_io import load_corpus
+from ragaudit.auditing.corpus_io import read_user_corpus
 from ragaudit.auditing.dilution import dilution_report
 from ragaudit.auditing.engine import (
     AuditIndex,
@@ -84,7 +84,7 @@ def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcom
     structure = check_structure(cases)
     if structure.fatal:
         return AuditOutcome(structure, inputs.cases, None)
-    corpus = load_corpus(inputs.corpus)
+    corpus = read_user_corpus(inputs.corpus)
     check_floor_source_type(settings, {d.source_type for d in corpus.documents}, inputs.settings)
     skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
     check_sources(cases, corpus.ids(), inputs.cases, skipped)

@@ -10,7 +10,7 @@ from ragaudit import paths
 from ragaudit.cli.out_path import refuse_input_as_output
 from ragaudit.corpus.build import DEFAULT_N, DEFAULT_SEED, build_corpus
 from ragaudit.corpus.export import FORMATS, export_documents
-from ragaudit.corpus.files import check_corpus, load_corpus, write_corpus
+from ragaudit.corpus.files import check_corpus, load_planted_corpus, write_corpus
 from ragaudit.corpus.stats import instrument_stats
 from ragaudit.errors import RagauditError
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     n = DEFAULT_N if args.n is None else args.n
     if args.export is not None:
         _check_export_target(args.export, folder, args.format)
-        corpus = load_corpus(folder)
+        corpus = load_planted_corpus(folder)
         if args.n is not None and args.n < corpus.n:
             corpus = corpus.subset(args.n)
         written = export_documents(corpus.documents, args.export, args.format)
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.stats:
         explicit = args.seed is not None or args.n is not None or probes
-        corpus = build_corpus(seed, n, probes) if explicit else load_corpus(folder)
+        corpus = build_corpus(seed, n, probes) if explicit else load_planted_corpus(folder)
         stats = instrument_stats(corpus)
         if args.json:
             print(json.dumps(stats, indent=1, allow_nan=False))

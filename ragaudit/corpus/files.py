@@ -189,8 +189,9 @@ def manifest_sha256(path: Path | str | None = None) -> str:
     return _sha256(folder / MANIFEST)
 
 
-def load_corpus(path: Path | str | None = None) -> PlantedCorpus:
-    """Read a corpus folder, refusing it if any file differs from its manifest."""
+def load_planted_corpus(path: Path | str | None = None) -> PlantedCorpus:
+    """Read a planted corpus folder (the shipped one by default), refusing it if any file
+    differs from its manifest. A user's own corpus is `auditing.corpus_io.read_user_corpus`."""
     folder = Path(path) if path is not None else paths.corpus_dir()
     manifest = _read_manifest(folder)
     problems = check_corpus(folder)
@@ -215,3 +216,7 @@ def load_corpus(path: Path | str | None = None) -> PlantedCorpus:
         tuple(manifest["probes"]),
         manifest["filler_documents"],
     )
+
+
+# The old name, for callers not yet moved to load_planted_corpus.
+load_corpus = load_planted_corpus

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit.analysis import analyse
-from ragaudit.auditing.corpus_io import load_corpus
+from ragaudit.auditing.corpus_io import read_user_corpus
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_generator
 from ragaudit.grading.grade import grade_records
@@ -70,7 +70,7 @@ def prepare(inputs: MutateInputs, cache: Any = None) -> Prepared:
     embedder's tokenizer through (None: no window check, no robust credit)."""
     progress = inputs.progress  # silent until the inputs are read: bad input is one line
     chosen = operators(inputs.operators)
-    corpus = load_corpus(inputs.corpus)
+    corpus = read_user_corpus(inputs.corpus)
     intents = load_mutation_cases(inputs.cases, corpus.documents)
     column = Column(inputs.settings, inputs.stack)
     window = column.window_check(cache, inputs.workers) if cache is not None else None

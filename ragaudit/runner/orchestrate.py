@@ -24,7 +24,7 @@ from ragaudit import paths
 from ragaudit.analysis import analyse
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.executors import executor_scope
-from ragaudit.corpus.files import load_corpus, manifest_sha256
+from ragaudit.corpus.files import load_planted_corpus, manifest_sha256
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import remove_orphan_temps
 from ragaudit.results.io import partial_path, write_results
@@ -92,7 +92,7 @@ def _run_stages(
     plan: RunPlan, stages: Sequence[Stage], allow_failed_calls: bool, vet: Vet | None
 ) -> dict:
     watch = RunWatch(SessionLedger.for_plan(plan))  # a resumed run sums its sessions' time
-    corpus = load_corpus()
+    corpus = load_planted_corpus()
     if plan.n < corpus.n:
         corpus = corpus.subset(plan.n)
     cache = CallCache()

@@ -17,7 +17,7 @@ from ragaudit import paths
 from ragaudit.backends.concurrency import DEFAULT_WORKERS, check_workers
 from ragaudit.backends.executors import check_executor
 from ragaudit.backends.specs import check_embedder_spec, check_generator_spec
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable
 from ragaudit.registry import unknown_name_message
@@ -137,7 +137,7 @@ def build_plan(
     gen_configs = tuple(gen_configs or _preset_gen_configs(preset, configs))
     _check_config_names(gen_configs, configs)
     target = _results_path(out)
-    corpus = load_corpus()
+    corpus = load_planted_corpus()
     size = _instances_per_probe(n, preset, corpus.n)
     available = list(corpus.probes)
     generator = _checked_specs(embedders, generator or preset.generator)

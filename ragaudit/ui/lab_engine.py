@@ -21,7 +21,7 @@ from typing import Any
 from ragaudit import paths
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.results.format import fmt_lab_refusal
 from ragaudit.results.view import matrix_columns, stack_configs, stack_embedder
 from ragaudit.stack.chunking import Chunking, chunk_corpus
@@ -105,7 +105,7 @@ def load_lab_corpus(n: int | None = None) -> Any:
 
     @st.cache_resource(show_spinner="Loading the corpus…")
     def _load(corpus_dir: str) -> Any:
-        return load_corpus(corpus_dir)
+        return load_planted_corpus(corpus_dir)
 
     corpus = _load(str(paths.corpus_dir()))
     return corpus.subset(n) if n is not None and n < corpus.n else corpus

@@ -164,13 +164,13 @@ def write_shipped(path: Path = LAB_VECTORS_FILE) -> str:
     summary line (which precisions were refused and why)."""
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.specs import load_embedder
-    from ragaudit.corpus.files import load_corpus
+    from ragaudit.corpus.files import load_planted_corpus
     from ragaudit.fileio import write_bytes_atomic
     from ragaudit.results.io import load_results
     from ragaudit.results.reference import REFERENCE_FILE
     from ragaudit.stack.chunking import Chunking, chunk_corpus
 
-    corpus = load_corpus()
+    corpus = load_planted_corpus()
     embedder = load_embedder(SHIPPED_EMBEDDER, CallCache())
     chunkings = shipped_chunkings(load_results(REFERENCE_FILE))
     questions = list(dict.fromkeys(i.question for i in corpus.instances))

@@ -79,7 +79,7 @@ def _read(path: str, stamp: int, documents: int) -> dict[str, str]:
 
     @st.cache_resource(show_spinner="Reading your corpus…", max_entries=2)
     def _cached(path: str, stamp: int, documents: int) -> dict[str, str]:
-        from ragaudit.auditing.corpus_io import load_corpus
+        from ragaudit.auditing.corpus_io import read_user_corpus
 
         folder = Path(path)
         if folder.is_dir() and _more_files_than(folder, FILES_PER_DOCUMENT * documents + 100):
@@ -87,6 +87,6 @@ def _read(path: str, stamp: int, documents: int) -> dict[str, str]:
                 f"{path} holds far more files than the run's {documents} documents, so it "
                 "is not read as this run's corpus"
             )
-        return {doc.doc_id: doc.text for doc in load_corpus(folder).documents}
+        return {doc.doc_id: doc.text for doc in read_user_corpus(folder).documents}
 
     return _cached(path, stamp, documents)
