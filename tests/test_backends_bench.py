@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ragaudit.bench import backends
+from benchmarks import backends
 
 
 @pytest.mark.slow

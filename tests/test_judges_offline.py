@@ -2,7 +2,7 @@
 namespace with no network (`unshare -n`, loopback up), RAGAS and DeepEval imported and run
 there with their telemetry switched off and token counts from the judge's usage fields.
 
-The fast test puts the scripted judge (ragaudit/bench/judge_stand_in.py) in the namespace;
+The fast test puts the scripted judge (tests/helpers/judge_stand_in.py) in the namespace;
 the slow one lets ragaudit start its own llama.cpp judge (the shipped 0.5B Qwen) there,
 on the one-call metric, so the offline default is shown working as shipped."""
 
@@ -64,7 +64,7 @@ def _in_namespace(tmp_path: Path, judge_setup: str, judge: str, timeout: float):
 @needs_netns
 def test_one_record_judged_with_no_network(tmp_path):
     setup = (
-        f"{sys.executable} -m ragaudit.bench.judge_stand_in > {tmp_path}/port 2>/dev/null & "
+        f"{sys.executable} tests/helpers/judge_stand_in.py > {tmp_path}/port 2>/dev/null & "
         "JUDGE_PID=$!; "
         f"while [ ! -s {tmp_path}/port ]; do sleep 0.1; done; "
         f"PORT=$(cut -d' ' -f2 {tmp_path}/port)"

@@ -2,7 +2,7 @@
 matrix does (issue 40, item 11): `judges.failed.json` holds the run, `judges.json` is left
 byte for byte, and a good run that replaces it keeps the one it held as `judges.prev.json`,
 which a later failed run leaves alone. The judges are the scripted judge
-(ragaudit/bench/judge_stand_in.py, a real OpenAI-compatible server on 127.0.0.1) answering
+(tests/helpers/judge_stand_in.py, a real OpenAI-compatible server on 127.0.0.1) answering
 500 to every call, then answering by its rule; the earlier scorecard is the shipped one."""
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from ragaudit.bench.judge_stand_in import start_judge_server
+from helpers.judge_stand_in import start_judge_server
 
 pytestmark = pytest.mark.slow  # each run starts ragas afresh
 

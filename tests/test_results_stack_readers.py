@@ -11,7 +11,7 @@ import pytest
 from helpers.stack_results import PRIMARY, STACK_EMBEDDER, stack_results
 from helpers.ui_fixtures import open_app, texts
 
-from ragaudit.bench.matrix import naive_pairs
+from benchmarks.matrix import naive_pairs
 from ragaudit.ui.attribution import attribution_rows
 
 STACK_LABEL = f"mine ({STACK_EMBEDDER})"
@@ -114,7 +114,7 @@ def test_the_matrix_bench_skips_the_stack_entry():
     # B: its chunking's 10 chunks + 1 question under local:minilm; C: the same 10 chunks,
     # no question recorded; the stack (12 chunks, under its own embedder) is not counted
     assert naive_pairs(results) == {PRIMARY: 21}
-    from ragaudit.bench.matrix import matrix_configs  # the configs the baseline times
+    from benchmarks.matrix import matrix_configs  # the configs the baseline times
 
     assert [c.name for c in matrix_configs(results)] == ["B", "C"]
 

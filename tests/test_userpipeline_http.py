@@ -1,5 +1,5 @@
 """`pipeline: http:` end to end: a real RAG service process on 127.0.0.1
-(ragaudit/bench/rag_service.py) ingesting the corpus through its endpoint or a command,
+(tests/helpers/rag_service.py) ingesting the corpus through its endpoint or a command,
 or holding it already (asserted by the user); its header's value read from an environment
 variable and never written; its HTML-wrapped contexts located; each fault mode (HTTP 500,
 a missing answer, a context that is not text) a counted failed call with a one-line reason;

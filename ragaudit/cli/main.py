@@ -35,7 +35,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "harness-check": ("ragaudit.cli.harness", "find failure handling that hides failures"),
     "judges": ("ragaudit.cli.judges", "how often LLM-judge metrics miss planted faults"),
     "serve": ("ragaudit.cli.serve", "serve the bundled generator as an OpenAI API on 127.0.0.1"),
-    "bench": ("ragaudit.bench", "print benchmark figures (backends, matrix, ui)"),
 }
 
 

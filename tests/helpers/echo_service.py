@@ -10,7 +10,7 @@ Run as `python tests/helpers/echo_service.py --mode MODE`; it prints `PORT <n>` 
 The honest /ask reply is {"answer", "contexts": [{"text", "id", "score"}], "citations"}
 (PIPELINE_MODES list where each mode puts the echo; `plain_*` modes reply contexts as
 texts, for a stack file without `context_text`); /ingest answers 200 unless an `ingest_*`
-mode; the judge answers as ragaudit/bench/judge_stand_in.py's rule says unless a `judge_*`
+mode; the judge answers as tests/helpers/judge_stand_in.py's rule says unless a `judge_*`
 mode.
 """
 
@@ -23,9 +23,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from helpers.judge_stand_in import answer as judge_answer  # noqa: E402
 from helpers.key_leaks import echoed  # noqa: E402
 from helpers.mode_service import RunningService, serve, start_script  # noqa: E402
-from ragaudit.bench.judge_stand_in import answer as judge_answer  # noqa: E402
 
 PIPELINE_MODES = {
     "answer": "the answer is the echo",

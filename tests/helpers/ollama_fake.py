@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
-from ragaudit.bench.stand_in import JsonHandler
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script, too
+from helpers.stand_in import JsonHandler  # noqa: E402
 
 DIMENSIONS = 64
 MODELS = {

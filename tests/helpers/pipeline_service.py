@@ -1,4 +1,4 @@
-"""Start ragaudit/bench/rag_service.py as its own process on 127.0.0.1 and stop it."""
+"""Start tests/helpers/rag_service.py as its own process on 127.0.0.1 and stop it."""
 
 from __future__ import annotations
 
@@ -6,13 +6,16 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+RAG_SERVICE = Path(__file__).resolve().parent / "rag_service.py"
 
 
 @contextmanager
 def running_service(*flags: str) -> Iterator[str]:
     """The service's base URL (``http://127.0.0.1:<port>``) while it runs with `flags`."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "ragaudit.bench.rag_service", "--port", "0", *flags],
+        [sys.executable, str(RAG_SERVICE), "--port", "0", *flags],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -1,7 +1,7 @@
 """The inspector's tests' fixtures, in one import.
 
 The synthetic results file (docs/results-schema.md, built not recorded) lives in
-ragaudit.bench.fixture, because the UI benchmark reads it too; the AppTest helpers
+helpers.fixture, because the UI benchmark (benchmarks/ui.py) reads it too; the AppTest helpers
 live in ui_apptest.
 """
 
@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from helpers.fixture.build import build_results, write_results  # noqa: F401 - re-exported
 from helpers.ui_apptest import APP, chart_specs, click_chart, open_app, texts  # noqa: F401 - re-exported
-from ragaudit.bench.fixture.build import build_results, write_results  # noqa: F401 - re-exported
 
 
 def stand_in_run(

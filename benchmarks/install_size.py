@@ -1,4 +1,4 @@
-"""`python -m ragaudit.bench install_size`: what `pip install ragaudit` puts on disk, and
+"""`python -m benchmarks.install_size`: what `pip install ragaudit` puts on disk, and
 each extra on top of it, read from the installed distributions' own file lists (so it
 measures this environment's wheels, not a guess).
 
@@ -75,7 +75,7 @@ def requirements() -> tuple[list[str], dict[str, list[str]]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Print the core's size, each extra's on top of it, and the core with [local] inside."""
-    argparse.ArgumentParser(prog="python -m ragaudit.bench install_size").parse_args(argv)
+    argparse.ArgumentParser(prog="python -m benchmarks.install_size").parse_args(argv)
     names, extras = requirements()
     core = closure(names)
     core_bytes = sum(_size(dist) for dist in core.values())

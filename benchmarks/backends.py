@@ -1,4 +1,4 @@
-"""`python -m ragaudit.bench backends`: our backends vs the raw libraries, in the same run.
+"""`python -m benchmarks.backends`: our backends vs the raw libraries, in the same run.
 
 - Embedders: texts/s through our cache-aware wrapper (cold cache in a temp dir) and
   through the raw library, interleaved in rounds so other load on the machine hits both.
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -299,7 +300,7 @@ def bench_generator(
 
 def main(argv: list[str] | None = None) -> int:
     """Run the backend benchmarks and print their figures (optionally as JSON too)."""
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench backends", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.backends", description=__doc__)
     parser.add_argument("--texts", type=int, default=1000, help="texts for MiniLM (default 1000)")
     parser.add_argument(
         "--e5-texts", type=int, default=200, help="texts for e5 (slow; default 200)"
@@ -380,3 +381,7 @@ def _print_prompt_eval(spec: str, row: dict) -> None:
         f"saves {saved:.0%} of the prompt's evaluation",
         flush=True,
     )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -3,7 +3,7 @@ evaluated whole in the order records ask them (the baseline), then in the pipeli
 with llama.cpp keeping the previous prompt's evaluated prefix, in the same run on one
 loaded model.
 
-`python -m ragaudit.bench prefix [--questions 10] [--generator local:qwen2.5-0.5b]
+`python -m benchmarks.prefix [--questions 10] [--generator local:qwen2.5-0.5b]
 [--results PATH]`. Without --results it first runs the quick preset's retrieval
 (`ragaudit run --quick --no-generate --embedders local:minilm`) in a temporary data
 folder. Prints prompt tokens evaluated (load-immune), wall and llama.cpp seconds, their
@@ -69,7 +69,7 @@ def _evaluate(engine, prompts: list, params: dict, reuse: bool) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its figures."""
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench prefix")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.prefix")
     parser.add_argument("--generator", default=QUICK.generator)
     parser.add_argument("--questions", type=int, default=10)
     parser.add_argument("--results", type=Path, default=None, help="a retrieval results file")
@@ -116,3 +116,7 @@ def _report(args: argparse.Namespace, records: int, prompts: list, whole: dict, 
     )
     same = sum(1 for sha, reply in whole["replies"].items() if reused["replies"][sha] == reply)
     print(f"  replies identical both ways: {same} of {len(prompts)}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,8 +1,8 @@
 """A small RAG service on 127.0.0.1 for the `pipeline: http:` tests and the benchmark
-(ragaudit.bench.pipeline): a real HTTP process speaking JSON, zero-delay unless asked
+(benchmarks/pipeline.py): a real HTTP process speaking JSON, zero-delay unless asked
 (`--delay` seconds per answer, at most `--slots` answered at once).
 
-Run as `python -m ragaudit.bench.rag_service [flags]`.
+Run as `python tests/helpers/rag_service.py [flags]`.
 
 POST /ingest {"documents": [{id, text, metadata}]} adds documents; POST /ask {"query": q}
 ranks the paragraphs by shared words and replies

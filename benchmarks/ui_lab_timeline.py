@@ -1,4 +1,4 @@
-"""`python -m ragaudit.bench ui`, the Lab timeline's figure: the chosen instance's chunk
+"""`python -m benchmarks.ui`, the Lab timeline's figure: the chosen instance's chunk
 timeline redrawn after an overlap change whose embeddings the call cache holds, beside the
 same page's unchanged rerun (its baseline render), measured in the same run.
 

@@ -1,11 +1,11 @@
 """Judge throughput with `--workers N` against `--workers 1`: `ragaudit judges` on the same
 records from an empty data folder each time (nothing replays), timed end to end.
 
-- `--target stand-in` (default): the scripted judge (bench/judge_stand_in.py) with 4 slots,
+- `--target stand-in` (default): the scripted judge (tests/helpers/judge_stand_in.py) with 4 slots,
   each call answered after `--delay` seconds, as on a server with four parallel sequences;
 - `--target local:qwen2.5-0.5b` (or -1.5b): the llama.cpp server ragaudit starts, with as
   many slots as workers, on this machine's cores. Run it under the model lock:
-  `flock /tmp/ragaudit-model.lock python -m ragaudit.bench judges --target local:qwen2.5-0.5b`.
+  `flock /tmp/ragaudit-model.lock python -m benchmarks.judges --target local:qwen2.5-0.5b`.
 
 Prints evaluations per minute at each worker count and the ratio to one worker.
 """
@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ragaudit.bench.judge_stand_in import start_judge_server
 from ragaudit.results.reference import REFERENCE_FILE
+from tests.helpers.judge_stand_in import start_judge_server
 
 
 def _timed(judge: list[str], workers: int, records: int, metrics: list[str]) -> tuple[float, dict]:
@@ -43,7 +43,7 @@ def _timed(judge: list[str], workers: int, records: int, metrics: list[str]) -> 
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench judges")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.judges")
     parser.add_argument("--target", default="stand-in")
     parser.add_argument("--records", type=int, default=6)
     parser.add_argument("--delay", type=float, default=0.5, help="stand-in seconds per call")
@@ -81,3 +81,7 @@ def main(argv: list[str]) -> int:
             f"x{judging_rate / base_judging:.2f}"
         )
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,7 +1,7 @@
 """Generation benchmark: tokens/s through the pipeline (generate_records) against raw
 xllamacpp on prompts of the same shape in the same run, and identical prompts merged.
 
-`python -m ragaudit.bench generation [--generator local:qwen2.5-0.5b] [--rounds 2]
+`python -m benchmarks.generation [--generator local:qwen2.5-0.5b] [--rounds 2]
 [--prompt-sizes]`. Each pipeline step generates one record and its identical twin.
 With --prompt-sizes it also times one k=3 and one k=8 prompt of 1,000-character chunks,
 the figure that decides a preset's generator.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import sys
 import tempfile
 import time
 
@@ -124,7 +125,7 @@ def _prompt_sizes(spec: str, engine, params: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its figures."""
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench generation")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.generation")
     parser.add_argument("--generator", default="local:qwen2.5-0.5b")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--distinct", type=int, default=3, help="prompt pairs per round")
@@ -212,3 +213,7 @@ def _report(args: argparse.Namespace, raw: list, pipe: list, merged: dict) -> No
         f"  pipeline overhead per prompt (replay): {overhead * 1000:.1f} ms, against "
         f"{per_prompt:.1f} s per raw generation = {overhead / per_prompt:.4f} of a call"
     )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,9 +1,9 @@
-"""`python -m ragaudit.bench ui`, the Compare page's figure: its first render for two full
+"""`python -m benchmarks.ui`, the Compare page's figure: its first render for two full
 (n=25) results files, beside the Matrix page's first render of one of them (the page's
 baseline render), measured in the same run; then opening one flipped instance under both
 runs, beside the Compare page's unchanged rerun.
 
-The two files are the synthetic n=25 one of ragaudit.bench.fixture (A) and a copy of it
+The two files are the synthetic n=25 one of tests.helpers.fixture (A) and a copy of it
 (B) in which every fifth record's gold_in_context is flipped, its cells recounted, so B
 holds the same corpus and models with a known share of flips.
 """
@@ -18,9 +18,9 @@ import timeit
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.bench.fixture.build import build_results
-from ragaudit.bench.fixture.cells import cells
 from ragaudit.fileio import write_text_atomic
+from tests.helpers.fixture.build import build_results
+from tests.helpers.fixture.cells import cells
 
 FLIP_EVERY = 5
 """B flips the gold_in_context of every FLIP_EVERY-th record that has one."""

@@ -1,4 +1,4 @@
-"""`python -m ragaudit.bench ray`: `--executor local` against `--executor ray` (2 workers)
+"""`python -m benchmarks.ray_fanout`: `--executor local` against `--executor ray` (2 workers)
 on this machine, each from a cold cache, timed in the same invocation.
 
 Figures printed:
@@ -113,7 +113,7 @@ def _line(what: str, local: tuple, on_ray: tuple, workers: int) -> str:
 
 def main(argv: list[str]) -> int:
     """Run both comparisons and print one line each."""
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench ray")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.ray_fanout")
     parser.add_argument("--n", type=int, default=5, help="instances per probe (default 5)")
     parser.add_argument("--prompts", type=int, default=50, help="generation slice (default 50)")
     parser.add_argument("--generator", default=presets.QUICK.generator)
@@ -165,3 +165,7 @@ def main(argv: list[str]) -> int:
         differ = sum(1 for a, b in zip(gen_local[3], gen_ray[3], strict=True) if a != b)
         print(f"replies that differ: {fmt_ratio(differ, total)}")
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,9 +1,9 @@
 """A scripted judge: an OpenAI-compatible /v1/chat/completions server on 127.0.0.1 that
 answers RAGAS's and DeepEval's prompts by a rule a test can apply by hand; with `--slots 4
---delay S` it is the 4-slot stand-in of the judges benchmark (bench/judges.py) and the
+--delay S` it is the 4-slot stand-in of the judges benchmark (benchmarks/judges.py) and the
 test double of tests/test_judges_*.py.
 
-Run as `python -m ragaudit.bench.judge_stand_in [--mode M] [--slots N] [--delay S]`; it
+Run as `python tests/helpers/judge_stand_in.py [--mode M] [--slots N] [--delay S]`; it
 prints `PORT <n>` first. `GET /__stats` gives the calls answered and the peak in flight.
 
 The rule (mode `good`; DeepEval's truths are the whole context): a statement, claim or
@@ -34,6 +34,7 @@ import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 PROMPT_TOKENS, COMPLETION_TOKENS = 100, 10
 ABSTAIN = "NOT_IN_CONTEXT"
@@ -227,7 +228,7 @@ class JudgeProcess:
 
 def start_judge_server(mode: str = "good", slots: int = 4, delay: float = 0.0) -> JudgeProcess:
     """The scripted judge as a subprocess; its base URL ends in /v1."""
-    command = [sys.executable, "-m", "ragaudit.bench.judge_stand_in", "--mode", mode]
+    command = [sys.executable, str(Path(__file__).resolve()), "--mode", mode]
     command += ["--slots", str(slots), "--delay", str(delay)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     line = process.stdout.readline()

@@ -1,4 +1,4 @@
-"""`python -m ragaudit.bench gate`: the regression gate's figures, each beside its baseline
+"""`python -m benchmarks.gate`: the regression gate's figures, each beside its baseline
 measured in the same run.
 
 1. Gate time on two n=25 files (the shipped reference against itself, every cell gated),
@@ -117,7 +117,7 @@ def bench_verdicts(reference: Path, rerun: Path | None) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench gate")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.gate")
     parser.add_argument("--reference", type=Path, default=REFERENCE_FILE)
     parser.add_argument("--rerun", type=Path, default=None, help="B rerun, another thread count")
     parser.add_argument("--repeat", type=int, default=5)
@@ -126,3 +126,7 @@ def main(argv: list[str]) -> int:
     bench_table()
     bench_verdicts(args.reference, args.rerun)
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,4 +1,4 @@
-"""`python -m ragaudit.bench ui --demo`: the seconds from typing `ragaudit demo` to the
+"""`python -m benchmarks.ui --demo`: the seconds from typing `ragaudit demo` to the
 Matrix page's "what failed" summary on screen, in a real browser (Debian Chromium through
 Playwright), beside the seconds to the server's first health answer in the same run; then
 the Lab's first response as a person meets it: the sidebar's Lab clicked at once, to the

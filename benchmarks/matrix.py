@@ -1,4 +1,4 @@
-"""`python -m ragaudit.bench matrix`: the retrieval matrix from a cold cache, against a
+"""`python -m benchmarks.matrix`: the retrieval matrix from a cold cache, against a
 naive per-config llama-index pipeline timed in the same run, then a warm rerun.
 
 Figures printed:
@@ -142,7 +142,7 @@ def _tuple(values: list | None) -> tuple | None:
 
 def main(argv: list[str]) -> int:
     """Run the benchmark and print its figures."""
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench matrix")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.matrix")
     parser.add_argument("--quick", action="store_true", help="n=5 per probe")
     parser.add_argument("--n", type=int, default=None, help="instances per probe")
     parser.add_argument("--embedders", nargs="+", default=["local:minilm", "local:e5-small"])
@@ -247,3 +247,7 @@ def _report_compute(home: Path, specs: list[str], cold: float, naive: float) -> 
         f"({(cold - ours) / cold:.0%} of its wall), naive {naive - theirs:.1f} s; with nothing "
         f"outside embedding the ratio would be {naive / ours:.2f}x"
     )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -2,7 +2,7 @@
 embedding or chat call after a fixed delay, and serves at most `slots` calls at once (the
 rest wait for a slot, as on a server with that many parallel sequences).
 
-Run as `python -m ragaudit.bench.stand_in --slots 4 --delay 0.05 [--fail-marker TEXT ...]`:
+Run as `python tests/helpers/stand_in.py --slots 4 --delay 0.05 [--fail-marker TEXT ...]`:
 it binds a free port and prints `PORT <n>` first. It records the calls per path and the
 peak of calls in flight at once (waiting or served), read at `GET /__stats` and cleared by
 `POST /__reset`. A call whose request body holds a fail marker is answered HTTP 500,
@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 EMBED_MODEL = "stand-in-embed"
 CHAT_MODEL = "stand-in-chat"
@@ -185,7 +186,7 @@ def start_stand_in(
     slots: int = 4, delay: float = 0.05, fail_markers: Sequence[str] = ()
 ) -> StandInProcess:
     """Start the stand-in server as a subprocess and wait until it listens."""
-    command = [sys.executable, "-m", "ragaudit.bench.stand_in", "--slots", str(slots)]
+    command = [sys.executable, str(Path(__file__).resolve()), "--slots", str(slots)]
     command += ["--delay", str(delay)]
     for marker in fail_markers:
         command += ["--fail-marker", marker]
@@ -198,7 +199,7 @@ def start_stand_in(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench.stand_in")
+    parser = argparse.ArgumentParser(prog="python tests/helpers/stand_in.py")
     parser.add_argument("--slots", type=int, default=4, help="calls served at once")
     parser.add_argument("--delay", type=float, default=0.05, help="seconds per call")
     parser.add_argument(

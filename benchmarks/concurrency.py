@@ -1,6 +1,6 @@
-"""`python -m ragaudit.bench concurrency`: --workers against a server with parallel slots.
+"""`python -m benchmarks.concurrency`: --workers against a server with parallel slots.
 
-A stand-in server (ragaudit.bench.stand_in: Ollama's API, a fixed delay per call, a fixed
+A stand-in server (tests.helpers.stand_in: Ollama's API, a fixed delay per call, a fixed
 number of slots, standing in for a GPU server) answers every call. Through ragaudit's own
 cache-aware wrappers, with a fresh cache each time (every call computed), it times
 generation (`generate_each`, one prompt per call) and embedding (`stack.index.embed_texts`,
@@ -17,6 +17,7 @@ client against a zero-delay stand-in, in alternating rounds (the machine is shar
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -24,8 +25,8 @@ from pathlib import Path
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder, load_generator
-from ragaudit.bench.stand_in import CHAT_MODEL, EMBED_MODEL, StandInProcess, start_stand_in
 from ragaudit.stack.index import embed_texts
+from tests.helpers.stand_in import CHAT_MODEL, EMBED_MODEL, StandInProcess, start_stand_in
 
 GOAL_AT_SLOTS = 3.5
 FLAT = 0.15
@@ -119,7 +120,7 @@ def _print_rows(title: str, rows: list[dict], calls: int, slots: int) -> None:
 
 def sweep_arguments(prog: str) -> argparse.ArgumentParser:
     """The stand-in server's capacity and delay, and the worker counts swept over it (shared
-    with bench ray-scaling, which sweeps the same server over Ray workers)."""
+    with benchmarks.ray_scaling, which sweeps the same server over Ray workers)."""
     parser = argparse.ArgumentParser(prog=prog)
     parser.add_argument("--slots", type=int, default=4, help="the server's capacity C")
     parser.add_argument("--delay", type=float, default=0.1, help="seconds the server takes")
@@ -130,7 +131,7 @@ def sweep_arguments(prog: str) -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Print the sweep for generation and embedding, then the wrapper's overhead."""
-    parser = sweep_arguments("python -m ragaudit.bench concurrency")
+    parser = sweep_arguments("python -m benchmarks.concurrency")
     parser.add_argument("--overhead-calls", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
@@ -153,3 +154,7 @@ def main(argv: list[str]) -> int:
         f"(raw ollama client {raw:.2f} ms, through the cache-aware wrapper {wrapper:.2f} ms)"
     )
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

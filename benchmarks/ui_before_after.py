@@ -1,4 +1,4 @@
-"""`python -m ragaudit.bench.ui_before_after --before DIR`: the inspector's first-minutes
+"""`python -m benchmarks.ui_before_after --before DIR`: the inspector's first-minutes
 figures on two checkouts, measured the same way in the same session: an older one (DIR, e.g.
 a `git worktree` at the commit before the change) and this one.
 
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ragaudit.bench.ui_demo import (
+from benchmarks.ui_demo import (
     CHROMIUM,
     CHROMIUM_ARGS,
     ENTRY_LINK,
@@ -35,7 +35,7 @@ from ragaudit.bench.ui_demo import (
     _healthy,
 )
 
-HERE = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parents[1]
 LAB_FIRST = r"""
 import json, logging, sys, time
 from streamlit.testing.v1 import AppTest
@@ -151,7 +151,7 @@ def _print_demo(name: str, m: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench.ui_before_after")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.ui_before_after")
     parser.add_argument("--before", required=True, help="the older checkout (a git worktree)")
     parser.add_argument("--skip-demo", action="store_true", help="only the Lab figures")
     args = parser.parse_args(argv)

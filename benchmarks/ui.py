@@ -1,4 +1,4 @@
-"""`python -m ragaudit.bench ui`: server-side times of the inspector, each beside a baseline
+"""`python -m benchmarks.ui`: server-side times of the inspector, each beside a baseline
 measured in the same run (other work on the machine makes raw timings noisy).
 
 1. The Matrix page's first render from a full results file (target <= 2 s), against the
@@ -11,13 +11,13 @@ measured in the same run (other work on the machine makes raw timings noisy).
 3. An overlap change that needs new embeddings (reported), against the embedder's
    throughput on 64 fresh texts measured right after.
 4. The Lab's chunk timeline redrawn after an overlap change whose embeddings are cached,
-   beside the page's unchanged rerun (ragaudit/bench/ui_lab_timeline.py).
+   beside the page's unchanged rerun (benchmarks/ui_lab_timeline.py).
 5. The Compare page's first render for two n=25 files, beside the Matrix page's first
-   render of one (ragaudit/bench/ui_compare.py).
+   render of one (benchmarks/ui_compare.py).
 6. With --demo (alone: its reference case starts the quick run, so run it under
    `flock /tmp/ragaudit-model.lock`): `ragaudit demo` to the "what failed" summary on
    screen in a real browser, on the reference and (--finished FILE) on a finished quick
-   run (ragaudit/bench/ui_demo.py).
+   run (benchmarks/ui_demo.py).
 """
 
 from __future__ import annotations
@@ -26,18 +26,19 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.ui_compare import report_compare
+from benchmarks.ui_lab_timeline import report_lab_timeline
 from ragaudit import paths
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder
-from ragaudit.bench.fixture.build import write_results
-from ragaudit.bench.ui_compare import report_compare
-from ragaudit.bench.ui_lab_timeline import report_lab_timeline
 from ragaudit.corpus.files import load_corpus
 from ragaudit.results.reference import REFERENCE_FILE
+from tests.helpers.fixture.build import write_results
 
 TARGET_MATRIX_S = 2.0
 TARGET_LAB_FIRST_S = 2.0
@@ -69,7 +70,7 @@ def _full_results(home: Path, results_arg: str | None) -> tuple[Path, str]:
             # said in the figures' source line: a corrupt default must not pass unnoticed
             unread = f" (the default results file {default} is unreadable: {error})"
     path = write_results(home / "results" / "bench-full.json", n=25)
-    return path, f"the synthetic one of ragaudit.bench.fixture at n=25{unread}"
+    return path, f"the synthetic one of tests.helpers.fixture at n=25{unread}"
 
 
 def bench_matrix(home: Path, results_arg: str | None) -> dict:
@@ -174,7 +175,7 @@ def embed_throughput(embedder_spec: str) -> float:
 
 def main(argv: list[str]) -> int:
     """Run the UI benchmarks and print each figure with its baseline and ratio."""
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench ui")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.ui")
     parser.add_argument("--results", default=None, help="a full results file (default: see above)")
     parser.add_argument("--embedder", default="local:minilm")
     parser.add_argument("--skip-lab", action="store_true", help="only the Matrix figure")
@@ -190,7 +191,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--finished", default=None, help="a finished quick run's results file")
     args = parser.parse_args(argv)
     if args.demo:
-        from ragaudit.bench.ui_demo import report_demo
+        from benchmarks.ui_demo import report_demo
 
         report_demo(args.finished)
         return 0
@@ -260,3 +261,7 @@ def _report_lab(lab: dict, args: argparse.Namespace) -> None:
         f"texts already cached); baseline {rate:.1f} texts/s on 64 fresh texts predicts "
         f"{expected:.1f} s for those (x{lab['overlap_page_s'] / max(expected, 1e-9):.2f})"
     )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

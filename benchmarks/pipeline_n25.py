@@ -10,7 +10,7 @@ abstention grader; each refusal is printed with the pattern that recognised it.
 
 Run (resumable: every reply is kept in the call cache under `--home`):
 
-    flock /tmp/ragaudit-model.lock python -m ragaudit.bench pipeline_n25 \\
+    flock /tmp/ragaudit-model.lock python -m benchmarks.pipeline_n25 \\
         --home /work/runs/pipeline-n25 > /work/runs/pipeline-n25.log 2>&1
 
 `--boundary` then runs the boundary row through the llama-index example
@@ -36,12 +36,12 @@ from pathlib import Path
 
 from ragaudit.documents import Document
 from ragaudit.grading.text import ABSTENTION_PATTERNS
+from ragaudit.results.reference import REFERENCE_FILE as REFERENCE
 from ragaudit.runner.generate import SYSTEM_PROMPT
 from ragaudit.stack.chunking import chunk_document
 from ragaudit.stack.configs import B
 
-REFERENCE = Path(__file__).resolve().parents[1] / "assets" / "reference" / "reference.json.gz"
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pipeline" / "run.py"
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pipeline" / "run.py"
 PLAIN_FROM = 6
 """ABSTENTION_PATTERNS from this index on are the plain-language refusals (issue 26)."""
 WITHOUT_INSTRUCTION = SYSTEM_PROMPT[: SYSTEM_PROMPT.index(" If the context")]
@@ -60,7 +60,7 @@ def stack_yaml(name: str, system: str | None, generator: str) -> str:
     lines = [
         f"name: {name}",
         "splitter:",
-        "  class: ragaudit.bench.pipeline_n25.ConfigBSplitter",
+        "  class: benchmarks.pipeline_n25.ConfigBSplitter",
         "embedder: local:minilm",
         f"generator: {generator}",
         f"k: {B.k}",
@@ -171,7 +171,7 @@ def report_boundary(home: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench pipeline_n25")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.pipeline_n25")
     parser.add_argument("--home", type=Path, default=Path("/work/runs/pipeline-n25"))
     parser.add_argument("--n", type=int, default=25)
     parser.add_argument("--generator", default="local:qwen2.5-1.5b")
@@ -193,3 +193,7 @@ def main(argv: list[str]) -> int:
             print(f"llama-index example exited {run_boundary(args.home, args.n)}", flush=True)
         report_boundary(args.home)
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,4 +1,4 @@
-"""`python -m ragaudit.bench mutate`: the mutation audit's cost figures (issue 27).
+"""`python -m benchmarks.mutate`: the mutation audit's cost figures (issue 27).
 
 1. Mutant generation: every operator's corpus built and checked (`mutate.runner.prepare`:
    the corpus and case file read, each mutant planned, grouped, diffed and validated) for a
@@ -129,7 +129,7 @@ def embeddings(corpus: Path, cases: Path, column: list[str], folder: Path) -> di
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench mutate")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.mutate")
     parser.add_argument("--documents", type=int, default=DOCUMENTS)
     parser.add_argument("--cases", type=int, default=CASES)
     parser.add_argument(
@@ -170,3 +170,7 @@ def main(argv: list[str]) -> int:
               f"audit plus the new texts predicts a ratio of at most "
               f"{(got['audit'] + got['chunks_added']) / got['audit']:.2f}")  # fmt: skip
     return 0 if seconds <= 10 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -4,7 +4,7 @@
    pipeline directly, on zero-delay stand-ins. Through `pipeline:` is what a run does per
    question: the adapter's call, then every returned context located in the corpus
    (userpipeline.contexts, as the stage does); directly is the bare call. The RAG service
-   (ragaudit.bench.rag_service) asked with one httpx client directly vs through the
+   (tests.helpers.rag_service) asked with one httpx client directly vs through the
    `http:` adapter (template, mapping, retries, reply cap) and the locator; and an
    in-process callable that does nothing called directly vs through the factory adapter
    (shape checks, the per-call time limit's thread) and the locator. The goal, >= 0.95, is
@@ -14,14 +14,13 @@
 2. `--workers 4` against 1 on a 4-slot HTTP stand-in (`--delay` per answer): the stage's
    ask_all over the same distinct questions, each with a fresh call cache. Goal >= 3.5x.
 
-Run: `python -m ragaudit.bench pipeline [--questions 200] [--delay 0.05]`.
+Run: `python -m benchmarks.pipeline [--questions 200] [--delay 0.05]`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,22 +35,13 @@ from ragaudit.targets.pipeline.adapters import build_factory
 from ragaudit.targets.pipeline.calls import ask_all
 from ragaudit.targets.pipeline.contexts import ContextLocator
 from ragaudit.targets.pipeline.http_client import http_pipeline
+from tests.helpers.pipeline_service import running_service
 
 MAPPING = {
     "method": "POST", "headers": {}, "body": {"query": "{{question}}"},
     "answer": "$.data.answer", "contexts": "$.data.sources", "context_text": "content",
     "context_id": "meta.id", "context_score": "relevance", "citations": None, "timeout": 30.0,
 }  # fmt: skip
-
-
-def start_service(*flags: str) -> tuple[subprocess.Popen, str]:
-    """The stand-in service running, and its base URL."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ragaudit.bench.rag_service", "--port", "0", *flags],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    return process, f"http://127.0.0.1:{int(process.stdout.readline())}"
 
 
 def questions_per_second(ask: Callable[[str], object], questions: list[str], rounds: int) -> float:
@@ -110,8 +100,7 @@ def adapter_overhead(questions: list[str], documents: list, rounds: int) -> list
     import httpx
 
     lines = []
-    process, url = start_service()
-    try:
+    with running_service() as url:
         with httpx.Client(timeout=30) as client:
             client.post(
                 f"{url}/ingest", json={"documents": [exported_document(d) for d in documents]}
@@ -146,13 +135,10 @@ def adapter_overhead(questions: list[str], documents: list, rounds: int) -> list
             f"{cached:,.0f} q/s vs {distinct_raw:,.0f} q/s direct: ratio "
             f"{cached / distinct_raw:.3f}"
         )
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
     exported = [exported_document(d) for d in documents]
     module = Path(tempfile.mkdtemp(prefix="ragaudit-bench-")) / "bench_plain_pipeline.py"
     module.write_text(
-        "from ragaudit.bench.pipeline import plain_pipeline\n\n\n"
+        "from benchmarks.pipeline import plain_pipeline\n\n\n"
         "def make(documents):\n    return plain_pipeline(documents)\n"
     )
     sys.path.append(str(module.parent))
@@ -195,8 +181,7 @@ def _through_cache(ask: Callable, questions: list[str], documents: list) -> floa
 def workers_speedup(questions: list[str], documents: list, delay: float) -> list[str]:
     import httpx
 
-    process, url = start_service("--slots", "4", "--delay", str(delay))
-    try:
+    with running_service("--slots", "4", "--delay", str(delay)) as url:
         httpx.post(f"{url}/ingest", json={"documents": [exported_document(d) for d in documents]},
                    timeout=60)  # fmt: skip
         ask, service = http_pipeline({**MAPPING, "url": f"{url}/ask"}, "bench")
@@ -213,9 +198,6 @@ def workers_speedup(questions: list[str], documents: list, delay: float) -> list
             if failed:
                 raise SystemExit(f"{failed} calls failed at --workers {workers}")
         service.close()
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
     n = len(questions)
     return [
         f"--workers 4: {n / seconds[4]:.1f} q/s vs --workers 1: {n / seconds[1]:.1f} q/s on a "
@@ -225,7 +207,7 @@ def workers_speedup(questions: list[str], documents: list, delay: float) -> list
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ragaudit.bench pipeline")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.pipeline")
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--delay", type=float, default=0.05)

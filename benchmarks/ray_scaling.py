@@ -1,7 +1,7 @@
-"""`python -m ragaudit.bench ray-scaling`: throughput through `--executor ray` against a
+"""`python -m benchmarks.ray_scaling`: throughput through `--executor ray` against a
 simulated remote generator as the Ray workers grow (1, 2, 4, 8 by default).
 
-The remote generator is the stand-in server (ragaudit.bench.stand_in: Ollama's API, a fixed
+The remote generator is the stand-in server (tests.helpers.stand_in: Ollama's API, a fixed
 delay per call, `--slots` calls served at once: its parallel capacity C). One local Ray
 cluster is started for the whole bench. For each worker count W, under a Ray executor with
 W workers, a cache-aware generator front (`load_generator("ollama:stand-in-chat")` over a
@@ -19,18 +19,19 @@ Exit status 1 when a W's replies differ from W=1's or a call failed; else 0.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.concurrency import _prompts, _sweep, sweep_arguments
+from benchmarks.ray_fanout import replies_sha256
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.executors import check_executor, executor_scope
 from ragaudit.backends.specs import load_generator
-from ragaudit.bench.concurrency import _prompts, _sweep, sweep_arguments
-from ragaudit.bench.ray_fanout import replies_sha256
-from ragaudit.bench.stand_in import CHAT_MODEL, StandInProcess, start_stand_in
 from ragaudit.errors import RagauditError
 from ragaudit.results.format import fmt_digest, percent
+from tests.helpers.stand_in import CHAT_MODEL, StandInProcess, start_stand_in
 
 CHAT_SPEC = f"ollama:{CHAT_MODEL}"
 LINEAR_WITHIN = 0.15
@@ -154,7 +155,7 @@ def _print_results(rows: list[dict], replies: dict, slots: int) -> bool:
 
 def main(argv: list[str]) -> int:
     """Run the sweep on one local Ray cluster, print it, then the multi-host commands."""
-    parser = sweep_arguments("python -m ragaudit.bench ray-scaling")
+    parser = sweep_arguments("python -m benchmarks.ray_scaling")
     args = parser.parse_args(argv)
     if args.workers[0] != 1 or min(args.workers) < 1:
         parser.error("--workers: the first count is the baseline and must be 1")
@@ -175,3 +176,7 @@ def main(argv: list[str]) -> int:
     agree = _print_results(rows, replies, args.slots)
     print("\n".join(MULTI_HOST))
     return 0 if agree else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
