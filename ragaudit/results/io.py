@@ -14,6 +14,7 @@ from ragaudit.fileio import now_iso, parse_json, read_text, write_json_atomic
 from ragaudit.results.compressed import MAX_DECOMPRESSED_BYTES, is_compressed, read_gzip_text
 from ragaudit.results.records import check_records
 from ragaudit.results.schema import ALSO_READS, SCHEMA_VERSION, TOP_LEVEL_FIELDS
+from ragaudit.results.schema_file import check_against_schema
 
 
 def write_results(path: str | Path, results: dict, *, complete: bool = True) -> None:
@@ -58,9 +59,16 @@ RESULTS = DocumentKind(
 
 def load_document(path: str | Path, kind: DocumentKind = RESULTS) -> dict:
     """Read and check one document of `kind`: JSON, an object, that kind, its schema
-    version, every required field. A RagauditError names the file and the problem, in the
+    version, every required field, then every field against its kind's type (the shipped
+    schema, results.schema_file). A RagauditError names the file and the problem, in the
     same words for every kind."""
-    path = Path(path)
+    data = _read_document(Path(path), kind)
+    check_against_schema(path, data)
+    return data
+
+
+def _read_document(path: Path, kind: DocumentKind) -> dict:
+    """The document at `path`, checked up to its required fields."""
     if not path.exists() and not path.is_symlink():
         raise RagauditError(f"{path}: no {kind.name} file here (run `{kind.command}` first)")
     text = read_gzip_text(path) if is_compressed(path) else _read_plain(path)
@@ -127,8 +135,9 @@ items of every list are objects. Any of them may be absent or null (a missing va
 def load_results(path: str | Path, *, allow_partial: bool = True) -> dict:
     """`load_document` of a matrix results file, each top-level field of its JSON type
     (RESULTS_FIELD_TYPES) and each record with its required fields (results.records);
-    `allow_partial=False` also refuses a file whose run has not finished."""
-    data = load_document(path, RESULTS)
+    then every field against the schema (results.schema_file); `allow_partial=False` also
+    refuses a file whose run has not finished."""
+    data = _read_document(Path(path), RESULTS)
     for name, (json_type, described) in RESULTS_FIELD_TYPES.items():
         value = data.get(name)
         if value is not None and not isinstance(value, json_type):
@@ -138,6 +147,7 @@ def load_results(path: str | Path, *, allow_partial: bool = True) -> dict:
     check_records(path, data)
     if not isinstance(data["complete"], bool):
         raise RagauditError(f"{path}: field 'complete' must be true or false")
+    check_against_schema(path, data)
     if not allow_partial and not data["complete"]:
         raise RagauditError(
             f"{path}: the run that writes this file has not finished (complete: false)"
