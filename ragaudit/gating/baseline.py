@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ragaudit.comparison.agreement import ASSERTED, agreement
 from ragaudit.comparison.pairing import resolve_column
-from ragaudit.corpus.files import load_corpus, manifest_sha256
+from ragaudit.corpus.files import load_planted_corpus, manifest_sha256
 from ragaudit.errors import RagauditError
 from ragaudit.gating.gate import GateOptions, gate_documents
 from ragaudit.gating.inputs import check_gate_fields
@@ -31,7 +31,7 @@ def planned_document(plan: RunPlan) -> dict:
     """What the plan's results file will say of its corpus, questions and indexed
     documents, known before any model loads (runner.assemble and the stages record the
     same: every document of the corpus at the plan's n is chunked and indexed)."""
-    corpus = load_corpus()
+    corpus = load_planted_corpus()
     if plan.n < corpus.n:
         corpus = corpus.subset(plan.n)
     asserted = any(
