@@ -18,6 +18,8 @@ from ragaudit.analysis.stats import PERMUTATION_RESHUFFLES, PERMUTATION_SEED, pe
 from ragaudit.results.swept_scores import TOP1_BM25, TOP1_COSINE, TOP1_DENSE_COSINE
 
 MIN_CLASS_SIZE = 5
+"""Failures and successes a cell needs, each, before a sweep or a permutation test is run
+(severity's `small_classes` rule reads the same number)."""
 SIGNIFICANCE = 0.05
 SWEEP_LABEL = "in-sample diagnostic"
 # A cut "separates" when it flags at least this share of failures ...
@@ -108,8 +110,8 @@ def threshold_sweep(fail_scores: list[float], pass_scores: list[float]) -> dict:
 
 
 def _unscored_reason(records: list[dict], values: list, missing: str) -> str | None:
-    """Why instances were left out of a sweep, counted out of the cell's instances (plain
-    "3/25": results.format reads the view, which imports analysis, so not from there)."""
+    """Why instances were left out of a sweep, each count out of the cell's instances as a
+    plain "3/25" (the text the results file records), or None when none was."""
     n = len(records)
     empty = sum(1 for r in records if top_hit(r) is None)
     absent = sum(1 for v in values if v is None) - empty

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ragaudit.analysis.detectability import MIN_CLASS_SIZE
+
 LOUD_SHARE = 0.8
 LOUD_VERDICTS = ("abstained", "failed_call", "empty")
-MIN_CLASS_SIZE = 5
 
 
 @dataclass(frozen=True)

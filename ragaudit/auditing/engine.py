@@ -86,6 +86,11 @@ def embed_questions(
     return found, failures
 
 
+DEFAULT_RANK_DEPTH = 100
+"""How far down a ranking a case is ranked (and a source's rank reported) unless told
+(`ragaudit audit --rank-depth`); at least the settings' candidate pool either way."""
+
+
 def rank_chunks(
     index: AuditIndex, query_vector: list[float], question: str, depth: int, hybrid: bool
 ) -> list[Candidate]:

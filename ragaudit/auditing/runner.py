@@ -21,6 +21,7 @@ from ragaudit.auditing.chunks import AuditChunk, build_chunks
 from ragaudit.auditing.corpus_io import read_user_corpus
 from ragaudit.auditing.dilution import dilution_report
 from ragaudit.auditing.engine import (
+    DEFAULT_RANK_DEPTH,
     AuditIndex,
     EmbedFailure,
     build_index,
@@ -45,8 +46,6 @@ from ragaudit.backends.specs import describe_model, load_embedder
 from ragaudit.documents import Corpus
 from ragaudit.runner.progress import Progress
 from ragaudit.stack.windows import survey_window
-
-DEFAULT_RANK_DEPTH = 100
 
 
 @dataclass

@@ -38,6 +38,10 @@ class InputWindow:
 DEFAULT_PARAMS: dict = {"temperature": 0.0, "seed": 17, "max_tokens": 256, "top_p": 1.0, "stop": []}
 """Every generator's parameters and their defaults: greedy, seeded, so replies replay."""
 
+DEFAULT_N_CTX = 8192
+"""The context window, in tokens, a generator is run with unless told (llama.cpp's n_ctx,
+Ollama's num_ctx, which it truncates prompts beyond, silently); a k=8 prompt needs ~2,200."""
+
 
 def effective_params(params: dict) -> dict:
     """DEFAULT_PARAMS merged with `params` (stop as a list); an unknown key is one line

@@ -35,7 +35,8 @@ def embedding_engine(spec: str, **_settings: object) -> object:
 def generation_engine(spec: str, *, n_ctx: int | None = None, **_settings: object) -> object:
     """The shared engine of a `local:qwen2.5-<size>` spec, per context window, thread count
     and prefix setting (they change its replies)."""
-    from ragaudit.backends.qwen import DEFAULT_N_CTX, QwenEngine, llm_threads, prefix_cache_enabled
+    from ragaudit.backends.base import DEFAULT_N_CTX
+    from ragaudit.backends.qwen import QwenEngine, llm_threads, prefix_cache_enabled
 
     size = spec.removeprefix("local:qwen2.5-")
     context = n_ctx or DEFAULT_N_CTX

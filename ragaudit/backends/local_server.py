@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from ragaudit.backends.base import DEFAULT_N_CTX
 from ragaudit.backends.qwen import (
-    DEFAULT_N_CTX,
     WEIGHTS,
     QwenWeights,
     gguf_path,

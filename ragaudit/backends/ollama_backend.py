@@ -22,7 +22,13 @@ from urllib.parse import urlsplit
 import httpx
 import numpy as np
 
-from ragaudit.backends.base import ChatMessage, InputWindow, Role, effective_params
+from ragaudit.backends.base import (
+    DEFAULT_N_CTX,
+    ChatMessage,
+    InputWindow,
+    Role,
+    effective_params,
+)
 from ragaudit.backends.deadline import deadline_transport
 from ragaudit.backends.minilm import count_wordpiece_tokens
 from ragaudit.backends.retry import (
@@ -34,7 +40,6 @@ from ragaudit.backends.retry import (
 from ragaudit.errors import ModelCallFailed, RagauditError
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
-DEFAULT_N_CTX = 8192  # Ollama silently truncates prompts beyond num_ctx; k=8 needs ~2,200
 
 
 def ollama_host(host: str | None = None) -> str:

@@ -15,6 +15,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from ragaudit.backends.base import (
+    DEFAULT_N_CTX,
     DEFAULT_PARAMS,
     ChatMessage,
     effective_params,
@@ -22,8 +23,6 @@ from ragaudit.backends.base import (
 )
 from ragaudit.backends.weights import assemble, part_files
 from ragaudit.errors import RagauditError
-
-DEFAULT_N_CTX = 8192
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,13 @@ from typing import Any
 
 from ragaudit.auditing.cases import Case
 from ragaudit.auditing.chunks import AuditChunk, build_chunks
-from ragaudit.auditing.engine import build_index, embed_questions, embed_text_of, rank_chunks
+from ragaudit.auditing.engine import (
+    DEFAULT_RANK_DEPTH,
+    build_index,
+    embed_questions,
+    embed_text_of,
+    rank_chunks,
+)
 from ragaudit.auditing.policy import Candidate, apply_policy
 from ragaudit.auditing.settings import AuditSettings, load_settings
 from ragaudit.auditing.target import (
@@ -31,8 +37,6 @@ from ragaudit.mutation.window import embedder_in_window
 from ragaudit.stack.windows import survey_window
 from ragaudit.targets.column import TargetColumn
 from ragaudit.targets.stackfile import StackSpec, check_stack, load_stack
-
-DEFAULT_RANK_DEPTH = 100
 
 
 def _load_stack(path: Path) -> StackSpec:
