@@ -1,1 +1,3 @@
-"""One module per planted-fault probe; each registers itself in the registry it is given."""
+"""The planted-fault probes: one module per probe, each declaring itself as `PROBE = Probe(...)`
+(probes.base); probes.catalogue says where each lives and in what order, and builds the
+registry. Beside them, the material the probes share: facts, codes, pools, filler, text."""

@@ -168,12 +168,6 @@ def draw_value(rng: random.Random, avoid: tuple[int, ...] = ()) -> int:
             return value
 
 
-def draw_fact(rng: random.Random) -> Fact:
-    """A random attribute, subject and value (may repeat across instances)."""
-    attribute = rng.choice(ATTRIBUTES)
-    return Fact(attribute, rng.choice(attribute.subjects), draw_value(rng))
-
-
 VALUE_PROBES = (
     "control",
     "boundary",

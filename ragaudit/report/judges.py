@@ -18,7 +18,7 @@ from ragaudit.judges.format import (
     fmt_stability,
     fmt_tokens,
 )
-from ragaudit.report.render import Block, blocks_to_html, blocks_to_markdown
+from ragaudit.report.render import Block, blocks_to_markdown
 from ragaudit.results.format import fmt_digest, fmt_ratio
 
 REASON_CHARS = 240
@@ -250,10 +250,6 @@ def judges_blocks(scorecard: dict, level: int = 2) -> list[Block]:
 
 def render_judges_markdown(scorecard: dict) -> str:
     return blocks_to_markdown(judges_blocks(scorecard, level=1))
-
-
-def render_judges_html(scorecard: dict) -> str:
-    return blocks_to_html(judges_blocks(scorecard, level=1), title="ragaudit judges")
 
 
 def scorecard_table(scorecard: dict) -> str:

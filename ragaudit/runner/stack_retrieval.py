@@ -6,9 +6,11 @@ their retriever); then either our one retrieval core ranks it (their embedder, d
 BM25 fusion, in a Chroma collection built like any chunking's) or their retriever factory
 does. Each instance's question is ranked once to POOL_DEPTH (or what their retriever
 returns), and each record is built and diagnosed by the same functions as the matrix's
-(runner.retrieve.base_record, stack.diagnostics.diagnose). `run()` returns the same
-fragment keys as MatrixRetrieval.run, which runner.stage.fold_fragments folds with the
-matrix's (runner.stack_stage makes it a stage of the run).
+(runner.retrieve.base_record, stack.diagnostics.diagnose). `run()` returns the stack's
+own keys of MatrixRetrieval.run's fragment (instances, chunks, chunk_counts, chunk_offsets,
+indexes, failed_calls); runner.stack_stage adds the run-wide ones (comparisons,
+extra_measurements, anchor_selectivity) and makes it a stage of the run, whose fragment
+runner.stage.fold_fragments folds with the matrix's.
 """
 
 from __future__ import annotations
