@@ -11,6 +11,6 @@ import streamlit as st
 from ragaudit.ui import pages
 from ragaudit.ui.frame import set_frame
 
-page = st.navigation(pages.navigation_pages(Path(__file__).parent, pages.PAGES_IN_ORDER))
+page = st.navigation(pages.navigation_pages(Path(__file__).parent, pages.pages_in_order()))
 set_frame(page.title)  # the tab's title names the page and the results file
 page.run()

@@ -1,8 +1,21 @@
-"""A small generic registry: decorator registration, duplicates refused, near-miss hints.
+"""The one registry every extension table uses: probes, mutation operators, backends, stages,
+inspector pages, judge metrics and commands.
 
 Entries may be lazy: a ``"module:attribute"`` string stands for the item until it is first
-asked for, so a registry of probes or backends can be listed without importing the modules
-that implement them (a backend module may pull in an HTTP client or a model runtime).
+asked for, so a registry can be listed without importing the modules that implement it (a
+backend module may pull in an HTTP client or a model runtime), as lm-evaluation-harness
+lists its tasks.
+
+A registry with a `group` is open to plugins: the Python entry points of that group (see
+GROUPS) join it after its built-in entries, as ``name = "module:attribute"`` lazy entries,
+the first time it is read. A third-party package adds a probe, backend, page, stage,
+operator or metric by declaring one in its own `pyproject.toml`, without editing ragaudit:
+
+    [project.entry-points."ragaudit.probes"]
+    toy = "ragaudit_toy.probe:PROBE"
+
+A plugin's name that a built-in entry or another plugin already holds is refused in one line
+naming both, never silently shadowed.
 """
 
 from __future__ import annotations
@@ -16,6 +29,16 @@ from ragaudit.errors import RagauditError
 
 T = TypeVar("T")
 
+GROUPS: dict[str, str] = {
+    "probe": "ragaudit.probes",
+    "operator": "ragaudit.operators",
+    "backend": "ragaudit.backends",
+    "stage": "ragaudit.stages",
+    "page": "ragaudit.pages",
+    "metric": "ragaudit.metrics",
+}
+"""Kind -> the entry-point group a plugin declares that kind in."""
+
 
 class Lazy(str):
     """A registry entry not imported yet: ``"package.module:attribute"``."""
@@ -28,9 +51,34 @@ class Registry(Generic[T]):
     effect of importing ragaudit itself; a registry built twice is two registries.
     """
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, group: str | None = None) -> None:
+        """`group`: the entry-point group whose plugins join this registry (GROUPS)."""
         self.kind = kind
+        self.group = group
         self._items: dict[str, T | Lazy] = {}
+        self._origin: dict[str, str] = {}
+        """Name -> the distribution of a plugin's entry (built-in entries have none)."""
+        self._scanned = group is None
+
+    def _entries(self) -> dict[str, T | Lazy]:
+        """Every entry, the group's plugins added on the first read."""
+        if not self._scanned:
+            self._scanned = True
+            for name, target, distribution in plugin_entries(self.group):
+                if name in self._items:
+                    holder = self._origin.get(name, "ragaudit")
+                    raise RagauditError(
+                        f"plugin {distribution}: {self.kind} {name!r} is already registered "
+                        f"by {holder} (entry point group {self.group})"
+                    )
+                self._items[name] = Lazy(target)
+                self._origin[name] = distribution
+        return self._items
+
+    def origin(self, name: str) -> str:
+        """Who registered `name`: ``ragaudit``, or the plugin's distribution."""
+        self._entries()
+        return self._origin.get(name, "ragaudit")
 
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator: ``@registry.register("name")`` adds what it decorates under `name`."""
@@ -56,29 +104,48 @@ class Registry(Generic[T]):
     def get(self, name: str) -> T:
         """The item under `name` (imported now if lazy); an unknown name is one line naming
         the valid ones and the closest."""
-        if name not in self._items:
-            raise RagauditError(unknown_name_message(self.kind, name, list(self._items)))
-        item = self._items[name]
+        items = self._entries()
+        if name not in items:
+            raise RagauditError(unknown_name_message(self.kind, name, list(items)))
+        item = items[name]
         if isinstance(item, Lazy):
             item = self._items[name] = resolve(item)
         return item  # type: ignore[return-value]
 
     def names(self) -> list[str]:
-        """Every name, in registration order (nothing is imported)."""
-        return list(self._items)
+        """Every name, in registration order, plugins last (nothing is imported)."""
+        return list(self._entries())
 
     def items(self) -> list[T]:
         """Every item, in registration order (lazy ones imported now)."""
-        return [self.get(name) for name in self._items]
+        return [self.get(name) for name in list(self._entries())]
 
     def __contains__(self, name: object) -> bool:
-        return name in self._items
+        return name in self._entries()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
+        return iter(list(self._entries()))
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._entries())
+
+
+def plugin_entries(group: str) -> list[tuple[str, str, str]]:
+    """(name, ``"module:attribute"``, distribution) of every entry point in `group`, in
+    distribution then name order (so a run's order does not depend on the install's);
+    an entry that is not ``module:attribute`` is one line naming its distribution."""
+    from importlib.metadata import entry_points
+
+    found = []
+    for point in entry_points(group=group):
+        distribution = point.dist.name if point.dist is not None else "an unnamed distribution"
+        if ":" not in point.value or point.extras:
+            raise RagauditError(
+                f"plugin {distribution}: entry point {point.name} = {point.value!r} in "
+                f"{group} is not 'module:attribute'"
+            )
+        found.append((point.name, point.value, distribution))
+    return sorted(found, key=lambda entry: (entry[2], entry[0]))
 
 
 def resolve(target: str) -> Any:

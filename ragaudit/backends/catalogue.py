@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ragaudit.registry import Registry
+from ragaudit.registry import GROUPS, Registry
 
 EMBEDDER, GENERATOR = "embedder", "generator"
 
@@ -150,9 +150,12 @@ BUILT_IN: tuple[Backend, ...] = (LOCAL, OLLAMA, OPENAI)
 
 
 def backend_registry(backends: tuple[Backend, ...] | None = None) -> Registry[Backend]:
-    """A fresh registry of `backends` (default: BUILT_IN) by prefix (a prefix declared
-    twice is refused)."""
-    registry: Registry[Backend] = Registry("backend")
+    """A fresh registry of `backends` (default: BUILT_IN, then the backends plugins declare
+    in the `ragaudit.backends` entry-point group, each a `Backend` named by its prefix) by
+    prefix (a prefix declared twice is refused)."""
+    registry: Registry[Backend] = Registry(
+        "backend", GROUPS["backend"] if backends is None else None
+    )
     for backend in BUILT_IN if backends is None else backends:
         registry.add(backend.prefix, backend)
     return registry

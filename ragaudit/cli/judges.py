@@ -24,7 +24,7 @@ from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable
-from ragaudit.judges.metrics import METRICS
+from ragaudit.judges.metrics import metric_names
 from ragaudit.judges.run import (
     DEFAULT_JUDGE,
     DEFAULT_TIMEOUT,
@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--metric",
         action="append",
         default=None,
-        help=f"a metric to score (repeatable; default all): {', '.join(METRICS)}",
+        help=f"a metric to score (repeatable; default all): {', '.join(metric_names())}",
     )
     parser.add_argument("--judge", default=DEFAULT_JUDGE, help=f"default {DEFAULT_JUDGE}")
     parser.add_argument("--base-url", default=None, help="the server of an openai:<model> judge")

@@ -1,17 +1,28 @@
 """`ragaudit <command>`: each command lives in its own module exposing
-`add_arguments(parser)` and `run(args) -> int`. Only the chosen command's module is
-imported, so `ragaudit --help` stays instant and nothing heavy loads at import."""
+`add_arguments(parser)` and `run(args) -> int`, declared on a registry (ragaudit.registry)
+with its help line. Only the chosen command's module is imported, so `ragaudit --help`
+stays instant and nothing heavy loads at import."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
+from dataclasses import dataclass
 
 from ragaudit.errors import RagauditError
-from ragaudit.registry import unknown_name_message
+from ragaudit.registry import Registry, unknown_name_message
 
-COMMANDS: dict[str, tuple[str, str]] = {
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: the module that parses and runs it, and its help line."""
+
+    module: str
+    help: str
+
+
+COMMANDS: dict[str, tuple[str, str]] = {  # name -> (module, help), declared on the registry
     "demo": (
         "ragaudit.cli.demo",
         "run the quick planted-fault matrix (if needed) and open the inspector",
@@ -38,12 +49,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def command_registry() -> Registry[Command]:
+    """Every command, in the order `ragaudit --help` lists them (nothing imported)."""
+    registry: Registry[Command] = Registry("command")
+    for name, (module, help_) in COMMANDS.items():
+        registry.add(name, Command(module, help_))
+    return registry
+
+
 def _top_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ragaudit", description="ragaudit: find out how a RAG stack really fails."
     )
-    width = max(len(name) for name in COMMANDS)
-    lines = [f"  {name:<{width}} {help_}" for name, (_, help_) in COMMANDS.items()]
+    commands = command_registry()
+    width = max(len(name) for name in commands)
+    lines = [f"  {name:<{width}} {commands.get(name).help}" for name in commands]
     parser.epilog = "commands:\n" + "\n".join(lines)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("command", nargs="?")
@@ -56,11 +76,15 @@ def main(argv: list[str] | None = None) -> int:
         _top_parser().print_help()
         return 0
     name, rest = argv[0], argv[1:]
-    if name not in COMMANDS:
-        print(f"ragaudit: {unknown_name_message('command', name, list(COMMANDS))}", file=sys.stderr)
+    commands = command_registry()
+    if name not in commands:
+        print(
+            f"ragaudit: {unknown_name_message('command', name, commands.names())}", file=sys.stderr
+        )
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
-    parser = argparse.ArgumentParser(prog=f"ragaudit {name}", description=COMMANDS[name][1])
+    command = commands.get(name)
+    module = importlib.import_module(command.module)
+    parser = argparse.ArgumentParser(prog=f"ragaudit {name}", description=command.help)
     module.add_arguments(parser)
     args = parser.parse_args(rest)
     try:

@@ -10,12 +10,11 @@ threshold comes from, and the calls per sample its library's source implies.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragaudit.errors import RagauditError
-from ragaudit.registry import unknown_name_message
+from ragaudit.registry import GROUPS, Registry, resolve, unknown_name_message
 
 THRESHOLD = 0.5
 
@@ -38,14 +37,13 @@ class Metric:
     threshold: float = THRESHOLD
 
     def runner(self) -> Callable:
-        module, function = self.run.split(":")
-        return getattr(importlib.import_module(module), function)
+        return resolve(self.run)
 
 
 _RAGAS_THRESHOLD = "ragaudit's choice: RAGAS metrics have no pass/fail threshold"
 _DEEPEVAL_THRESHOLD = "DeepEval's default threshold"
 
-METRICS: dict[str, Metric] = {
+METRICS: dict[str, Metric] = {  # the shipped metrics; plugins' join in metric_registry
     metric.name: metric
     for metric in (
         Metric(
@@ -88,8 +86,26 @@ METRICS: dict[str, Metric] = {
 }
 
 
+def metric_registry() -> Registry[Metric]:
+    """A fresh registry of METRICS and the metrics plugins declare in the `ragaudit.metrics`
+    entry-point group (each a `Metric` named by its `name`)."""
+    registry: Registry[Metric] = Registry("metric", GROUPS["metric"])
+    for name, metric in METRICS.items():
+        registry.add(name, metric)
+    return registry
+
+
+def metric_names() -> list[str]:
+    """Every metric's name, the shipped ones first (nothing imported)."""
+    return metric_registry().names()
+
+
 def metric_named(name: str) -> Metric:
     """The declared metric `name`; one line with the valid names (and a near miss) if none."""
-    if name not in METRICS:
-        raise RagauditError(f"--metric {unknown_name_message('metric', name, list(METRICS))}")
-    return METRICS[name]
+    registry = metric_registry()
+    if name not in registry:
+        raise RagauditError(f"--metric {unknown_name_message('metric', name, registry.names())}")
+    metric = registry.get(name)
+    if getattr(metric, "name", None) != name:
+        raise RagauditError(f"metric {name!r} ({registry.origin(name)}) is not a Metric named so")
+    return metric

@@ -22,7 +22,7 @@ from ragaudit.backends.weights import sha256_of
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable, now_iso
 from ragaudit.judges import environment
-from ragaudit.judges.metrics import METRICS, Metric, metric_named
+from ragaudit.judges.metrics import Metric, metric_named, metric_names
 from ragaudit.judges.samples import Sample, choose_samples, judged_records
 from ragaudit.judges.scorecard import (
     build,
@@ -127,7 +127,7 @@ def check_options(options: JudgeOptions) -> CheckedMetrics:
     judge that cannot serve or a limit out of range."""
     from ragaudit.judges.server import check_spec
 
-    names = list(dict.fromkeys(options.metrics or METRICS))
+    names = list(dict.fromkeys(options.metrics or metric_names()))
     metrics = [metric_named(name) for name in names]
     versions = environment.library_versions(sorted({m.library for m in metrics}))
     check_spec(options.judge, options.base_url)

@@ -2,8 +2,9 @@
 
 A probe declares itself in its own module (`PROBE = Probe(...)`: layer, slot, whether it is
 an answer probe, its diagnostics); this table only says where each one lives and in what
-order runs, reports and the corpus list them. Nothing is imported until a probe is asked
-for. To add a probe, see docs/extending.md.
+order runs, reports and the corpus list them; a plugin package adds its own through the
+`ragaudit.probes` entry-point group (ragaudit.registry), listed after these. Nothing is
+imported until a probe is asked for. To add a probe, see docs/extending.md.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import functools
 
 from ragaudit.errors import RagauditError
 from ragaudit.probes.base import Probe
-from ragaudit.registry import Registry
+from ragaudit.registry import GROUPS, Registry
 
 PROBES: dict[str, str] = {
     "control": "ragaudit.probes.control:PROBE",
@@ -29,25 +30,14 @@ PROBES: dict[str, str] = {
 }
 """Probe name -> ``"module:attribute"`` of its declaration, in probe order."""
 
-MUTATION_OPERATORS: dict[str, str] = {
-    "remove_answer": "ragaudit.mutation.remove:PROBE",
-    "supersede": "ragaudit.mutation.supersede:PROBE",
-    "near_duplicate": "ragaudit.mutation.near_duplicate:PROBE",
-    "boundary": "ragaudit.mutation.boundary:PROBE",
-    "dilute": "ragaudit.mutation.dilute:PROBE",
-    "table_split": "ragaudit.mutation.table_split:PROBE",
-}
-"""The `mutation` family (`ragaudit mutate`): operator name -> its declaration, in operator
-order. A registry of its own (`probe_registry(MUTATION_OPERATORS)`), since two operators
-share a planted probe's name; the planted corpus never builds them (family `mutation`)."""
-
 PLANTED = "planted"
 """The family whose probes build the generated corpus."""
 
 
 def probe_registry(entries: dict[str, str] | None = None) -> Registry[Probe]:
-    """A fresh registry of `entries` (default: PROBES), lazy until a probe is asked for."""
-    registry: Registry[Probe] = Registry("probe")
+    """A fresh registry of `entries` (default: PROBES and the probes plugins declare in the
+    `ragaudit.probes` entry-point group), lazy until a probe is asked for."""
+    registry: Registry[Probe] = Registry("probe", GROUPS["probe"] if entries is None else None)
     for name, target in (PROBES if entries is None else entries).items():
         registry.add_lazy(name, target)
     return registry
@@ -77,7 +67,7 @@ def planted(registry: Registry[Probe]) -> list[Probe]:
 
 @functools.cache
 def shipped() -> tuple[Probe, ...]:
-    """The planted probes ragaudit ships (PROBES), imported once per process."""
+    """The planted probes: PROBES and any a plugin adds, imported once per process."""
     return tuple(planted(probe_registry()))
 
 

@@ -3,7 +3,9 @@
 A page is its render function (a ``"module:function"`` string, imported when the page is
 drawn). The shipped pages also have a thin file in pages/, which Streamlit reaches by path
 (a deep link before the navigation has run, AppTest's switch_page); a page without one is
-drawn through the navigation alone. To add a page, see docs/extending.md.
+drawn through the navigation alone. A plugin package adds a page through the
+`ragaudit.pages` entry-point group (ragaudit.registry): a `Page` listed after these. To add
+a page, see docs/extending.md.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragaudit.registry import resolve
+from ragaudit.registry import GROUPS, Registry, resolve
 
 
 @dataclass(frozen=True)
@@ -46,10 +48,34 @@ PAGES_IN_ORDER: tuple[Page, ...] = (
     Page("audit", "Audit", "ragaudit.ui.audit_page:render"),
     Page("judges", "Judges", "ragaudit.ui.judges_page:render"),
 )
-"""Every page, in the order the navigation lists them."""
+"""The pages ragaudit ships, in the order the navigation lists them (plugins' pages follow:
+pages_in_order)."""
 
 PAGES = {page.key: page.file for page in PAGES_IN_ORDER}
 """Page key -> its file, as `st.switch_page` takes it."""
+
+
+def page_registry() -> Registry[Page]:
+    """A fresh registry of the shipped pages and the plugins' (nothing imported yet)."""
+    registry: Registry[Page] = Registry("page", GROUPS["page"])
+    for page in PAGES_IN_ORDER:
+        registry.add(page.key, page)
+    return registry
+
+
+def pages_in_order() -> tuple[Page, ...]:
+    """Every page the navigation lists: the shipped ones, then the plugins'; a plugin's
+    `Page` must be keyed by the name it is registered under."""
+    from ragaudit.errors import RagauditError
+
+    registry = page_registry()
+    listed = tuple(registry.items())
+    for name, page in zip(registry.names(), listed, strict=True):
+        if getattr(page, "key", None) != name:
+            raise RagauditError(
+                f"page {name!r} ({registry.origin(name)}) is not a Page keyed {name!r}"
+            )
+    return listed
 
 
 def navigation_pages(root: Path, pages: Sequence[Page] = PAGES_IN_ORDER) -> list[Any]:
