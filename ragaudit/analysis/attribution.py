@@ -1,6 +1,6 @@
 """Attribution: which component a generated answer's failure belongs to, per instance, read
 from what the run recorded: the reply's grade, the oracle reply's grade (the same prompt
-over only the chunks holding the gold spans, pipeline.oracle) and `gold_in_context`.
+over only the chunks holding the gold spans, stack.oracle) and `gold_in_context`.
 
 Precedence, the first that applies:
 1. ``failed_call``: the reply's call failed (or retrieval did, so nothing was generated);

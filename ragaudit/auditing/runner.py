@@ -62,7 +62,7 @@ class AuditInputs:
     stack: Path | None = None
     """A stack file (--stack): its splitter, ranking and k instead of the settings' own."""
     progress: Any = None
-    """pipeline.progress.Progress: each stage's progress and ETA (None: silent)."""
+    """runner.progress.Progress: each stage's progress and ETA (None: silent)."""
 
 
 @dataclass

@@ -10,7 +10,7 @@ is not a timeout. 0 turns the breaker off.
 
 The run is the call cache object (one per run): `breaker_for(cache, base_url)` gives the
 same breaker to every model of that run on that server. A `pipeline: http:` service has
-one of its own (userpipeline.http_client), which also counts a 429 or 503 asking for a
+one of its own (targets.pipeline.http_client), which also counts a 429 or 503 asking for a
 wait longer than RAGAUDIT_RETRY_AFTER_MAX: that server said it will not answer in time.
 """
 

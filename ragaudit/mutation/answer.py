@@ -15,7 +15,7 @@ def answer_records(
     results: dict, generator: Any, column: Any, workers: int, progress: Any = None
 ) -> dict:
     """Fill each record's generation, oracle and grade; returns the generation counts.
-    `progress` (pipeline.progress.Progress) shows the prompts as they are answered."""
+    `progress` (runner.progress.Progress) shows the prompts as they are answered."""
     records = results["instances"]
     if progress is not None:
         progress.stage("generating", 0)

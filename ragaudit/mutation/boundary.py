@@ -12,7 +12,7 @@ fault (dilute plants it), and with the window unknown there is no credit.
 
 A `pipeline:` column has no splitter ragaudit can run: its answer's sentence gets two
 mutants, padded by 1,000 and 3,000 characters of the same whole sentences
-(mutate.fixed_padding), scored on what reached the model and on the answer."""
+(mutation.fixed_padding), scored on what reached the model and on the answer."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ CLOSED_BOOK_PROMPT = {
     "system": "Answer the question. Give the exact value or items.",
     "template": "Question: {question}",
 }
-"""A `prompt:` entry (pipeline.generate.prompt_used): ragaudit's instruction without its
+"""A `prompt:` entry (runner.generate.prompt_used): ragaudit's instruction without its
 context clauses. The records' own prompt over an empty context tells the model to reply
 NOT_IN_CONTEXT, and the 0.5B generator obeys it for answers it knows (PostgreSQL's port
 5432, HTTP 404, Python's recursion limit 1000: abstained there, answered here), so it
@@ -84,7 +84,7 @@ def closed_book_outcome(question: str, generation: dict, answer: str) -> dict:
 
 def closed_book_failed_calls(results_by_case: dict[str, dict], generator_spec: str) -> list[dict]:
     """The conditions' `failed_calls` entries for the closed-book questions, as
-    pipeline.generate.failed_calls gives them for records (one per distinct error, naming
+    runner.generate.failed_calls gives them for records (one per distinct error, naming
     the case ids), of kind `generate_closed_book`: each failed phrasing counted once."""
     failed = [
         {"key": case_id, "generation": {"status": "failed_call", "error": result["error"]}}

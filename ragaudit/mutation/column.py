@@ -41,7 +41,7 @@ from ragaudit.targets.stackfile import StackSpec, check_stack, load_stack
 
 def _load_stack(path: Path) -> StackSpec:
     """A component stack as `ragaudit audit` loads it, or a `pipeline:` stack (built per
-    operator corpus later, by userpipeline)."""
+    operator corpus later, by targets.pipeline)."""
     stack = load_stack(path)
     if stack.pipeline is None:
         return load_audit_stack(path)
@@ -73,14 +73,15 @@ class Column:
 
     @property
     def pipeline(self) -> bool:
-        """A `pipeline:` stack: the user's whole pipeline is the column (mutate.pipeline_column)."""
+        """A `pipeline:` stack: the user's whole pipeline is the column
+        (mutation.pipeline_column)."""
         return self.stack is not None and self.stack.pipeline is not None
 
     @property
     def overlay(self) -> bool:
         """ragaudit ranks with its own core (settings, or a stack's splitter and embedder):
         each mutant is an overlay on one base index. A user's retriever or pipeline is
-        rebuilt per corpus instead (mutate.groups)."""
+        rebuilt per corpus instead (mutation.groups)."""
         return not self.pipeline and (self.stack is None or self.stack.retriever is None)
 
     @property
@@ -182,7 +183,7 @@ class Column:
 
     def window_check(self, cache: Any, workers: int) -> Any:
         """`in_window(text, offset)`: whether text[:offset] fits the embedder's input window
-        (mutate.window; a tokenizer pass, the embedder loaded on first use); None when
+        (mutation.window; a tokenizer pass, the embedder loaded on first use); None when
         ragaudit does not embed for this column (a user's retriever or pipeline)."""
         if not self.overlay:
             return None

@@ -1,7 +1,7 @@
 """Each intent's mutant of an operator, built alone: its own corpus is the user's corpus
 plus its own change only (the documents it edits, adds or removes), so no mutant ever
 touches another intent's records. A plan whose edits overlap, or a mutant failing a check
-(mutate.validity), is not applicable with the reason, never kept as a weaker one."""
+(mutation.validity), is not applicable with the reason, never kept as a weaker one."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """near_duplicate: a copy of the expected document about another entity is added, with a
 different value: the anchor is replaced by another intent's anchor or, with no anchor, a
-qualifier of the answer's sentence is changed (mutate.anchors fits the new anchor to the
+qualifier of the answer's sentence is changed (mutation.anchors fits the new anchor to the
 words around it). The original value is right; the copy's value is the trap, changed in
 every form it is written in (`five minutes (5min)`)."""
 

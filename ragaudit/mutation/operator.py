@@ -139,7 +139,7 @@ class Operator:
     name: str
     plan: Callable[[Target, Context], Outcome | tuple[Plan, ...]]
     handled_without_generation: str
-    """The retrieval-side measure (mutate.score) that kills a mutant under --no-generate."""
+    """The retrieval-side measure (mutation.score) that kills a mutant under --no-generate."""
     probe: Probe
 
 

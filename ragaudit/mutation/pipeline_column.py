@@ -1,11 +1,11 @@
 """A `pipeline:` stack as the mutation audit's column: the user's whole pipeline built over
-each operator's corpus (ingested once per corpus, userpipeline.build), every phrasing asked
+each operator's corpus (ingested once per corpus, targets.pipeline.build), every phrasing asked
 once per corpus through the call cache, each context it returns located in that corpus
-(userpipeline.contexts) as its ranking. Its answer is the record's generation, graded like
+(targets.pipeline.contexts) as its ranking. Its answer is the record's generation, graded like
 any other; its `oracle:` entry, when given, is asked each record's gold passages as a run
 asks it (ask_oracle), so a wrong answer is attributed to retrieval or generation. The
 pipeline's chunks are its own: boundary and table_split pad by fixed sizes
-(mutate.fixed_padding) and read from the located contexts whether the answer's sentence
+(mutation.fixed_padding) and read from the located contexts whether the answer's sentence
 reached the model whole; the retrieval-side `--no-generate` measures are not applicable."""
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def _reached_whole(record: dict) -> None:
 def ask_oracle(
     ranked: PipelineRanked, records: Sequence[dict], chunks: dict, cache: Any, workers: int
 ) -> list[dict]:
-    """Ask the stack's `oracle:` entry, as a run does (userpipeline.stage), about each
+    """Ask the stack's `oracle:` entry, as a run does (runner.pipeline_stage), about each
     answered record of one corpus: the question and the paragraphs holding its gold spans
     (and a table's header) in that corpus, through the call cache; the reply goes into
     record["oracle"] (graded with the records), each passage into `chunks` (the results
@@ -213,7 +213,7 @@ def ask_oracle(
 
 
 def _chunk_json(chunk: Any) -> dict:
-    """An oracle passage as the results file's `chunks` entry (mutate.measure's shape)."""
+    """An oracle passage as the results file's `chunks` entry (mutation.measure's shape)."""
     return {
         "doc_id": chunk.doc_id, "chunking": chunk.chunk_id.split("/", 1)[0],
         "index": chunk.index, "start": chunk.start, "end": chunk.end, "text": chunk.text,

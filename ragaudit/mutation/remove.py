@@ -1,5 +1,5 @@
 """remove_answer: the answer's fact is deleted from every document that states it (the
-sentence, table row or line saying the answer of its anchor; mutate.facts), and nothing
+sentence, table row or line saying the answer of its anchor; mutation.facts), and nothing
 else: a page that only shares the digits keeps them. The right behaviour is to abstain;
 an answer given anyway is a fabrication."""
 

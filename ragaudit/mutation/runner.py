@@ -2,8 +2,8 @@
 its own corpus (the user's plus its own change), the unmutated corpus (the control row)
 and each mutant ranked by the column, the records measured, optionally answered and
 graded, then scored. ragaudit's own retrieval ranks each mutant as an overlay on one base
-index (mutate.overlay); a user's retriever or pipeline is rebuilt once per group of
-mutants that cannot interfere (mutate.groups). Every embedding goes through the call
+index (mutation.overlay); a user's retriever or pipeline is rebuilt once per group of
+mutants that cannot interfere (mutation.groups). Every embedding goes through the call
 cache, so an unchanged chunk replays its vector."""
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class _Run:
         self.by_name = {i.name: i for i in self.ready.intents}
 
     def measure(self, mutants: list, ranked: Any, doc_chunks: Any) -> None:
-        """The records of `mutants` from one ranked corpus (mutate.measure)."""
+        """The records of `mutants` from one ranked corpus (mutation.measure)."""
         measure(self.got, mutants, self.by_name, ranked, doc_chunks, self.ready.column,
                 self.layers, self.measures, self.inputs.generate)  # fmt: skip
 
@@ -185,7 +185,7 @@ def _rank_overlays(run: _Run) -> tuple[dict, list, dict]:
 
 def _rank_rebuilt(run: _Run) -> tuple[None, list, dict]:
     """A user's retriever or pipeline: built over the unmutated corpus, then once per group
-    of mutants that cannot interfere (mutate.groups)."""
+    of mutants that cannot interfere (mutation.groups)."""
     ready, got, progress = run.ready, run.got, run.inputs.progress
     documents, column = ready.corpus.documents, ready.column
     groups = group_mutants(ready.applied(), ready.intents, documents)

@@ -2,7 +2,7 @@
 from the user's other documents is inserted between the table's header and its rows, as much
 as the user's splitter needs to put the header and the answer's row in different chunks.
 A `pipeline:` column has no splitter ragaudit can run: the answer's row gets two mutants,
-1,000 and 3,000 characters of that prose (mutate.fixed_padding), scored on what reached the
+1,000 and 3,000 characters of that prose (mutation.fixed_padding), scored on what reached the
 model and on the answer."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ boundary mutant is really cut by the user's splitter (a pipeline's, with no spli
 is still a whole sentence); a table row is really apart from its header (by a splitter); a
 near-duplicate is near its original and near nothing else; a removed fact is stated nowhere
 near its anchor; a diluted document really is that much longer. A mutant failing any of them
-is withdrawn (mutate.grouping), never kept as a weaker one."""
+is withdrawn (mutation.grouping), never kept as a weaker one."""
 
 from __future__ import annotations
 

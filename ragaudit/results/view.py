@@ -78,7 +78,7 @@ def stack_configs(results: dict) -> list[dict]:
 def stack_embedder(config: dict) -> str:
     """The embedder a stack config's records and cells are under: its embedder's spec,
     `pipeline:<name>` for a whole pipeline, or `retriever:<factory>` when its own retriever
-    ranks without one (as stack.stackfile's embedder_label names them)."""
+    ranks without one (as targets.stackfile's embedder_label names them)."""
     stack = config.get("stack") or {}
     embedder = stack.get("embedder") or {}
     if embedder.get("spec"):

@@ -62,7 +62,7 @@ def results_document(
 ) -> dict:
     """The whole document after retrieval, incomplete (`complete: false`) and without
     cells, conditions or models yet (the orchestrator adds each stage's); `retrieval` is
-    the stages' folded fragments (pipeline.stage.fold_fragments)."""
+    the stages' folded fragments (runner.stage.fold_fragments)."""
     described = [stage.describe(corpus) for stage in stages]
     corpus_part = corpus_section(corpus, manifest_sha)
     corpus_part["anchor_selectivity"] = retrieval["anchor_selectivity"]

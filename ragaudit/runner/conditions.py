@@ -77,7 +77,7 @@ def conditions_section(
     """The results file's `conditions`; `elapsed_seconds` is null, with the reason, when
     calls were replayed or contention was seen (either makes the time not the work's).
 
-    `sessions` (pipeline.sessions; this one last, its `seconds` being `elapsed`): a run
+    `sessions` (runner.sessions; this one last, its `seconds` being `elapsed`): a run
     resumed after killed sessions records their wall time and this one's, summed, when the
     calls it replayed are no more than those sessions computed and none saw contention."""
     stats = cache.stats()
@@ -115,7 +115,7 @@ def conditions_section(
 
 class RunWatch:
     """The clock and the contention check of one run, started when it is made, and the
-    run's session ledger when it has one (pipeline.sessions)."""
+    run's session ledger when it has one (runner.sessions)."""
 
     def __init__(self, ledger: SessionLedger | None = None) -> None:
         self.started = time.monotonic()

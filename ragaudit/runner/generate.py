@@ -167,7 +167,7 @@ def generate_records(
     `select_records`), with ragaudit's prompt or `prompt` (a stack file's entry).
 
     Each record asks one prompt over its retrieved chunks and, when it has gold spans, one
-    over its oracle context (pipeline.oracle, read from `chunk_offsets` and `chunks_by_id`),
+    over its oracle context (stack.oracle, read from `chunk_offsets` and `chunks_by_id`),
     stored as record["oracle"] = {"chunk_ids", "generation", "grade": None}; else
     record["oracle"] is None. Both kinds go into one pool of distinct prompts, each
     generated once and shared (the call cache also replays across runs). A ModelCallFailed

@@ -10,7 +10,7 @@ false`) go to a partial file beside the target after each stage, so the inspecto
 a run in progress; the target is replaced only by the complete results, and the file it
 held is kept beside it; a run in which records lost model calls writes its own file
 unless asked otherwise (results.publish). So a late failure, a failed run or a kill never
-costs the last good results. One run at a time per data folder (pipeline.lock).
+costs the last good results. One run at a time per data folder (runner.lock).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 across sessions records the wall time it computed for, summed.
 
 A resumed run replays what its killed sessions computed, and a replay makes one session's
-clock say nothing about the work (pipeline.conditions withholds it). The ledger,
+clock say nothing about the work (runner.conditions withholds it). The ledger,
 `<results>.sessions.json` (``latest.json`` -> ``latest.sessions.json``), lists each session
 of the run: when it started and ended, the calls it computed and replayed, and the
 contention it saw. A session that was killed never wrote its end: its end and its computed

@@ -1,6 +1,6 @@
 """The retrieval settings, declared once: splitter, chunk size, overlap, overlap rule, k and
-hybrid fusion. A user config (stack.configs), an audit's settings file (audit.settings) and
-a stack file (stack.stackfile) build on this one pydantic model; the built-in configs A…M
+hybrid fusion. A user config (stack.configs), an audit's settings file (auditing.settings) and
+a stack file (targets.stackfile) build on this one pydantic model; the built-in configs A…M
 are frozen dataclasses (stack.configs.StackConfig, no pydantic on the hot path) with the
 same fields, and a test validates every one of them through it.
 
@@ -8,7 +8,7 @@ The defaults are an audit's (a settings file may leave any field out). Where a c
 differs, it says so once, here:
 - a user config must name its splitter, chunk_size, overlap and k (USER_CONFIG_REQUIRED),
   and may not use the `document` splitter, which only the audit knows;
-- a stack file (stack.stackfile_schema) has no chunk fields (its splitter is the user's own
+- a stack file (targets.stackfile_schema) has no chunk fields (its splitter is the user's own
   component) and takes this model's `k` and `hybrid` fields (`retrieval_field`), except
   that its `k` has no default: it is required unless a pipeline is given (the contexts the
   pipeline returns stand in for it).

@@ -197,7 +197,7 @@ class OracleEntry(BaseModel):
 
 
 class PromptEntry(BaseModel):
-    """A component stack's prompt (default: ragaudit's, pipeline.generate)."""
+    """A component stack's prompt (default: ragaudit's, runner.generate)."""
 
     model_config = ConfigDict(extra="forbid")
     template: str | None = None

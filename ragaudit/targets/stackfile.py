@@ -9,7 +9,7 @@ clashes with a built-in config are refused with one line naming the file, line a
 `check_stack` then imports every component (and builds the splitter) before any model loads;
 the stack file's folder is importable, so a factory may live in a module beside it.
 
-The file's pydantic models (stack.stackfile_schema) and the line-keeping reader
+The file's pydantic models (targets.stackfile_schema) and the line-keeping reader
 (fileio.lines) are imported when a stack file is loaded, not with this module: `ragaudit
 run` imports it on every start, stack or none.
 """
@@ -240,7 +240,7 @@ def check_stack(stack: StackSpec, probes: list[str], taken: list[str]) -> None:
             f"{stack.where('name')}: {stack.name!r} clashes with another config or stack"
         )
     if stack.pipeline is not None:
-        return  # a pipeline is imported and built by userpipeline, before any model loads
+        return  # a pipeline is imported and built by targets.pipeline, before any model loads
     build_splitter(stack)
     if stack.retriever is not None:
         import_component(

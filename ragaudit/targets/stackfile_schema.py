@@ -1,7 +1,7 @@
-"""The pydantic models a stack file is validated with (stack.stackfile reads the file).
+"""The pydantic models a stack file is validated with (targets.stackfile reads the file).
 
 Imported only when a stack file is loaded, so pydantic stays out of the import of
-`ragaudit run` (stack.stackfile is on its path); `k` and `hybrid` are the retrieval
+`ragaudit run` (targets.stackfile is on its path); `k` and `hybrid` are the retrieval
 settings' own fields (stack.settings), built once on first use.
 """
 

@@ -4,7 +4,7 @@ as `documents=` (plus the entry's `args`) and returns one of
   `source_nodes` (text, score, node id, the document it came from and where it starts);
 - a LangChain Runnable: `invoke({input_key: question})` gives a dict, read at `answer_key`
   and `context_key` (create_retrieval_chain's `answer` and `context`, a list of Documents);
-- a plain callable: question -> {answer, contexts} (userpipeline.answer.read_plain).
+- a plain callable: question -> {answer, contexts} (targets.pipeline.answer.read_plain).
 
 Building it (import, the factory's call) is bounded by limits.build_seconds and a failure
 there is bad input (RagauditError: one line, exit 2, before any call). Asking it one

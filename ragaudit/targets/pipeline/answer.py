@@ -4,7 +4,7 @@ failed call with a one-line reason, never a traceback later.
 
 The plain shape is ``{"answer": str, "contexts": [str | {"text", "id", "score"}]}``, plus
 optionally ``"citations"`` (context ids or 1-based positions the answer cites). The adapters
-(userpipeline.adapters, userpipeline.http_client) read their forms into the same
+(targets.pipeline.adapters, targets.pipeline.http_client) read their forms into the same
 `PipelineAnswer`, which is what the call cache stores.
 """
 

@@ -39,7 +39,7 @@ class BuiltPipeline:
     model: str
     """``pipeline:<name>``: its calls' model in the counts and the cache."""
     identity: dict
-    """What its answers are keyed by (userpipeline.identity)."""
+    """What its answers are keyed by (targets.pipeline.identity)."""
     indexed_documents: Any = None
     """"asserted by the user" under `ingest: none`, else None (ragaudit handed them)."""
     oracle: Callable[[str], PipelineAnswer] | None = None
@@ -102,7 +102,7 @@ def build_pipeline(stack: Any, documents: Sequence[Any], *, dry_run: bool = Fals
 
 def _cap_replies(built: BuiltPipeline, stack: Any) -> None:
     """Every answer of the pipeline and its oracle held to the stack's `limits` (contexts,
-    their size, the answer's size: userpipeline.reply_caps), before it is redacted."""
+    their size, the answer's size: targets.pipeline.reply_caps), before it is redacted."""
     form = "factory" if stack.pipeline.get("factory") else "http"
     built.ask = capped(built.ask, stack.limits, stack.where("pipeline", form))
     if built.oracle is not None:
@@ -111,7 +111,7 @@ def _cap_replies(built: BuiltPipeline, stack: Any) -> None:
 
 def _redact_replies(built: BuiltPipeline, stack: Any) -> None:
     """Every answer and failure of the stack's services redacted of every header value
-    it names (userpipeline.safe_answers); a factory is sent none."""
+    it names (targets.pipeline.safe_answers); a factory is sent none."""
     secrets = [value for service in built.services for value in service.headers.values()]
     if not secrets:
         return

@@ -3,7 +3,7 @@
 
 An answer is keyed by (the pipeline's name, its identity, the question): a rerun replays it,
 and an edited factory module, URL or template, or a bumped `version:`, asks again
-(userpipeline.identity). Each computed answer is stored with its identity and how long it
+(targets.pipeline.identity). Each computed answer is stored with its identity and how long it
 took (for --dry-run's estimate). Outcomes are taken in question order and everything with
 a visible effect (cache rows, counts, failures) is done then, so `--workers 4` stores,
 counts and fails exactly as `--workers 1`. A question the pipeline fails on is one failed

@@ -3,7 +3,7 @@ diagnostics as a stack's: gold in context, span preserved, rank.
 
 A context is looked for, in this order:
 - verbatim in the document the pipeline names (its node's ref_doc_id, a metadata doc_id),
-  placed by the stack's alignment (userstack.locate.locate_chunks, the pipeline's own
+  placed by the stack's alignment (targets.locate.locate_chunks, the pipeline's own
   offset used where it verifies): exact;
 - verbatim in any document: exact when one place in one document holds it, else the first
   place, not exact (it could not be told apart);

@@ -18,7 +18,7 @@ timeout, or a Retry-After past RAGAUDIT_RETRY_AFTER_MAX) the service is not aske
 this run (backends.breaker), said in one line when it happens. What still fails is one
 failed call (ModelCallFailed) with a one-line reason: a 4xx; a 3xx (a redirect is not an
 answer, and it is not followed: the reason names its Location); a reply larger than
-RAGAUDIT_MAX_REPLY_MB, empty, not JSON or nested too deep (userpipeline.reply_json); a
+RAGAUDIT_MAX_REPLY_MB, empty, not JSON or nested too deep (targets.pipeline.reply_json); a
 mapped field missing or of the wrong kind.
 """
 

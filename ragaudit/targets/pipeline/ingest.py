@@ -9,7 +9,7 @@ any question): `ingest:` is
   folder's path in place of ``{folder}`` or appended; a non-zero exit is bad input;
 - `none`: the service already holds the exported corpus. Nothing can show which documents
   it indexed, so the results file records the set as "asserted by the user", and compare
-  and gate pair it only with the same assertion (compare.agreement).
+  and gate pair it only with the same assertion (comparison.agreement).
 A refusal's line is redacted of the pipeline's header values: an endpoint's error body and
 a command's stderr may echo the key.
 """

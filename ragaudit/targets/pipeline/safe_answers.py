@@ -3,7 +3,7 @@
 Every field built from a reply can hold what the service was sent: an answer, a context's
 text, id or document id, a citation, and every failure reason built from the reply (a
 score or an answer that is not what was expected is shown in it, and so is a type name).
-So a service's asker is wrapped once, when the pipeline is built (userpipeline.build):
+So a service's asker is wrapped once, when the pipeline is built (targets.pipeline.build):
 each text of its answer and each reason it fails with goes through the redacting
 formatter of the header values the stack file names (backends.redact), whatever adapter
 read it and whatever mapping it was read through. A reason is one line.
