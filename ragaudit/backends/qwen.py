@@ -116,7 +116,7 @@ def prefix_cache_enabled() -> bool:
     RAGAUDIT_PREFIX_CACHE=0 turns it off, else on.
 
     The shared part is not evaluated again, and the rest is evaluated in batches of another
-    shape, which can move logits in their last bits; `python -m ragaudit.bench prefix`
+    shape, which can move logits in their last bits; `python -m benchmarks.prefix`
     counts the replies that come out identical both ways. Off, every prompt is evaluated
     whole, at the cost the benchmark prints."""
     raw = os.environ.get("RAGAUDIT_PREFIX_CACHE", "1").strip()
