@@ -3,8 +3,10 @@ model-free on the committed corpus (which test_corpus_files proves equals a fres
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -16,8 +18,9 @@ from ragaudit.stack.chunking import chunk_corpus
 from ragaudit.stack.configs import MATRIX_CHUNKINGS
 from ragaudit.stack.diagnostics import ChunkingView
 
-PER_PROBE = 25
-"""Instances per probe in the committed corpus (corpus/manifest.json: n 25)."""
+MANIFEST = Path(__file__).resolve().parents[1] / "corpus" / "manifest.json"
+PER_PROBE = json.loads(MANIFEST.read_text(encoding="utf-8"))["n"]
+"""Instances per probe in the committed corpus (its manifest's n)."""
 # Words a question is made of that say nothing about which document answers it.
 STOPWORDS = frozenset(
     """a an and are as at be by can do does for from get has have how in is it its may
@@ -46,7 +49,7 @@ def instances(corpus, probe):
 
 def test_committed_corpus_has_the_default_shape(corpus, views):
     assert (corpus.seed, corpus.n) == (20261129, 25)
-    assert len(corpus.instances) == 275
+    assert len(corpus.instances) == PER_PROBE * len(PROBES_IN_ORDER)
     assert corpus.probes == PROBES_IN_ORDER
     assert all(len(corpus.instances_of(p)) == PER_PROBE for p in corpus.probes)
     assert 750 <= len(views["recursive-1000-0"].chunks) <= 800
@@ -62,7 +65,7 @@ def test_boundary_spans_straddle_fixed_1000_and_survive_recursive(corpus, views)
     boundary = instances(corpus, "boundary")
     fixed = views["fixed-1000-0"]
     cut = [i for i in boundary if not fixed.preserved(i.gold_spans[0])]
-    assert len(cut) == 25, "fixed 1000 must cut every planted span"
+    assert len(cut) == PER_PROBE, "fixed 1000 must cut every planted span"
     for i in boundary:
         gold = i.gold_spans[0]
         assert gold.start < 1000 < gold.end
@@ -70,7 +73,7 @@ def test_boundary_spans_straddle_fixed_1000_and_survive_recursive(corpus, views)
     assert recursive, "the matrix has recursive chunkings"
     for name in recursive:
         whole = [i for i in boundary if views[name].preserved(i.gold_spans[0])]
-        assert len(whole) == 25, f"{name} must keep every planted span whole"
+        assert len(whole) == PER_PROBE, f"{name} must keep every planted span whole"
 
 
 def test_boundary_geometry_follows_the_seed(corpus, views):
@@ -143,11 +146,15 @@ def test_anchor_selectivity_is_what_each_probe_plants(corpus, views):
     report = anchor_selectivity(corpus, views["recursive-1000-0"])
     for probe, expected in ANCHOR_CHUNKS.items():
         counts = [report["per_question"][i.instance_id] for i in instances(corpus, probe)]
-        assert counts == [expected] * 25, probe
-    # 6 probes x 25 single-chunk anchors; 150 of 275 counts are 1, so the median is 1.
+        assert counts == [expected] * PER_PROBE, probe
+    # the probes whose anchor sits in one chunk, PER_PROBE questions each: over half the
+    # counts are 1, so the median is 1.
+    single = [probe for probe, chunks in ANCHOR_CHUNKS.items() if chunks == 1]
     assert (report["min"], report["median"], report["max"]) == (1, 1, 7)
-    assert (report["single_chunk"], report["questions"]) == (150, 275)
-    assert report["single_chunk_probes"] == sorted(p for p, n in ANCHOR_CHUNKS.items() if n == 1)
+    questions = PER_PROBE * len(PROBES_IN_ORDER)
+    assert (report["single_chunk"], report["questions"]) == (PER_PROBE * len(single), questions)
+    assert 2 * len(single) > len(PROBES_IN_ORDER)  # what makes the median 1
+    assert report["single_chunk_probes"] == sorted(single)
 
 
 def test_table_value_is_unique_in_its_table(corpus):
