@@ -14,8 +14,9 @@ import pytest
 from helpers.recording_server import recording_server, requests
 
 from ragaudit.cli.main import main
+from ragaudit.probes.catalogue import shipped
 
-PROBES = 11  # the planted corpus's probes: one question each at --n 1
+PROBES = len(shipped())  # the planted corpus's probes: one question each at --n 1
 HTTP = """name: svc
 pipeline:
   http:

@@ -15,9 +15,10 @@ from helpers.ollama_fake import start_fake_ollama
 from helpers.run_fixtures import FLAGS
 
 from ragaudit.cli.main import main
+from ragaudit.probes.catalogue import shipped
 from ragaudit.runner import orchestrate
 
-PROBES, CONFIGS = 11, 7  # the committed corpus's probes; the matrix A…M
+PROBES, CONFIGS = len(shipped()), 7  # the committed corpus's probes; the matrix A…M
 WIDE = 1  # T4000, beside the matrix, runs table_split only: one instance at n=1
 
 

@@ -19,10 +19,11 @@ import pytest
 from helpers.pipeline_modules import write_word_rag
 
 from ragaudit.cli.main import main
+from ragaudit.probes.catalogue import shipped
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus" / "documents"
-PROBES = 11  # the planted corpus's probes: one record each at --n 1
+PROBES = len(shipped())  # the planted corpus's probes: one record each at --n 1
 
 
 def doc_text(doc_id: str) -> str:
@@ -114,12 +115,12 @@ def test_normalised_contexts_are_found_and_rewritten_ones_counted(home, tmp_path
     body = PLAIN.replace("SHAPE", "plain").replace("}", ", normalise: true, rewrite_first: true}")
     code, results = run(home, stack_file(tmp_path, body))
     assert code == 0
-    # each of the 11 questions gets 3 contexts; the first is rewritten (its words reversed)
-    assert "11 of 33 contexts match no document (rewritten by the pipeline)" in (
+    # each of the PROBES questions gets 3 contexts; the first is rewritten (words reversed)
+    assert f"{PROBES} of {3 * PROBES} contexts match no document (rewritten by the pipeline)" in (
         capsys.readouterr().err
     )
     index = results["run"]["indexes"][0]
-    assert (index["contexts"], index["unmatched_contexts"]) == (33, 11)
+    assert (index["contexts"], index["unmatched_contexts"]) == (3 * PROBES, PROBES)
     for record in results["instances"]:
         first, *rest = record["pipeline"]["contexts"]
         assert first["chunk_id"] is None and first["text"].startswith("In short: ")
@@ -254,11 +255,12 @@ def test_dry_run_counts_the_calls_and_writes_nothing(home, tmp_path, capsys):
     flags = ["run", "--stack", str(stack), "--stack-only", "--n", "1", "--dry-run"]
     assert main(flags) == 0
     out = capsys.readouterr().out
-    # 11 distinct questions at --n 1, none asked yet, no time recorded for it
-    assert "pipeline:words: 11 calls, 0 cached, 11 to compute" in out
+    # PROBES distinct questions at --n 1, none asked yet, no time recorded for it
+    assert f"pipeline:words: {PROBES} calls, 0 cached, {PROBES} to compute" in out
     assert "no recorded calls of this pipeline yet" in out and not home.exists()
     run(home, stack)
     capsys.readouterr()
     assert main(flags) == 0
     out = capsys.readouterr().out
-    assert "11 calls, 11 cached, 0 to compute" in out and "mean of 11 recorded calls" in out
+    assert f"{PROBES} calls, {PROBES} cached, 0 to compute" in out
+    assert f"mean of {PROBES} recorded calls" in out

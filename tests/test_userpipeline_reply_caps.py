@@ -18,8 +18,9 @@ from helpers.slow_service import BIG, MANY, start_slow
 
 import ragaudit.runner.progress  # noqa: F401 (its default stream is bound before capture)
 from ragaudit.cli.main import main
+from ragaudit.probes.catalogue import shipped
 
-QUESTIONS = 11  # the planted corpus's questions at n=1
+QUESTIONS = len(shipped())  # the planted corpus's questions at n=1: one per probe
 HTTP = """name: capped
 pipeline:
   http:

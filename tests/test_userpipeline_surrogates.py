@@ -17,8 +17,9 @@ from helpers.key_leaks import new_key
 
 import ragaudit.runner.progress  # noqa: F401 (its default stream is bound before capture)
 from ragaudit.cli.main import main
+from ragaudit.probes.catalogue import shipped
 
-QUESTIONS = 11  # the planted corpus's questions at n=1
+QUESTIONS = len(shipped())  # the planted corpus's questions at n=1: one per probe
 FACTORY = """
 def make(documents):
     return lambda question: {"answer": "half \\ud800 an emoji",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ragaudit.cli.main import main
+from ragaudit.probes.catalogue import shipped
 from ragaudit.runner import progress  # noqa: F401  imported before capsys swaps sys.stderr
 
 PARTS = '''\
@@ -59,8 +60,8 @@ def make(chunks, fault):
 
     return retrieve
 '''
-QUESTIONS = 11
-"""The planted corpus at n=1: one instance per probe, 11 probes, 11 distinct questions."""
+QUESTIONS = len(shipped())
+"""The planted corpus at n=1: one instance per probe, so one distinct question each."""
 
 FAULTS = {
     "raises": ("", "retriever raised ValueError: index shard 3 is offline"),
