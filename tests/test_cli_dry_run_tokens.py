@@ -13,8 +13,8 @@ from helpers.openai_server import API_KEY
 from ragaudit.backends.qwen import gguf_path
 from ragaudit.backends.tokenizer import local_tokenizer
 from ragaudit.cli.main import main
-from ragaudit.cli.prompt_tokens import answer_prompt_tokens
 from ragaudit.runner.generate import SYSTEM_PROMPT
+from ragaudit.runner.prompt_tokens import answer_prompt_tokens
 
 SPEC = "local:qwen2.5-0.5b"
 QWEN_DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."

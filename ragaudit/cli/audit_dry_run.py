@@ -1,73 +1,24 @@
-"""`ragaudit audit --dry-run`: every input checked as the audit checks it (settings, cases
-and their structure, corpus, the sources the cases name, the stack file), then the
-embedding calls the audit would make, printed as `run --dry-run` prints them
-(cli.dry_run.estimate_lines); nothing embedded, nothing written, exit 0.
-
-The calls are the distinct texts the audit embeds: each chunk's searched text (the
-settings' chunking, or the stack's splitter) and each case's question. As for the
-matrix, which of them the cache holds is told from the keys built as the cache recorded
-the embedder's stored calls were keyed (cli.dry_run.embed_estimate), and the time is
-that of the rest at the mean the cache recorded for the embedder, or says that none was
-recorded. A stack's own retriever makes its own calls: they are not counted. A fatal
-structural check is printed and exits 2, as the audit does.
-"""
+"""`ragaudit audit --dry-run`: the estimate (auditing.estimate: every input checked, then
+the embedding calls the audit would make) printed as `run --dry-run` prints it; nothing
+embedded, nothing written, exit 0. A fatal structural check is printed and exits 2, as the
+audit does."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import PurePosixPath
-from typing import Any
 
-from ragaudit.auditing.cases import check_sources, check_structure, load_cases
-from ragaudit.auditing.chunks import build_chunks
-from ragaudit.auditing.corpus_io import load_corpus
-from ragaudit.auditing.engine import embed_text_of
-from ragaudit.auditing.settings import AuditSettings, check_floor_source_type, load_settings
-from ragaudit.auditing.target import audit_chunks, load_audit_stack, stack_settings
-from ragaudit.cli.dry_run import embed_estimate, estimate_lines, open_cache
-from ragaudit.targets.pipeline.dryrun import CallEstimate
-
-NO_EMBEDDING = "n/a"
+from ragaudit.auditing.estimate import audit_estimates
+from ragaudit.auditing.runner import AuditInputs
+from ragaudit.runner.estimate_lines import estimate_lines
 
 
-def audit_dry_run(inputs: Any) -> int:
-    """Check `inputs` (audit.runner.AuditInputs), print the calls; the exit status."""
-    settings = load_settings(inputs.settings) if inputs.settings else AuditSettings(name="default")
-    cases = load_cases(inputs.cases) if inputs.cases is not None else []
-    structure = check_structure(cases)
-    if structure.fatal:
-        for line in structure.fatal_lines(inputs.cases):
+def audit_dry_run(inputs: AuditInputs) -> int:
+    """Check `inputs`, print the calls; the exit status."""
+    estimate = audit_estimates(inputs)
+    if estimate.estimates is None:
+        for line in estimate.structure.fatal_lines(estimate.cases_path):
             print(line, file=sys.stderr)
         return 2
-    corpus = load_corpus(inputs.corpus)
-    check_floor_source_type(settings, {d.source_type for d in corpus.documents}, inputs.settings)
-    skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
-    check_sources(cases, corpus.ids(), inputs.cases, skipped)
-    stack = load_audit_stack(inputs.stack) if inputs.stack else None
-    if stack is not None:
-        settings = stack_settings(stack, settings, stack.where("k"))
-    for line in estimate_lines(_estimates(cases, corpus, settings, stack)):
+    for line in estimate_lines(estimate.estimates):
         print(line)
     return 0
-
-
-def _estimates(cases: list, corpus: Any, settings: AuditSettings, stack: Any) -> list:
-    if not cases:
-        return [CallEstimate("audit: dilution report only", 0, 0, 0.0, "nothing is embedded",
-                             tokens_reason=NO_EMBEDDING)]  # fmt: skip
-    questions = {case.question for case in cases}
-    cache = open_cache()
-    if stack is None:
-        chunks, _ = build_chunks(corpus.documents, settings)
-        what = f"audit: embed {settings.embedder}"
-    elif stack.retriever is None:
-        chunks, _ = audit_chunks(stack, corpus.documents)
-        what = f"audit stack {stack.name}: embed {settings.embedder}"
-    else:
-        reason = "not counted: your retriever makes its own calls"
-        return [CallEstimate(f"audit stack {stack.name}: retriever", 0, 0, None, reason,
-                             tokens_reason=NO_EMBEDDING)]  # fmt: skip
-    passages = [embed_text_of(chunk) for chunk in chunks]
-    return [
-        embed_estimate(what, settings.embedder, passages, sorted(questions), cache, sample=True)
-    ]

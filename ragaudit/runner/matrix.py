@@ -7,12 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_embedder, load_generator
 from ragaudit.grading.grade import grade_records
+from ragaudit.runner.estimate import CallEstimate, embed_estimate, generate_estimate
 from ragaudit.runner.generate import failed_calls, generate_records, prompt_used
 from ragaudit.runner.plan import RunPlan
+from ragaudit.runner.prompt_tokens import answer_prompt_tokens
 from ragaudit.runner.retrieve import EmbedderPlan, MatrixRetrieval
 from ragaudit.runner.stage import Stage
+from ragaudit.stack.chunking import chunk_corpus
 from ragaudit.stack.index import open_client
 
 
@@ -53,6 +57,37 @@ class MatrixStage(Stage):
         self.roles = [EmbedderPlan(e, "primary", None) for e in embedders[:1]]
         self.roles += [EmbedderPlan(e, "secondary", plan.secondary_probes) for e in embedders[1:]]
         return MatrixRetrieval(corpus, plan.configs, self.roles, open_client(), progress).run()
+
+    def estimate(self, corpus: Any, cache: CallCache | None) -> list[CallEstimate]:
+        """--dry-run: each embedder's calls (every chunk of every config's chunking, every
+        question), and the generator's (at most twice the records: prompt and oracle
+        prompt) with their prompt tokens (runner.estimate)."""
+        plan = self.plan
+        questions = {i.question for i in corpus.instances}
+        texts = {
+            c.text
+            for config in plan.configs
+            for c in chunk_corpus(corpus.documents, config.chunking)
+        }
+        estimates = [
+            embed_estimate(f"matrix: embed {spec}", spec, texts, questions, cache)
+            for spec in plan.embedders
+        ]
+        if plan.generate:
+            probes = set(plan.gen_probes or corpus.probes)
+            columns = [  # each generating config's questions (a config may run some probes only)
+                ([i.question for i in corpus.instances if i.probe in probes and c.runs(i.probe)],
+                 c.k, [chunk.text for chunk in chunk_corpus(corpus.documents, c.chunking)])
+                for c in plan.configs if c.name in set(plan.gen_configs)
+            ]  # fmt: skip
+            tokens = answer_prompt_tokens(plan.generator, columns, None)
+            records = sum(len(questions) for questions, _, _ in columns)
+            estimates.append(
+                generate_estimate(f"matrix: generate {plan.generator} (prompts, with oracle "
+                                  "prompts at most twice the records)", plan.generator,
+                                  2 * records, cache, tokens)
+            )  # fmt: skip
+        return estimates
 
     def generate(
         self, results: dict, cache: Any, progress: Any, on_generated: Callable[[], None]

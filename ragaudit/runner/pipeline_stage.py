@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ragaudit.backends.cache import CallCache
 from ragaudit.grading.grade import grade_records
 from ragaudit.runner.pipeline_records import answered_record, failed_record
 from ragaudit.runner.stage import Stage
@@ -21,6 +22,7 @@ from ragaudit.targets.column import TargetColumn, chunk_json
 from ragaudit.targets.pipeline.build import BuiltPipeline
 from ragaudit.targets.pipeline.calls import ask_all
 from ragaudit.targets.pipeline.contexts import ContextLocator, unmatched_line
+from ragaudit.targets.pipeline.dryrun import CallEstimate, pipeline_estimates
 from ragaudit.targets.pipeline.oracle import oracle_passages, oracle_payload
 
 
@@ -61,10 +63,8 @@ class PipelineStage(Stage):
             config["indexed_documents"] = self.built.indexed_documents
         return {"configs": [config], "embedders": []}
 
-    def estimate(self, corpus: Any, cache: Any) -> list:
-        """--dry-run: the calls a run would make (userpipeline.dryrun), asking nothing."""
-        from ragaudit.targets.pipeline.dryrun import pipeline_estimates
-
+    def estimate(self, corpus: Any, cache: CallCache | None) -> list[CallEstimate]:
+        """--dry-run: the calls a run would make (targets.pipeline.dryrun), asking nothing."""
         return pipeline_estimates(self, corpus, cache)
 
     def _generates(self, probe: str) -> bool:

@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_embedder, load_generator
 from ragaudit.corpus.files import load_corpus
 from ragaudit.grading.grade import grade_records
+from ragaudit.runner.estimate import CallEstimate, embed_estimate, generate_estimate
 from ragaudit.runner.generate import failed_calls, generate_records, prompt_used
 from ragaudit.runner.plan import RunPlan
+from ragaudit.runner.prompt_tokens import answer_prompt_tokens
 from ragaudit.runner.retrieve import table_split_wide
 from ragaudit.runner.stack_retrieval import StackRetrieval
 from ragaudit.runner.stage import Stage, add_models
@@ -68,6 +71,33 @@ class StackStage(Stage):
         fragment["extra_measurements"] = {"table_split_4000": table_split_wide(corpus)}
         fragment["anchor_selectivity"] = anchor_summary(corpus.instances, self.stage.view)
         return fragment
+
+    def estimate(self, corpus: Any, cache: CallCache | None) -> list[CallEstimate]:
+        """--dry-run: their embedder's calls (each chunk their splitter cut, each question;
+        none when their retriever embeds), and their generator's (default the run's) with
+        their prompt tokens (runner.estimate); their retriever is built, never asked."""
+        stack, plan = self.stack, self.plan
+        if self.stage is None or self._built_for != corpus.documents:
+            self.build(corpus)
+        instances = [i for i in corpus.instances if stack.runs(i.probe)]
+        chunks = [c.text for c in self.stage.chunks] if stack.retriever is None else []
+        estimates = []
+        if stack.embedder is not None and stack.retriever is None:
+            spec = stack.embedder["spec"]
+            estimates.append(
+                embed_estimate(f"stack {stack.name}: embed {spec}", spec, chunks,
+                               [i.question for i in instances], cache)
+            )  # fmt: skip
+        if plan.generate:
+            spec = (stack.generator or {"spec": plan.generator})["spec"]
+            probes = set(plan.gen_probes or corpus.probes)
+            questions = [i.question for i in instances if i.probe in probes]
+            tokens = answer_prompt_tokens(spec, [(questions, stack.k, chunks)], stack.prompt)
+            estimates.append(
+                generate_estimate(f"stack {stack.name}: generate {spec}", spec,
+                                  2 * len(questions), cache, tokens)
+            )  # fmt: skip
+        return estimates
 
     def generate(
         self, results: dict, cache: Any, progress: Any, on_generated: Callable[[], None]

@@ -7,16 +7,19 @@ then asks each for its retrieval fragment, folds the fragments into one results 
 and asks each to generate. The composition root (runner.stages) decides which stages a plan
 runs.
 
-Adding a stage (docs/extending.md): a class with the members below, and one line in
-runner.stages.stages_for. Retrieval and generation are optional parts inside a stage: a stage
-that answers and retrieves in one call does both in `retrieve`, and returns [] from
-`generate`.
+Adding a stage (docs/extending.md): a class with the members below (`estimate` too: a dry
+run asks each stage for its own calls), and one line in runner.stages.stages_for. Retrieval
+and generation are optional parts inside a stage: a stage that answers and retrieves in one
+call does both in `retrieve`, and returns [] from `generate`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
+
+from ragaudit.backends.cache import CallCache
+from ragaudit.targets.pipeline.dryrun import CallEstimate
 
 FRAGMENT_LISTS = ("instances", "indexes", "failed_calls")
 """Fragment keys whose lists are concatenated in stage order."""
@@ -59,6 +62,11 @@ class Stage(Protocol):
     ) -> list[dict]:
         """Generate and grade its records in `results` (in place), calling `on_generated`
         as replies arrive; returns the failed calls (`conditions.failure_reasons` items)."""
+
+    def estimate(self, corpus: Any, cache: CallCache | None) -> list[CallEstimate]:
+        """--dry-run: the calls `retrieve` and `generate` would make over `corpus`, one
+        estimate per model, how many `cache` (read-only; None: there is none yet) holds and
+        their time (runner.estimate), loading no model and asking nothing."""
 
 
 def in_results_order(stages: Sequence[Stage]) -> list[Stage]:
