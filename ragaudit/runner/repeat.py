@@ -5,7 +5,7 @@ generate again, each generator that answers under another condition (runner.
 repeat_conditions: a local llama.cpp model another thread count, a remote one another
 seed). Each rerun writes `<out stem>.repeat-<i>.json` (resumable like any run); the first
 run's results file then marks every instance whose verdict changed as flaky
-(runner.repeat_flaky), which the gate leaves out. A rerun that asked only the first run's
+(runner.flaky), which the gate leaves out. A rerun that asked only the first run's
 calls is refused (RagauditError, nothing marked): it could find nothing flaky."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ragaudit.errors import RagauditError
 from ragaudit.results.io import load_results, write_results
 from ragaudit.runner.plan import RunPlan
 from ragaudit.runner.repeat_conditions import Condition, conditions, threads_set
-from ragaudit.runner.repeat_flaky import generation_conditions, mark_flaky, unvaried
+from ragaudit.runner.flaky import generation_conditions, mark_flaky, unvaried
 
 
 @dataclasses.dataclass(frozen=True)
