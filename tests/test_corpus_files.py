@@ -13,6 +13,7 @@ from ragaudit.cli.main import main
 from ragaudit.corpus.build import build_corpus
 from ragaudit.corpus.files import check_corpus, load_planted_corpus, manifest_sha256, write_corpus
 from ragaudit.errors import RagauditError
+from ragaudit.probes.catalogue import shipped
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +140,8 @@ def test_failed_write_keeps_the_previous_corpus(tmp_path, monkeypatch):
 def test_cli_writes_then_prints_stats(tmp_path, capsys):
     folder = tmp_path / "corpus"
     assert main(["corpus", "--n", "2", "--out", str(folder)]) == 0
-    assert "wrote 22 instances over 11 probes" in capsys.readouterr().out
+    probes = len(shipped())  # n=2 instances of each
+    assert f"wrote {2 * probes} instances over {probes} probes" in capsys.readouterr().out
     assert main(["corpus", "--stats", "--out", str(folder)]) == 0
     out = capsys.readouterr().out
     assert "fixed-1000-0" + " " * 19 + "cut 2/2, whole 0/2" in out  # names padded to 30
