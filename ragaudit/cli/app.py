@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.cli.server_child import serve_until_stopped
 from ragaudit.errors import RagauditError
 from ragaudit.ui.allowed import AUDIT_RESULTS_ENV, RESULTS_ENV
+from ragaudit.ui.server_child import serve_until_stopped
 
 HOST = "127.0.0.1"
 
@@ -78,7 +78,7 @@ def launch(results_path: Path | None, port: int, audit_results: Path | None = No
     """Serve the inspector over `results_path` (None: the default results file) and
     `audit_results` (None: the default audit file) until interrupted; returns streamlit's
     exit status (0 after Ctrl-C, SIGTERM or SIGHUP, which stop the server too:
-    cli.server_child). The files named here are the ones outside the results folder that
+    ui.server_child). The files named here are the ones outside the results folder that
     the inspector's links may name (ragaudit.ui.allowed)."""
     check_port(port)
     env = dict(os.environ)

@@ -18,7 +18,6 @@ from ragaudit import paths
 from ragaudit.backends.qwen import WEIGHTS, QwenWeights, missing_extra, weights_for
 from ragaudit.cli.app import check_port, launch
 from ragaudit.cli.run import run_plan
-from ragaudit.cli.server_child import FORWARDED
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.results.io import load_results
@@ -26,6 +25,7 @@ from ragaudit.results.reference import shipped_reference
 from ragaudit.runner.plan import build_plan
 from ragaudit.stack import presets
 from ragaudit.ui.runs import end_started_run, reap_when_done, start_run
+from ragaudit.ui.server_child import FORWARDED
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
