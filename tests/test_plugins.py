@@ -166,11 +166,6 @@ def test_a_plugin_name_already_held_is_refused_in_one_line_naming_both(site, tmp
     assert not (tmp_path / "c").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="backends/specs.py builds EMBEDDER_SPECS at import, before cli.main's error "
-    "handler: a clashing backend plugin is a traceback, not one line",
-)
 def test_a_clashing_backend_plugin_is_one_line_on_the_command_line(site, tmp_path):
     env = env_with(site, clashing_distribution(tmp_path / "clash"))
     run = python(["-m", "ragaudit", "run", "--n", "1", "--no-generate", "--dry-run"], env)

@@ -17,7 +17,6 @@ from ragaudit.backends.catalogue import (
     GENERATOR,
     Backend,
     backend_registry,
-    spec_descriptions,
 )
 from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.backends.executors import EngineRecipe
@@ -25,10 +24,6 @@ from ragaudit.backends.retry import RetryPolicy
 from ragaudit.errors import RagauditError
 from ragaudit.registry import Registry, resolve, unknown_name_message
 
-EMBEDDER_SPECS: dict[str, str] = spec_descriptions(EMBEDDER)
-"""Every embedder spec and what it is (``ollama:<model>`` for any model on a server)."""
-GENERATOR_SPECS: dict[str, str] = spec_descriptions(GENERATOR)
-"""Every generator spec and what it is."""
 OPTION_KEYS = tuple(dict.fromkeys(key for backend in BUILT_IN for key in backend.options))
 """What `options=` may hold for a spec whose backend takes them (openai: base_url and
 api_key_env: the stack file's embedder/generator keys)."""

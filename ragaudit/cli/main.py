@@ -83,11 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     command = commands.get(name)
-    module = importlib.import_module(command.module)
-    parser = argparse.ArgumentParser(prog=f"ragaudit {name}", description=command.help)
-    module.add_arguments(parser)
-    args = parser.parse_args(rest)
-    try:
+    try:  # a plugin that cannot load (a clashing name) is one line too
+        module = importlib.import_module(command.module)
+        parser = argparse.ArgumentParser(prog=f"ragaudit {name}", description=command.help)
+        module.add_arguments(parser)
+        args = parser.parse_args(rest)
         return int(module.run(args) or 0)
     except RagauditError as error:
         print(f"ragaudit {name}: {error}", file=sys.stderr)
