@@ -68,23 +68,23 @@ def _set(*steps):
 BAD = {
     "rank-a-string": (
         _set("instances", 3, "gold_rank", "x"),
-        'instances[3].gold_rank: expected a whole number, got "x"',
+        'instances[3].gold_rank must be a whole number or null, not "x"',
     ),
     "rank-a-bool": (
         _set("instances", 3, "gold_rank", True),
-        "instances[3].gold_rank: expected a whole number, got true",
+        "instances[3].gold_rank must be a whole number or null, not true",
     ),
     "mutation-mark": (
         _set("instances", 0, "mutation", {"mutant": 3, "measure": "gold_in_context"}),
-        "instances[0].mutation.mutant: expected a string, got 3",
+        "instances[0].mutation.mutant must be a string, not 3",
     ),
     "pipeline-contexts": (
         _set("instances", 1, "pipeline", {"contexts": {}}),
-        "instances[1].pipeline.contexts: expected a list, got {}",
+        "instances[1].pipeline.contexts must be a list, not {}",
     ),
     "flaky-verdicts": (
         _set("instances", 2, "flaky", {"conditions": ["a"], "verdicts": "correct"}),
-        'instances[2].flaky.verdicts: expected a list, got "correct"',
+        'instances[2].flaky.verdicts must be a list, not "correct"',
     ),
     "chunk-start": (
         lambda d: next(iter(d["chunks"].values())).update(start="0"),
@@ -92,7 +92,7 @@ BAD = {
     ),
     "cell-measure": (
         _set("cells", 0, "measures", "gold_in_context", {"count": 1.5, "n": 3}),
-        "cells[0].measures.gold_in_context.count: expected a whole number, got 1.5",
+        "cells[0].measures.gold_in_context.count must be a whole number, not 1.5",
     ),
 }  # fmt: skip
 
@@ -103,7 +103,7 @@ def test_a_bad_value_is_one_line_naming_its_json_path(tmp_path, case):
     path = _bad_copy(tmp_path, change)
     if words is None:
         chunk_id = next(iter(json.loads(path.read_text())["chunks"]))
-        words = f'chunks["{chunk_id}"].start: expected a whole number, got "0"'
+        words = f'chunks["{chunk_id}"].start must be a whole number, not "0"'
     with pytest.raises(RagauditError) as caught:
         load_results(path)
     assert str(caught.value) == f"{path}: {words}"
@@ -118,7 +118,7 @@ def test_a_command_refuses_a_bad_file_in_one_line_with_exit_2(tmp_path):
     )  # fmt: skip
     assert done.returncode == 2
     assert done.stderr == (
-        f'ragaudit report: {path}: instances[3].gold_rank: expected a whole number, got "x"\n'
+        f'ragaudit report: {path}: instances[3].gold_rank must be a whole number or null, not "x"\n'
     )
 
 
@@ -137,12 +137,12 @@ def test_the_other_kinds_are_checked_by_the_same_loader(tmp_path):
     path.write_text(json.dumps(_audit(cases=[1])), encoding="utf-8")
     with pytest.raises(RagauditError) as caught:
         load_document(path, AUDIT_RESULTS)
-    assert str(caught.value) == f"{path}: cases[0]: expected an object, got 1"
+    assert str(caught.value) == f"{path}: cases[0] must be an object, not 1"
     check = {"kind": "harness_check", "schema_version": 1, "findings": [], "files": "a.py"}
     path.write_text(json.dumps(check), encoding="utf-8")
     with pytest.raises(RagauditError) as caught:
         load_document(path, HARNESS_CHECK)
-    assert str(caught.value) == f'{path}: files: expected a list, got "a.py"'
+    assert str(caught.value) == f'{path}: files must be a list or null, not "a.py"'
 
 
 def test_the_shipped_schema_refuses_what_the_loader_refuses():

@@ -10,6 +10,7 @@ from typing import Any, NotRequired
 
 from typing_extensions import TypedDict
 
+from ragaudit.results.cell_sections import Cell, CitationRollup, Comparison, SeverityRule
 from ragaudit.results.record_sections import JSONObject
 from ragaudit.results.records import InstanceRecord
 
@@ -20,6 +21,19 @@ class ProbeCount(TypedDict):
     n: NotRequired[int | None]
 
 
+class AnchorSelectivity(TypedDict, total=False):
+    """How many chunks hold each question's anchor, at one chunking."""
+
+    chunking: str | None
+    chunks: int | None
+    min: int | None
+    median: float | None
+    max: int | None
+    single_chunk: int | None
+    single_chunk_probes: list[str] | None
+    questions: int | None
+
+
 class Corpus(TypedDict, total=False):
     """What the run read: the planted corpus (seed, n, manifest sha) or a user's folder."""
 
@@ -28,7 +42,7 @@ class Corpus(TypedDict, total=False):
     sha256: str | None
     documents: int | None
     probes: list[ProbeCount] | None
-    anchor_selectivity: JSONObject | None
+    anchor_selectivity: AnchorSelectivity | None
     path: str | None
     skipped: list[JSONObject] | None
     skipped_count: int | None
@@ -119,19 +133,50 @@ class CallCounts(TypedDict, total=False):
     failed: int | None
 
 
+class FailedCall(TypedDict, total=False):
+    """Model calls that failed, with the records they cost."""
+
+    model: str | None
+    kind: str | None
+    error: str | None
+    instance_keys: list[str] | None
+
+
+class FailureReason(TypedDict, total=False):
+    model: str | None
+    kind: str | None
+    reason: str | None
+    calls: int | None
+
+
+class Session(TypedDict, total=False):
+    """One computing session of a (resumed) run."""
+
+    started_at: str | None
+    seconds: float | None
+    computed: int | None
+    replayed: int | None
+    contention_seen: int | None
+
+
+class ContentionSeen(TypedDict, total=False):
+    before: list[Any] | None
+    after: list[Any] | None
+
+
 class Conditions(TypedDict, total=False):
     """How the run went: its model calls, failures, contention and wall time."""
 
     calls: CallCounts | None
     calls_by_model: dict[str, CallCounts] | None
-    failed_calls: list[JSONObject] | None
-    failure_reasons: list[JSONObject] | None
+    failed_calls: list[FailedCall] | None
+    failure_reasons: list[FailureReason] | None
     contention_detection_configured: bool | None
     contention_pattern_env: str | None
-    contention_seen: JSONObject | None
+    contention_seen: ContentionSeen | None
     elapsed_seconds: float | None
     elapsed_seconds_reason: str | None
-    sessions: list[JSONObject] | None
+    sessions: list[Session] | None
 
 
 class Chunk(TypedDict):
@@ -144,64 +189,6 @@ class Chunk(TypedDict):
     end: NotRequired[int]
     text: NotRequired[str]
     span_exact: NotRequired[bool | None]
-
-
-class Measure(TypedDict):
-    """count/n, the rate and its Wilson 95% interval."""
-
-    count: NotRequired[int]
-    n: NotRequired[int]
-    rate: NotRequired[float | None]
-    wilson: NotRequired[list[float] | None]
-
-
-class Cell(TypedDict):
-    """One probe × config × embedder: its measures and how detectable its failures are."""
-
-    probe: str
-    layer: NotRequired[str | None]
-    config: str
-    embedder: str
-    n: NotRequired[int | None]
-    measures: dict[str, Measure | str | None]
-    """Each measure, or null with a sibling `<measure>_reason` string."""
-    generated: NotRequired[bool | None]
-    failure_basis: NotRequired[str | None]
-    failures: NotRequired[int | None]
-    successes: NotRequired[int | None]
-    detectability: NotRequired[JSONObject | None]
-    severity: NotRequired[JSONObject | None]
-    citation_check: NotRequired[JSONObject | None]
-    attribution: NotRequired[JSONObject | None]
-
-
-Comparison = TypedDict(
-    "Comparison",
-    {
-        "name": str,
-        "from": NotRequired[str | None],
-        "to": NotRequired[str | None],
-        "variable": NotRequired[str | None],
-        "probe": NotRequired[str | None],
-        "embedder": NotRequired[str | None],
-        "measure": NotRequired[str | None],
-        "from_count": NotRequired[int | None],
-        "to_count": NotRequired[int | None],
-        "n": NotRequired[int | None],
-        "excluded": NotRequired[int | None],
-        "gains": NotRequired[list[str] | None],
-        "losses": NotRequired[list[str] | None],
-        "gain_kinds": NotRequired[dict[str, int] | None],
-        "gain_kind_by_instance": NotRequired[dict[str, str] | None],
-        "mcnemar_p": NotRequired[float | None],
-        "mcnemar_p_reason": NotRequired[str | None],
-        "from_wilson": NotRequired[list[float] | None],
-        "to_wilson": NotRequired[list[float] | None],
-    },
-)
-"""One single-variable comparison (A->B, …) on one probe and embedder."""
-
-SeverityRule = TypedDict("SeverityRule", {"class": str, "branch": str, "text": NotRequired[str]})
 
 
 class Flaky(TypedDict):
@@ -228,6 +215,25 @@ class MutationSummary(TypedDict, total=False):
     mutants: list[JSONObject] | None
 
 
+class GradingPatterns(TypedDict, total=False):
+    """The regular expressions grading read replies with."""
+
+    abstention: list[str] | None
+    denial_of_record: list[str] | None
+
+
+class WideTableSplit(TypedDict, total=False):
+    """table_split at 4000 characters, outside the matrix."""
+
+    chunking: str | None
+    table_together: JSONObject | None
+    records: list[JSONObject] | None
+
+
+class ExtraMeasurements(TypedDict, total=False):
+    table_split_4000: WideTableSplit | None
+
+
 class ResultsFile(TypedDict):
     """The results file: a matrix run, a stack or pipeline column, `run --repeat`, and the
     mutation audit's file (`run.kind: mutate`) alike. A required field may hold null (a
@@ -248,11 +254,11 @@ class ResultsFile(TypedDict):
     instances: list[InstanceRecord] | None
     cells: list[Cell] | None
     comparisons: list[Comparison] | None
-    extra_measurements: NotRequired[JSONObject | None]
+    extra_measurements: NotRequired[ExtraMeasurements | None]
     control_certification: NotRequired[JSONObject | None]
-    citation_rollup: NotRequired[dict[str, JSONObject] | None]
+    citation_rollup: NotRequired[dict[str, CitationRollup] | None]
     severity_rules: NotRequired[list[SeverityRule] | None]
-    grading_patterns: NotRequired[dict[str, list[str]] | None]
+    grading_patterns: NotRequired[GradingPatterns | None]
     analysis: NotRequired[JSONObject | None]
     flaky: NotRequired[Flaky | None]
     mutation: NotRequired[MutationSummary | None]
