@@ -165,3 +165,16 @@ def test_the_job_fails_last_after_the_summary_and_the_comment():
     last = _steps()[-1]
     assert last["if"] == "steps.gate.outputs.exit-code != '0'"
     assert last["run"].strip().endswith('exit "$EXIT_CODE"')
+
+
+def test_the_docs_workflow_gives_the_action_inputs_it_declares_and_the_permission():
+    doc = (ROOT / "docs" / "gating.md").read_text()
+    section = doc.split("### The GitHub Action (`action.yml`)", 1)[1]
+    workflow = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    assert workflow["permissions"]["pull-requests"] == "write"
+    (step,) = [
+        s for j in workflow["jobs"].values() for s in j["steps"] if "ragaudit@" in s.get("uses", "")
+    ]
+    inputs = _action()["inputs"]
+    assert set(step["with"]) <= set(inputs)
+    assert {name for name, spec in inputs.items() if spec.get("required")} <= set(step["with"])
