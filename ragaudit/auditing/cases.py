@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -134,10 +135,28 @@ def normalise_question(text: str) -> str:
 WHAT = "case file"
 
 
-def read_case_file(path: Path) -> tuple[CaseFile, dict[Loc, int]]:
-    """Read and validate a case file (YAML or JSON): the file and the line of each field."""
-    data, lines = load_with_lines(path, WHAT)
-    return validate(CaseFile, data, path, WHAT, lines), lines
+CasesSource = Path | str | Sequence[IntentSpec]
+"""A case file's path, or the intents themselves built in Python (`ragaudit.Case`)."""
+
+IN_PYTHON = Path("<cases given in Python>")
+"""What an error names as the case file when the intents were given in Python."""
+
+
+def read_case_file(source: CasesSource) -> tuple[CaseFile, Path, dict[Loc, int]]:
+    """Read and validate a case file (YAML or JSON), or intents given in Python: the cases,
+    what errors name as their file, and the line of each field (none in Python)."""
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        data, lines = load_with_lines(path, WHAT)
+        return validate(CaseFile, data, path, WHAT, lines), path, lines
+    intents = list(source)
+    for index, intent in enumerate(intents):
+        if not isinstance(intent, IntentSpec):
+            raise RagauditError(
+                f"cases[{index}]: expected a ragaudit.Case, got {type(intent).__name__}"
+            )
+    data = {"intents": [intent.model_dump(exclude_none=True) for intent in intents]}
+    return validate(CaseFile, data, IN_PYTHON, WHAT, {}), IN_PYTHON, {}
 
 
 def resolve_cases(spec: CaseFile, path: Path, lines: dict[Loc, int]) -> list[Case]:
@@ -181,10 +200,10 @@ def resolve_cases(spec: CaseFile, path: Path, lines: dict[Loc, int]) -> list[Cas
     return cases
 
 
-def load_cases(path: Path) -> list[Case]:
-    """Read and validate a case file (YAML or JSON) into resolved cases."""
-    path = Path(path)
-    spec, lines = read_case_file(path)
+def load_cases(source: CasesSource) -> list[Case]:
+    """Read and validate a case file (YAML or JSON), or intents given in Python, into
+    resolved cases."""
+    spec, path, lines = read_case_file(source)
     return resolve_cases(spec, path, lines)
 
 

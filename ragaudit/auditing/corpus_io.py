@@ -11,8 +11,10 @@ no readable document is an error. The result is the one `Corpus` type
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 from ragaudit.documents import Corpus, Document, SkippedFile
 from ragaudit.errors import RagauditError
@@ -188,3 +190,67 @@ def html_to_text(html: str) -> str:
     while "\n\n\n" in text:
         text = text.replace("\n\n\n", "\n\n")
     return text.strip()
+
+
+DocumentsSource = Path | str | Corpus | Sequence[Any]
+"""A user's corpus in any form the library takes (as_corpus)."""
+
+
+def as_corpus(source: DocumentsSource) -> Corpus:
+    """A user's corpus from a folder or JSONL path (read_user_corpus), a Corpus, or a list
+    of documents built in Python: `(id, text)` pairs, `{"id", "text", "metadata"?,
+    "source_type"?}` dicts, llama-index `Document`s (`id_`/`doc_id`, `text`) or LangChain
+    `Document`s (`page_content`; the id from `id` or `metadata["id"|"source"]`). A
+    document without an id, a repeated id or an empty list is one line naming the item."""
+    if isinstance(source, (str, Path)):
+        return read_user_corpus(Path(source))
+    if isinstance(source, Corpus):
+        return source
+    documents = [_document(item, index) for index, item in enumerate(source)]
+    if not documents:
+        raise RagauditError("documents: empty, no document given")
+    seen: dict[str, int] = {}
+    for index, doc in enumerate(documents):
+        if doc.doc_id in seen:
+            raise RagauditError(
+                f"documents[{index}]: id {doc.doc_id!r} is also documents[{seen[doc.doc_id]}]'s"
+            )
+        seen[doc.doc_id] = index
+    return Corpus(documents, root=None)
+
+
+def _document(item: Any, index: int) -> Document:
+    """One document given in Python (see as_corpus)."""
+    if isinstance(item, Document):
+        return item
+    if isinstance(item, tuple) and len(item) == 2:
+        doc_id, text, metadata = item[0], item[1], {}
+    elif isinstance(item, dict):
+        doc_id, text, metadata = item.get("id"), item.get("text"), item.get("metadata") or {}
+    elif hasattr(item, "page_content"):  # a LangChain Document
+        metadata = dict(getattr(item, "metadata", None) or {})
+        doc_id = getattr(item, "id", None) or metadata.get("id") or metadata.get("source")
+        text = item.page_content
+    elif hasattr(item, "get_content") or hasattr(item, "text"):  # a llama-index Document
+        metadata = dict(getattr(item, "metadata", None) or {})
+        doc_id = getattr(item, "id_", None) or getattr(item, "doc_id", None)
+        text = getattr(item, "text", None)
+    else:
+        raise RagauditError(
+            f"documents[{index}]: expected an (id, text) pair, a dict with id and text, or a "
+            f"llama-index or LangChain Document, got {type(item).__name__}"
+        )
+    if not isinstance(doc_id, str) or not doc_id:
+        raise RagauditError(f"documents[{index}]: no id (give each document a string id)")
+    if not isinstance(text, str) or not text.strip():
+        raise RagauditError(f"documents[{index}] ({doc_id}): no text")
+    source_type = item.get("source_type") if isinstance(item, dict) else None
+    return Document(doc_id, text, dict(metadata), source_type=source_type, path=None)
+
+
+def path_of(source: Any, otherwise: str | None, *, resolve: bool = False) -> str | None:
+    """What a results file records as where an input was read: its path (absolute when
+    `resolve`), else `otherwise` (an input given in Python has no path)."""
+    if isinstance(source, (str, Path)):
+        return str(Path(source).resolve()) if resolve else str(source)
+    return otherwise

@@ -18,7 +18,7 @@ from ragaudit.auditing.cases import (
     load_cases,
 )
 from ragaudit.auditing.chunks import AuditChunk, build_chunks
-from ragaudit.auditing.corpus_io import read_user_corpus
+from ragaudit.auditing.corpus_io import as_corpus, path_of
 from ragaudit.auditing.dilution import dilution_report
 from ragaudit.auditing.engine import (
     DEFAULT_RANK_DEPTH,
@@ -52,15 +52,18 @@ from ragaudit.stack.windows import survey_window
 class AuditInputs:
     """What the command line names."""
 
-    corpus: Path
-    cases: Path | None
-    settings: Path | None
+    corpus: Any
+    """A folder or JSONL path, or documents given in Python (corpus_io.as_corpus)."""
+    cases: Any
+    """A case file's path, intents given in Python, or None (dilution only)."""
+    settings: Any
     dilution: bool = False
     rank_depth: int = DEFAULT_RANK_DEPTH
     workers: int = DEFAULT_WORKERS
     """Embedding batches in flight at once to a remote server (--workers)."""
-    stack: Path | None = None
-    """A stack file (--stack): its splitter, ranking and k instead of the settings' own."""
+    stack: Any = None
+    """A stack file (--stack) or a StackSpec: its splitter, ranking and k instead of the
+    settings' own."""
     progress: Any = None
     """runner.progress.Progress: each stage's progress and ETA (None: silent)."""
 
@@ -74,17 +77,25 @@ class AuditOutcome:
     results: dict | None
 
 
+def settings_of(source: Any) -> AuditSettings:
+    """A settings file's path, AuditSettings given in Python, or None: the defaults."""
+    if isinstance(source, AuditSettings):
+        return source
+    return load_settings(source) if source else AuditSettings(name="default")
+
+
 def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcome:
     """Check, index, rank and evaluate every case; see docs/audit-results.md for the output.
     Without a case file (dilution only) nothing is embedded."""
     started = time.perf_counter()
-    settings = load_settings(inputs.settings) if inputs.settings else AuditSettings(name="default")
+    settings = settings_of(inputs.settings)
     cases = load_cases(inputs.cases) if inputs.cases is not None else []
     structure = check_structure(cases)
     if structure.fatal:
         return AuditOutcome(structure, inputs.cases, None)
-    corpus = read_user_corpus(inputs.corpus)
-    check_floor_source_type(settings, {d.source_type for d in corpus.documents}, inputs.settings)
+    corpus = as_corpus(inputs.corpus)
+    where = path_of(inputs.settings, "settings given in Python")
+    check_floor_source_type(settings, {d.source_type for d in corpus.documents}, where)
     skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
     check_sources(cases, corpus.ids(), inputs.cases, skipped)
     stack = load_audit_stack(inputs.stack) if inputs.stack else None  # before any embedding
@@ -201,9 +212,9 @@ def _results_document(
         "complete": True,
         "argv": list(argv or []),
         "corpus": _corpus_section(corpus),
-        "cases_file": str(inputs.cases) if inputs.cases is not None else None,
+        "cases_file": path_of(inputs.cases, "cases given in Python"),
         "settings": {
-            "path": str(inputs.settings) if inputs.settings else None,
+            "path": path_of(inputs.settings, None),
             "values": settings.model_dump(mode="json"),
         },
         "models": ranking.models,

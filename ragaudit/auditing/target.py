@@ -59,9 +59,10 @@ def prepare_stack(stack: StackSpec, documents: Sequence[Any]) -> PreparedStack:
     return PreparedStack(column, as_audit_chunks(column.chunks, documents))
 
 
-def load_audit_stack(path: Any) -> StackSpec:
-    """The stack file, checked (components importable) before anything is embedded."""
-    stack = load_stack(path)
+def load_audit_stack(source: Any) -> StackSpec:
+    """The stack file (or a StackSpec given in Python), checked (components importable)
+    before anything is embedded."""
+    stack = source if isinstance(source, StackSpec) else load_stack(source)
     if stack.pipeline is not None:
         raise RagauditError(
             f"{stack.where('pipeline')}: audit --stack ranks your cases with a component "

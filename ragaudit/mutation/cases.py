@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from ragaudit.auditing.cases import WHAT, Case, IntentSpec, read_case_file, resolve_cases
+from ragaudit.auditing.cases import (
+    WHAT,
+    Case,
+    CasesSource,
+    IntentSpec,
+    read_case_file,
+    resolve_cases,
+)
 from ragaudit.documents import Document
 from ragaudit.errors import RagauditError
 from ragaudit.fileio.lines import line_of
@@ -42,10 +48,10 @@ class MutationIntent:
         return tuple(dict.fromkeys(s for c in self.cases for s in c.expected_sources))
 
 
-def load_mutation_cases(path: Path, documents: list[Document]) -> list[MutationIntent]:
-    """Read, validate and resolve a case file against the corpus `documents`."""
-    path = Path(path)
-    spec, lines = read_case_file(path)
+def load_mutation_cases(source: CasesSource, documents: list[Document]) -> list[MutationIntent]:
+    """Read, validate and resolve a case file (or intents given in Python) against the
+    corpus `documents`."""
+    spec, path, lines = read_case_file(source)
     cases = resolve_cases(spec, path, lines)
     by_id = {doc.doc_id: doc for doc in documents}
     intents = []

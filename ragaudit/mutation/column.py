@@ -39,12 +39,13 @@ from ragaudit.targets.column import TargetColumn
 from ragaudit.targets.stackfile import StackSpec, check_stack, load_stack
 
 
-def _load_stack(path: Path) -> StackSpec:
+def _load_stack(source: Path | StackSpec) -> StackSpec:
     """A component stack as `ragaudit audit` loads it, or a `pipeline:` stack (built per
-    operator corpus later, by targets.pipeline)."""
-    stack = load_stack(path)
+    operator corpus later, by targets.pipeline); a StackSpec given in Python is checked
+    alike."""
+    stack = source if isinstance(source, StackSpec) else load_stack(source)
     if stack.pipeline is None:
-        return load_audit_stack(path)
+        return load_audit_stack(stack)
     check_stack(stack, list(stack.probes or ()), [])
     return stack
 
@@ -52,10 +53,15 @@ def _load_stack(path: Path) -> StackSpec:
 class Column:
     """A settings file or a stack file as the one column of a mutation audit."""
 
-    def __init__(self, settings_path: Path | None, stack_path: Path | None) -> None:
+    def __init__(
+        self, settings_path: Path | AuditSettings | None, stack_path: Path | StackSpec | None
+    ) -> None:
+        """Each a file's path, or (from the library) AuditSettings or a StackSpec."""
         if settings_path is not None and stack_path is not None:
             raise RagauditError("give --settings or --stack, not both")
         self.path = stack_path or settings_path
+        if not isinstance(self.path, (str, Path)):
+            self.path = None  # given in Python: no file
         self.stack: StackSpec | None = None
         if stack_path is not None:
             self.stack = _load_stack(stack_path)
@@ -68,7 +74,10 @@ class Column:
             # the stack over no documents yet: how it cuts one (targets.column)
             self._target = TargetColumn(self.stack, (), cut_only=True)
         else:
-            self.settings = load_settings(settings_path) if settings_path else None
+            if isinstance(settings_path, AuditSettings):
+                self.settings = settings_path
+            else:
+                self.settings = load_settings(settings_path) if settings_path else None
             self.settings = self.settings or AuditSettings(name="default")
 
     @property

@@ -13,11 +13,10 @@ import time
 from collections import ChainMap
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from ragaudit.analysis import analyse
-from ragaudit.auditing.corpus_io import read_user_corpus
+from ragaudit.auditing.corpus_io import as_corpus, path_of
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_generator
 from ragaudit.grading.grade import grade_records
@@ -47,12 +46,16 @@ DEFAULT_GENERATOR = "local:qwen2.5-0.5b"
 
 @dataclass
 class MutateInputs:
-    """What the command line names."""
+    """What the command line (or the library) names."""
 
-    corpus: Path
-    cases: Path
-    settings: Path | None = None
-    stack: Path | None = None
+    corpus: Any
+    """A folder or JSONL path, or documents given in Python (auditing.corpus_io.as_corpus)."""
+    cases: Any
+    """A case file's path, or intents given in Python (auditing.cases.read_case_file)."""
+    settings: Any = None
+    """A settings file's path, or AuditSettings; None: the defaults (or the stack's)."""
+    stack: Any = None
+    """A stack file's path, or a parsed StackSpec (targets.objects builds one from Python)."""
     operators: tuple[str, ...] | None = None
     seed: int = 0
     generate: bool = True
@@ -70,7 +73,7 @@ def prepare(inputs: MutateInputs, cache: Any = None) -> Prepared:
     embedder's tokenizer through (None: no window check, no robust credit)."""
     progress = inputs.progress  # silent until the inputs are read: bad input is one line
     chosen = operators(inputs.operators)
-    corpus = read_user_corpus(inputs.corpus)
+    corpus = as_corpus(inputs.corpus)
     intents = load_mutation_cases(inputs.cases, corpus.documents)
     column = Column(inputs.settings, inputs.stack)
     window = column.window_check(cache, inputs.workers) if cache is not None else None
@@ -299,10 +302,11 @@ def _document(
             "gen_probes": [p["name"] for p in probes] if inputs.generate else [],
             "indexes": [section] if section else [], "builds": builds,
             "chunk_counts": {column.chunking_name: section["chunks"]} if section else {},
-            "cases_file": str(inputs.cases),
+            "cases_file": path_of(inputs.cases, "cases given in Python"),
         },
         "corpus": {
-            "path": str(Path(inputs.corpus).resolve()), "documents": len(corpus.documents),
+            "path": path_of(inputs.corpus, None, resolve=True),
+            "documents": len(corpus.documents),
             "sha256": digest.hexdigest(), "probes": probes, "seed": inputs.seed,
             "skipped": [vars(s) for s in corpus.skipped], "skipped_count": len(corpus.skipped),
         },

@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 from ragaudit.errors import RagauditError
 from ragaudit.results.io import load_results, write_results
+from ragaudit.runner.flaky import generation_conditions, mark_flaky, unvaried
 from ragaudit.runner.plan import RunPlan
 from ragaudit.runner.repeat_conditions import Condition, conditions, threads_set
-from ragaudit.runner.flaky import generation_conditions, mark_flaky, unvaried
 
 
 @dataclasses.dataclass(frozen=True)
