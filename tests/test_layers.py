@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("drift", "harness", "comparison", "export"),
     ("gating",),  # the regression gate: comparison's pairing, tested and decided
     ("ui",),
+    ("api",),  # the library's verbs and Results, over every package below
     ("cli",),  # argparse and printing only
     ("__main__", "__init__"),
 )

@@ -70,15 +70,17 @@ def run_matrix(
     *,
     allow_failed_calls: bool = False,
     before_publish: Vet | None = None,
+    progress: Progress | None = None,
 ) -> dict:
     """Run the plan's stages (runner.stages.stages_for) and write `plan.out` (its failed file
     when records lost model calls, unless `allow_failed_calls`); returns the results.
     Holds the data folder's run lock throughout (a second run waits for this one), and
     the plan's executor (Ray workers under --executor ray). `before_publish` vets results
-    that would replace `plan.out` (_publish)."""
+    that would replace `plan.out` (_publish). `progress`: where the stages report (default:
+    stderr and the data folder's progress file, which the Runs page polls)."""
     with hold_run_lock(), executor_scope(plan.executor, plan.ray_address, plan.ray_workers):
         _remove_orphans(plan.out)
-        return _run_stages(plan, stages, allow_failed_calls, before_publish)
+        return _run_stages(plan, stages, allow_failed_calls, before_publish, progress)
 
 
 def _remove_orphans(out: Path) -> None:
@@ -89,14 +91,20 @@ def _remove_orphans(out: Path) -> None:
 
 
 def _run_stages(
-    plan: RunPlan, stages: Sequence[Stage], allow_failed_calls: bool, vet: Vet | None
+    plan: RunPlan,
+    stages: Sequence[Stage],
+    allow_failed_calls: bool,
+    vet: Vet | None,
+    progress: Progress | None = None,
 ) -> dict:
     watch = RunWatch(SessionLedger.for_plan(plan))  # a resumed run sums its sessions' time
     corpus = load_planted_corpus()
     if plan.n < corpus.n:
         corpus = corpus.subset(plan.n)
     cache = CallCache()
-    progress = Progress(json_path=paths.results_dir() / PROGRESS_NAME, failures=cache)
+    if progress is None:
+        progress = Progress(json_path=paths.results_dir() / PROGRESS_NAME, failures=cache)
+    progress.watch_failures(cache)
     for stage in stages:  # every stage built before any model loads: a bad one costs nothing
         stage.prepare(corpus, progress)
     fragments = {id(stage): stage.retrieve(corpus, cache, progress) for stage in stages}

@@ -14,6 +14,7 @@ from typing import Any
 
 from ragaudit.errors import RagauditError
 from ragaudit.targets.bounded import CallTimedOut, call_bounded
+from ragaudit.targets.given import Built, Given
 
 BUILD_SECONDS = 300.0
 """How long importing or constructing a component may take unless the stack file's
@@ -42,6 +43,8 @@ def import_component(path: str, field: str, seconds: float = BUILD_SECONDS) -> A
     be dotted: ``pkg.mod:Class.factory``), its module imported within ``seconds``. A failure
     is one RagauditError naming ``field``:
     ``"<field>: cannot import '<path>' (<ExcType>: <message>)"``."""
+    if isinstance(path, Given):  # given in Python: nothing to import
+        return path.value
     try:
         if not isinstance(path, str) or not _IMPORT_PATH.match(path):
             raise ValueError(
@@ -57,7 +60,10 @@ def import_component(path: str, field: str, seconds: float = BUILD_SECONDS) -> A
 def build_component(path: str, args: dict, field: str, seconds: float = BUILD_SECONDS) -> Any:
     """Import ``path`` and call it with ``**args`` (a class is constructed, a factory called),
     each within ``seconds``. A raise, a call past its limit, and a None returned are one
-    RagauditError: ``"<field>: <path> raised <ExcType>: <message>"``."""
+    RagauditError: ``"<field>: <path> raised <ExcType>: <message>"``. An object given
+    already built (targets.given.Built) is used as is."""
+    if isinstance(path, Built):
+        return path.value
     component = import_component(path, field, seconds)
     if not isinstance(args, dict):
         raise RagauditError(

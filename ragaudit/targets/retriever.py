@@ -215,6 +215,8 @@ def _asker(
 
     if isinstance(retriever, BaseRetriever):
         call = retriever.retrieve
+    elif hasattr(retriever, "invoke") and "BaseRetriever" in _class_names(retriever):
+        call = retriever.invoke  # a LangChain retriever: a Runnable returning Documents
     elif callable(retriever):
         call = retriever
     else:
@@ -254,6 +256,10 @@ def _asker(
     return ask
 
 
+def _class_names(value: Any) -> set[str]:
+    return {cls.__name__ for cls in type(value).__mro__}
+
+
 def _returned(entry: Any, label: str) -> Returned:
     """One returned entry: (value, score), a bare value, or a llama-index NodeWithScore;
     the value is a chunk id or text, or a llama-index node."""
@@ -261,6 +267,8 @@ def _returned(entry: Any, label: str) -> Returned:
         value, score = entry.node, entry.score
     elif isinstance(entry, (tuple, list)) and len(entry) == 2:
         value, score = entry
+    elif hasattr(entry, "page_content"):  # a LangChain Document (its score, if kept, in metadata)
+        value, score = entry.page_content, (getattr(entry, "metadata", None) or {}).get("score")
     else:
         value, score = entry, None
     score = _score(score, value, label)

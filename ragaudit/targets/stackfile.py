@@ -148,18 +148,28 @@ def _model(value: Any) -> dict | None:
 def load_stack(path: str | Path) -> StackSpec:
     """Read and validate one stack file; a bad value is one line naming file, line and field.
     Specs are checked here too (nothing is imported or loaded: see `check_stack`)."""
-    from ragaudit.fileio.lines import load_with_lines, validate
-    from ragaudit.targets.pipeline_schema import entry_json
-    from ragaudit.targets.stackfile_schema import stack_file_model
+    from ragaudit.fileio.lines import load_with_lines
 
     path = Path(path)
     raw = path.read_bytes() if path.is_file() else None
     data, lines = load_with_lines(path, WHAT)
-    parsed = validate(stack_file_model(), data, path, WHAT, lines)
+    stack = stack_from_data(data, path, lines, hashlib.sha256(raw or b"").hexdigest())
+    _importable(path.parent)
+    return stack
+
+
+def stack_from_data(data: Any, file: Path, lines: dict, sha256: str) -> StackSpec:
+    """A stack file's parsed content (or the same mapping given in Python, `file` naming
+    where it came from) validated into a StackSpec, its specs checked."""
+    from ragaudit.fileio.lines import validate
+    from ragaudit.targets.pipeline_schema import entry_json
+    from ragaudit.targets.stackfile_schema import stack_file_model
+
+    parsed = validate(stack_file_model(), data, file, WHAT, lines)
     stack = StackSpec(
         name=parsed.name,
-        file=str(path),
-        sha256=hashlib.sha256(raw or b"").hexdigest(),
+        file=str(file),
+        sha256=sha256,
         splitter=(
             {"class": parsed.splitter.class_, "args": dict(parsed.splitter.args)}
             if parsed.splitter is not None
@@ -179,7 +189,6 @@ def load_stack(path: str | Path) -> StackSpec:
         lines=lines,
     )
     _check_specs(stack)
-    _importable(path.parent)
     return stack
 
 
@@ -262,12 +271,12 @@ def build_splitter(stack: StackSpec) -> Any:
     )
 
 
-def load_stacks(files: list[str | Path], taken: list[str], probes: list[str]) -> tuple:
-    """Every --stack file loaded and checked (`check_stack`), in order; a name may be used
-    once across the run's configs (`taken`) and its stacks."""
+def load_stacks(files: list[str | Path | StackSpec], taken: list[str], probes: list[str]) -> tuple:
+    """Every --stack file loaded (or StackSpec given in Python) and checked (`check_stack`),
+    in order; a name may be used once across the run's configs (`taken`) and its stacks."""
     stacks: list[StackSpec] = []
     for path in files:
-        stack = load_stack(path)
+        stack = path if isinstance(path, StackSpec) else load_stack(path)
         check_stack(stack, probes, [*taken, *(s.name for s in stacks)])
         stacks.append(stack)
     return tuple(stacks)

@@ -19,6 +19,7 @@ from typing import Any
 from ragaudit.backends.cache import identity_key
 from ragaudit.errors import RagauditError
 from ragaudit.targets.components import import_component
+from ragaudit.targets.given import Built
 from ragaudit.targets.pipeline.adapters import build_factory
 from ragaudit.targets.pipeline.answer import PipelineAnswer
 from ragaudit.targets.pipeline.http_client import Redactors, http_pipeline
@@ -123,7 +124,10 @@ def _redact_replies(built: BuiltPipeline, stack: Any) -> None:
 
 
 def _callable_factory(path: str, label: str, limits: Any) -> None:
-    """A dry run's check of a factory: importable and callable, not called."""
+    """A dry run's check of a factory: importable and callable, not called (an object given
+    already built is not called at all)."""
+    if isinstance(path, Built):
+        return
     factory = import_component(path, label, limits.build_seconds)
     if not callable(factory):
         raise RagauditError(f"{label}: {path} is {type(factory).__name__}, not a callable factory")

@@ -14,8 +14,12 @@ from __future__ import annotations
 import hashlib
 import importlib
 import inspect
+import os
+import uuid
+from typing import Any
 
 from ragaudit.errors import RagauditError
+from ragaudit.targets.given import Built, Given
 
 
 def module_source_sha256(factory: str, label: str) -> str:
@@ -32,9 +36,64 @@ def module_source_sha256(factory: str, label: str) -> str:
         return hashlib.sha256(source.read()).hexdigest()
 
 
+def object_source_sha256(value: Any) -> str | None:
+    """sha256 of the source file of the module a function or class given in Python is
+    defined in; None for one with no source file (defined in a notebook or `__main__`)."""
+    module = inspect.getmodule(value)
+    if module is None or module.__name__ == "__main__":
+        return None
+    try:
+        path = inspect.getsourcefile(module)
+    except TypeError:  # a built-in module
+        return None
+    if path is None or not os.path.isfile(path):
+        return None
+    with open(path, "rb") as source:
+        return hashlib.sha256(source.read()).hexdigest()
+
+
+def not_replayed(factory: Any, version: Any) -> str | None:
+    """Why the answers of a target given in Python are never replayed from the cache, or
+    None when they are: a factory defined in a module is keyed by that module's source (an
+    edit asks again, as for an import path); one defined in a notebook, or an object
+    already built (its class is a library's, so an edit to its prompt, k or documents
+    would not change that), needs `version=`."""
+    if not isinstance(factory, Given) or version is not None:
+        return None
+    if isinstance(factory, Built):
+        return (
+            f"{factory} was given built, so its answers are not replayed from the cache: "
+            "pass version= (bump it when you change it) to replay them"
+        )
+    if object_source_sha256(factory.value) is None:
+        return (
+            f"{factory} has no source file (a notebook or __main__), so its answers are not "
+            "replayed from the cache: pass version= (bump it when you edit it) to replay them"
+        )
+    return None
+
+
+def _object_identity(factory: Given, entry: dict) -> dict:
+    """The identity of a factory or object given in Python (see not_replayed)."""
+    version = entry.get("version")
+    built = isinstance(factory, Built)
+    described = {
+        "kind": "pipeline-object", "object": str(factory),
+        "source_sha256": None if built else object_source_sha256(factory.value),
+        "args": entry.get("args") or {},
+        "keys": [entry.get(k) for k in ("input_key", "answer_key", "context_key")],
+        "version": None if version is None else str(version),
+    }  # fmt: skip
+    if not_replayed(factory, version) is not None:
+        described["unreplayed"] = uuid.uuid4().hex  # a key no earlier run could have
+    return described
+
+
 def describe_entry(entry: dict, label: str) -> dict:
     """The identity description of a `pipeline:` or `oracle:` entry (no secret in it)."""
     version = entry.get("version")
+    if isinstance(entry.get("factory"), Given):
+        return _object_identity(entry["factory"], entry)
     if entry.get("factory"):
         return {
             "kind": "pipeline-factory",
