@@ -79,6 +79,7 @@ class JsonHandler(BaseHTTPRequestHandler):
     of a benchmark or a test stays clean: the stand-in's base, and the tests' fake Ollama's."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # else a reply waits ~40 ms on the client's delayed ACK
 
     def log_message(self, *args) -> None:
         pass
@@ -96,7 +97,6 @@ class JsonHandler(BaseHTTPRequestHandler):
 class StandInHandler(JsonHandler):
     """The handler; the class attributes are set once by `serve`."""
 
-    disable_nagle_algorithm = True  # else a reply waits ~40 ms on the client's delayed ACK
     delay = 0.0
     slots = threading.BoundedSemaphore(1)
     fail_markers: tuple[str, ...] = ()
