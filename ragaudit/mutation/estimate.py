@@ -38,35 +38,17 @@ def mutate_estimates(
     `cache`: the call cache, read-only (None: there is none yet)."""
     column, applied = ready.column, ready.applied()
     cases = [c for i in ready.intents for c in i.cases]
-    questions = sorted({c.question for c in cases})
-    estimates = []
     if column.overlay:
         texts = [embed_text_of(c) for c in column.cut(ready.corpus.documents)]
         for mutant in applied:
             texts += [embed_text_of(c) for c in column.cut(list(mutant.added))]
+        questions = sorted({c.question for c in cases})
         what = f"mutate: embed {column.embedder_label}"
-        estimates.append(embed_estimate(what, column.embedder_label, texts, questions, cache,
-                                        sample=True))  # fmt: skip
+        estimates = [embed_estimate(what, column.embedder_label, texts, questions, cache,
+                                    sample=True)]  # fmt: skip
         builds = f"builds: 1 base index, {len(applied)} mutant overlays on it"
     else:
-        groups = group_mutants(applied, ready.intents, ready.corpus.documents)
-        asked = len(cases) + sum(len(i.cases) for g in groups for i in _intents(g, ready))
-        kind = "pipeline" if column.pipeline else "retriever"
-        estimates.append(
-            CallEstimate(f"mutate: your {kind} ({column.name})", asked, None, None,
-                         YOUR_CODES_TIME, tokens_reason="n/a",
-                         cached_reason="asked once per corpus")
-        )  # fmt: skip
-        if column.pipeline and column.stack.oracle:
-            estimates.append(
-                CallEstimate(f"mutate: your oracle ({column.name})", asked, None, None,
-                             YOUR_CODES_TIME, tokens_reason="n/a",
-                             cached_reason="at most: once per answered record with gold")
-            )  # fmt: skip
-        builds = (
-            f"builds: {1 + len(groups)} builds of your {kind} (the unmutated corpus, then "
-            f"{len(groups)} group(s) of mutants that cannot interfere)"
-        )
+        estimates, builds = _rebuilt(ready, applied, len(cases))
     if generate and not column.pipeline:
         records = len(cases) + sum(len(_cases(m, ready)) for m in applied)
         estimates.append(
@@ -77,6 +59,30 @@ def mutate_estimates(
                          "and each phrasing asked closed-book")
         )  # fmt: skip
     return MutateEstimate(builds, estimates)
+
+
+def _rebuilt(ready: Prepared, applied: list[Mutant], cases: int) -> tuple[list[CallEstimate], str]:
+    """A user's retriever or pipeline, built once per corpus (the unmutated one, then each
+    group of mutants that cannot interfere) and asked every question of it."""
+    column = ready.column
+    groups = group_mutants(applied, ready.intents, ready.corpus.documents)
+    asked = cases + sum(len(i.cases) for g in groups for i in _intents(g, ready))
+    kind = "pipeline" if column.pipeline else "retriever"
+    estimates = [
+        CallEstimate(f"mutate: your {kind} ({column.name})", asked, None, None,
+                     YOUR_CODES_TIME, tokens_reason="n/a", cached_reason="asked once per corpus")
+    ]  # fmt: skip
+    if column.pipeline and column.stack.oracle:
+        estimates.append(
+            CallEstimate(f"mutate: your oracle ({column.name})", asked, None, None,
+                         YOUR_CODES_TIME, tokens_reason="n/a",
+                         cached_reason="at most: once per answered record with gold")
+        )  # fmt: skip
+    builds = (
+        f"builds: {1 + len(groups)} builds of your {kind} (the unmutated corpus, then "
+        f"{len(groups)} group(s) of mutants that cannot interfere)"
+    )
+    return estimates, builds
 
 
 def _intents(group: MutantGroup, ready: Prepared) -> list[MutationIntent]:

@@ -10,14 +10,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ragaudit.backends.cache import identity_key
+from ragaudit.backends.cache import CallCache, identity_key
 from ragaudit.targets.pipeline.calls import answer_key
 from ragaudit.targets.pipeline.oracle import oracle_passages, oracle_payload
 
 
 @dataclass(frozen=True)
 class CallEstimate:
-    """One model's calls in a dry run."""
+    """One model's calls in a dry run: what every stage's `estimate` returns (runner.stage),
+    and the audit's and mutate's (runner.estimate_lines prints them). Declared here, below
+    runner, because a pipeline's estimate is told by targets.pipeline."""
 
     what: str
     """The stage and model, as a person reads it."""
@@ -35,7 +37,9 @@ class CallEstimate:
     """How the cached share was told (beside a count), or why it cannot be (in its place)."""
 
 
-def estimate_calls(what: str, keys: list[str], identity: str, cache: Any) -> CallEstimate:
+def estimate_calls(
+    what: str, keys: list[str], identity: str, cache: CallCache | None
+) -> CallEstimate:
     """The calls under `keys` (distinct), how many `cache` holds, their estimated time."""
     cached = len(cache.get_many(keys)) if cache is not None else 0
     recorded, mean = cache.recorded_seconds(identity=identity) if cache else (0, None)
@@ -48,7 +52,7 @@ def estimate_calls(what: str, keys: list[str], identity: str, cache: Any) -> Cal
                         "not counted: the pipeline builds its own prompt")  # fmt: skip
 
 
-def pipeline_estimates(stage: Any, corpus: Any, cache: Any) -> list[CallEstimate]:
+def pipeline_estimates(stage: Any, corpus: Any, cache: CallCache | None) -> list[CallEstimate]:
     """The pipeline's answers, and its oracle's, that a run of `stage` over `corpus` asks."""
     built, stack = stage.built, stage.stack
     instances = [i for i in corpus.instances if stack.runs(i.probe)]
