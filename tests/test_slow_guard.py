@@ -31,6 +31,8 @@ def test_an_unmarked_test_that_starts_an_engine_fails(pytester, monkeypatch):
     monkeypatch.delenv(ENGINE_LOG_ENV)  # the inner run keeps its own log
     pytester.makeconftest('pytest_plugins = ["helpers.slow_guard"]\n')
     pytester.makepyfile(test_cases=CASES)
+    # only the guard: the installed plugins (DeepEval's among them) cost seconds of imports
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*test_unmarked_starts_an_engine*without @pytest.mark.slow*"])
