@@ -24,10 +24,10 @@ from ragaudit.auditing.cases import (
     load_cases,
 )
 from ragaudit.auditing.chunks import build_chunks
-from ragaudit.auditing.corpus_io import load_corpus
+from ragaudit.auditing.corpus_io import as_corpus, path_of
 from ragaudit.auditing.engine import embed_text_of
-from ragaudit.auditing.runner import AuditInputs
-from ragaudit.auditing.settings import AuditSettings, check_floor_source_type, load_settings
+from ragaudit.auditing.runner import AuditInputs, settings_of
+from ragaudit.auditing.settings import AuditSettings, check_floor_source_type
 from ragaudit.auditing.target import audit_chunks, load_audit_stack, stack_settings
 from ragaudit.documents import Corpus
 from ragaudit.runner.estimate import CallEstimate, embed_estimate, open_cache
@@ -49,13 +49,14 @@ class AuditEstimate:
 def audit_estimates(inputs: AuditInputs) -> AuditEstimate:
     """Check `inputs` as run_audit does (bad input raises RagauditError, one line), then
     the embedding calls an audit of them would make, read from the call cache read-only."""
-    settings = load_settings(inputs.settings) if inputs.settings else AuditSettings(name="default")
+    settings = settings_of(inputs.settings)
     cases = load_cases(inputs.cases) if inputs.cases is not None else []
     structure = check_structure(cases)
     if structure.fatal:
         return AuditEstimate(structure, inputs.cases, None)
-    corpus = load_corpus(inputs.corpus)
-    check_floor_source_type(settings, {d.source_type for d in corpus.documents}, inputs.settings)
+    corpus = as_corpus(inputs.corpus)
+    where = path_of(inputs.settings, "settings given in Python")
+    check_floor_source_type(settings, {d.source_type for d in corpus.documents}, where)
     skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
     check_sources(cases, corpus.ids(), inputs.cases, skipped)
     stack = load_audit_stack(inputs.stack) if inputs.stack else None
