@@ -192,7 +192,8 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline is not None:  # its pairing too, as far as the plan tells
         vet = vet_against_baseline(args, plan.out, check_baseline_before_run(args, plan))
     if getattr(args, "dry_run", False):
-        from ragaudit.cli.dry_run import estimate_lines, run_estimates
+        from ragaudit.runner.estimate import run_estimates
+        from ragaudit.runner.estimate_lines import estimate_lines
 
         for line in estimate_lines(run_estimates(plan, stages_for(plan, dry_run=True))):
             print(line)
