@@ -2,7 +2,7 @@
 operator is the probe, the phrasing's case id the instance, the user's column the config.
 Each record carries the model-free measures (gold in context, span preserved, ranks and the
 margin to the trap) and the retrieval-side measure that says whether the column handled the
-mutant without generation (mutate.score reads it): true, false, or null when no
+mutant without generation (mutation.score reads it): true, false, or null when no
 retrieval-side measure can say (remove_answer with something retrieved)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ragaudit.mutation.grouping import Mutant
+from ragaudit.results.records import InstanceRecord, instance_record
 from ragaudit.stack.diagnostics import diagnostic_fields, span_in
 
 HANDLED_FIELDS = {
@@ -56,25 +57,24 @@ def mutant_record(
     corpus_chunks: Sequence[Any],
     indexed: dict,
     error: str | None = None,
-) -> dict:
-    """The record of one phrasing asked against one mutant (or the control)."""
-    record = {
-        "key": f"{mutant.operator}/{case.case_id}{_variant(mutant)}/{column.name}/"
+) -> InstanceRecord:
+    """The record of one phrasing asked against one mutant (or the control), through the
+    one record builder."""
+    record = instance_record(
+        key=f"{mutant.operator}/{case.case_id}{_variant(mutant)}/{column.name}/"
         f"{column.embedder_label}",
-        "probe": mutant.operator, "layer": layer, "instance_id": case.case_id,
-        "config": column.name, "embedder": column.embedder_label,
-        "chunking": column.chunking_name, "k": column.k, "question": case.question,
-        "gold_answer": mutant.accept[0] if mutant.accept else None,
-        "gold_spans": [asdict(s) for s in mutant.gold_spans],
-        "trap_spans": [asdict(s) for s in mutant.trap_spans],
-        "extra_spans": [asdict(s) for s in mutant.extra_spans],
-        "answer_doc_ids": [mutant.mutant_doc_id or mutant.doc_id],
-        "anchor": None, "grading": _grading(mutant),
-        "meta": {"mutant": mutant.mutant_id, "rule": mutant.rule, "intent": mutant.intent},
-        "retrieved": [], "retrieval_error": error,
-        **dict.fromkeys(diagnostic_fields(())),
-        "generation": None, "grade": None, "citation_check": None,
-    }  # fmt: skip
+        probe=mutant.operator, layer=layer, instance_id=case.case_id, config=column.name,
+        embedder=column.embedder_label, chunking=column.chunking_name, k=column.k,
+        question=case.question, gold_answer=mutant.accept[0] if mutant.accept else None,
+        spans=tuple([asdict(s) for s in spans] for spans in (
+            mutant.gold_spans, mutant.trap_spans, mutant.extra_spans
+        )),
+        answer_doc_ids=[mutant.mutant_doc_id or mutant.doc_id], anchor=None,
+        grading=_grading(mutant),
+        meta={"mutant": mutant.mutant_id, "rule": mutant.rule, "intent": mutant.intent},
+        diagnostics=diagnostic_fields(()),
+    )  # fmt: skip
+    record["retrieval_error"] = error
     mutation = {"mutant": mutant.mutant_id, "measure": HANDLED_FIELDS[measure]}
     if ranking is None:
         record["diagnostics_reason"] = "retrieval failed, so nothing was measured"

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ragaudit.analysis.comparisons import compare
+from ragaudit.results.records import InstanceRecord, instance_record
 from ragaudit.stack.chunking import chunk_corpus, chunk_offsets
 from ragaudit.stack.configs import COMPARISONS, TABLE_SPLIT_WIDE, B, StackConfig
 from ragaudit.stack.diagnostics import (
@@ -39,37 +40,19 @@ class EmbedderPlan:
     probes: tuple[str, ...] | None = None
 
 
-def _span_json(span: Any) -> dict:
-    return asdict(span)
-
-
-def base_record(instance: Any, config: StackConfig, embedder_spec: str) -> dict:
-    """The instance-derived part of a record (everything before retrieval)."""
-    return {
-        "key": f"{instance.probe}/{instance.instance_id}/{config.name}/{embedder_spec}",
-        "probe": instance.probe,
-        "layer": instance.layer,
-        "instance_id": instance.instance_id,
-        "config": config.name,
-        "embedder": embedder_spec,
-        "chunking": config.chunking_name,
-        "k": config.k,
-        "question": instance.question,
-        "gold_answer": instance.gold_answer,
-        "gold_spans": [_span_json(s) for s in instance.gold_spans],
-        "trap_spans": [_span_json(s) for s in instance.trap_spans],
-        "extra_spans": [_span_json(s) for s in instance.extra_spans],
-        "answer_doc_ids": list(instance.answer_doc_ids),
-        "anchor": instance.anchor,
-        "grading": instance.grading,
-        "meta": instance.meta,
-        "retrieved": [],
-        "retrieval_error": None,
-        **dict.fromkeys(diagnostic_fields()),
-        "generation": None,
-        "grade": None,
-        "citation_check": None,
-    }
+def base_record(instance: Any, config: StackConfig, embedder_spec: str) -> InstanceRecord:
+    """The instance-derived part of a record (everything before retrieval), through the
+    one record builder."""
+    return instance_record(
+        probe=instance.probe, layer=instance.layer, instance_id=instance.instance_id,
+        config=config.name, embedder=embedder_spec, chunking=config.chunking_name,
+        k=config.k, question=instance.question, gold_answer=instance.gold_answer,
+        spans=tuple([asdict(s) for s in spans] for spans in (
+            instance.gold_spans, instance.trap_spans, instance.extra_spans
+        )),
+        answer_doc_ids=instance.answer_doc_ids, anchor=instance.anchor,
+        grading=instance.grading, meta=instance.meta, diagnostics=diagnostic_fields(),
+    )  # fmt: skip
 
 
 def _failed_record(record: dict, error: str) -> dict:
