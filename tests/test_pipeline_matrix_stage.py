@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from helpers.stage_fixtures import run_stage
+from helpers.stage_fixtures import run_stage_once
 
 from ragaudit.documents import Document
 from ragaudit.probes.base import Instance, Span
@@ -66,11 +66,10 @@ def small_corpus() -> SimpleNamespace:
     return SimpleNamespace(documents=docs, instances=instances, n=1, seed=7)
 
 
-@pytest.fixture
-def stage_output(ragaudit_home, monkeypatch):
-    monkeypatch.setenv("RAGAUDIT_RETRIES", "0")
-    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens: refused
-    return run_stage(small_corpus(), MATRIX)
+@pytest.fixture(scope="module")
+def stage_output(tmp_path_factory):
+    """One run of the stage, read (never changed) by every test below."""
+    return run_stage_once(tmp_path_factory.mktemp("ragaudit-home"), small_corpus(), MATRIX)
 
 
 def test_one_record_per_instance_config_and_embedder_with_every_field(stage_output):

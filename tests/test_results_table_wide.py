@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 from helpers.analysis_fixtures import analysed_results
-from helpers.stage_fixtures import run_stage
+from helpers.stage_fixtures import run_stage_once
 from helpers.ui_fixtures import build_results, chart_specs, open_app, texts
 
 from ragaudit.cli import run as run_cli
@@ -124,11 +124,11 @@ def _corpus() -> SimpleNamespace:
     return SimpleNamespace(documents=documents, instances=instances, n=1, seed=7)
 
 
-@pytest.fixture
-def stage_output(ragaudit_home, monkeypatch):
-    monkeypatch.setenv("RAGAUDIT_RETRIES", "0")
-    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens: refused
-    return run_stage(_corpus(), (A_PRIME, T4000))[0]
+@pytest.fixture(scope="module")
+def stage_output(tmp_path_factory):
+    """One run of the stage, read (never changed) by both tests below."""
+    home = tmp_path_factory.mktemp("ragaudit-home")
+    return run_stage_once(home, _corpus(), (A_PRIME, T4000))[0]
 
 
 def test_t4000_records_exist_for_table_split_only(stage_output):

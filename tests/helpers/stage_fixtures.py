@@ -5,6 +5,8 @@ nothing listens on."""
 
 from __future__ import annotations
 
+import pytest
+
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder
 from ragaudit.runner.progress import Progress
@@ -22,3 +24,14 @@ def run_stage(corpus, configs) -> tuple[dict, CallCache]:
     return MatrixRetrieval(
         corpus, configs, plans, open_client(), Progress(stream=None)
     ).run(), cache
+
+
+def run_stage_once(home, corpus, configs) -> tuple[dict, CallCache]:
+    """`run_stage` with its data folder at `home`, no retry and an Ollama host nothing
+    listens on, the environment restored after: a module fixture's one run, its output
+    shared read-only by the module's tests."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAGAUDIT_HOME", str(home))
+        patch.setenv("RAGAUDIT_RETRIES", "0")
+        patch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens: refused
+        return run_stage(corpus, configs)
