@@ -251,7 +251,7 @@ def test_results_file_default_path_schema_and_dilution(workspace, capsys):
     assert status == 1 and f"results: {path}" in out
     text = path.read_text(encoding="utf-8")
     results = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in JSON"))
-    assert results["schema_version"] == 1 and results["kind"] == "audit"
+    assert results["schema_version"] == 4 and results["kind"] == "audit"  # the one version
     assert results["corpus"]["skipped"] == [
         {"path": "rulings/scan.txt", "reason": "binary (NUL bytes)"}
     ]

@@ -140,7 +140,7 @@ def test_both_kinds_word_their_errors_alike(tmp_path):
         read_audit_results(old)
     assert str(caught.value) == (
         f"{old}: schema_version 0 is an older audit results format; this ragaudit reads "
-        "version 1 (rerun `ragaudit audit` to regenerate it)"
+        "version 4 and 1 (rerun `ragaudit audit` to regenerate it)"
     )
     cut = tmp_path / "cut-audit.json"
     cut.write_text(json.dumps({k: v for k, v in _audit_document().items() if k != "cases"}))

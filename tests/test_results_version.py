@@ -26,6 +26,7 @@ def _version_1_file(path):
     )
     data = {name: {} for name in fields}
     data.update(schema_version=1, complete=True, chunks={}, instances=[], cells=[])
+    data["created_at"] = "2026-01-01T00:00:00+00:00"  # a string in every version
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
 

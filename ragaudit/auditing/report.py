@@ -11,6 +11,7 @@ from ragaudit.fileio import write_json_atomic
 from ragaudit.results.format import fmt_ratio, fmt_window
 from ragaudit.results.io import DocumentKind, load_document
 from ragaudit.results.publish import Published, publish_document
+from ragaudit.results.schema import SCHEMA_VERSION
 
 
 def default_audit_path() -> Path:
@@ -24,14 +25,13 @@ def write_results(results: dict, path: Path) -> Path:
     return Path(path)
 
 
-SCHEMA_VERSION = 1
-"""The audit results file's own schema version (docs/audit-results.md)."""
 REQUIRED_FIELDS = ("schema_version", "kind", "created_at", "settings", "structure", "cases")
 
 AUDIT_RESULTS = DocumentKind(
-    "audit results", SCHEMA_VERSION, REQUIRED_FIELDS, "ragaudit audit", "audit"
+    "audit results", SCHEMA_VERSION, REQUIRED_FIELDS, "ragaudit audit", "audit", (1,)
 )
-"""The audit's results file as a document kind: its own schema version and fields."""
+"""The audit's results file as a document kind: the one schema version (results.schema;
+version 1 files, from before there was one, read as they are) and its fields."""
 
 
 def read_audit_results(path: Path) -> dict:

@@ -17,10 +17,9 @@ from ragaudit.drift.settings import compare, constants
 from ragaudit.fileio import now_iso
 from ragaudit.fileio.lines import load_with_lines
 from ragaudit.report.junit import TestCase
+from ragaudit.results.schema import SCHEMA_VERSION
 
 KIND = "drift"
-SCHEMA_VERSION = 1
-"""The drift results file's own schema version."""
 
 
 def default_drift_path() -> Path:

@@ -12,13 +12,13 @@ from ragaudit.harness.scan import HarnessCheck
 from ragaudit.report.junit import TestCase
 from ragaudit.results.format import fmt_ratio
 from ragaudit.results.io import DocumentKind
+from ragaudit.results.schema import SCHEMA_VERSION
 
 KIND = "harness_check"
-SCHEMA_VERSION = 1
-"""The harness-check results file's own schema version."""
 HARNESS_CHECK = DocumentKind(
-    "harness-check results", SCHEMA_VERSION, ("findings",), "ragaudit harness-check PATH...", KIND
-)
+    "harness-check results", SCHEMA_VERSION, ("findings",), "ragaudit harness-check PATH...",
+    KIND, (1,),
+)  # fmt: skip
 """The harness-check results file as a document kind (the Audit page reads it)."""
 
 

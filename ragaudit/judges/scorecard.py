@@ -29,14 +29,15 @@ from ragaudit.judges.samples import Sample
 from ragaudit.judges.scoring import score_metric
 from ragaudit.results.io import DocumentKind, load_document, partial_path
 from ragaudit.results.publish import Published, publish_document
+from ragaudit.results.schema import SCHEMA_VERSION
 
-SCHEMA_VERSION = 1
 SCORECARD = DocumentKind(
     "judges scorecard",
     SCHEMA_VERSION,
     ("judge", "metrics", "sampling", "samples", "evaluations", "summary", "conditions"),
     "ragaudit judges",
     "judges-scorecard",
+    (1,),  # written before the one schema version
 )
 SHIPPED = Path(__file__).resolve().parent.parent / "assets" / "reference" / "judges.json.gz"
 """The reference scorecard the package carries (the shipped reference run, judged)."""

@@ -8,17 +8,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragaudit.drift.output import KIND as DRIFT_KIND
-from ragaudit.drift.output import SCHEMA_VERSION as DRIFT_VERSION
 from ragaudit.drift.output import default_drift_path
 from ragaudit.errors import RagauditError
 from ragaudit.harness.output import HARNESS_CHECK, default_check_path, summary, summary_line
 from ragaudit.results.format import NOT_MEASURED, fmt_ratio
 from ragaudit.results.io import DocumentKind
+from ragaudit.results.schema import SCHEMA_VERSION as DRIFT_VERSION
 from ragaudit.ui.data import read_cached
 
 DRIFT = DocumentKind(
-    "drift results", DRIFT_VERSION, ("constants",), "ragaudit drift PROD EVAL", DRIFT_KIND
-)
+    "drift results", DRIFT_VERSION, ("constants",), "ragaudit drift PROD EVAL", DRIFT_KIND,
+    (1,),
+)  # fmt: skip
 
 
 def load_check(path: Path, kind: DocumentKind) -> tuple[dict | None, str | None]:
