@@ -93,13 +93,15 @@ def mutate(
     data_dir: str | Path | None = None,
     progress: ProgressArg = True,
     out: str | Path | None = None,
+    argv: Sequence[str] | None = None,
 ) -> Results:
     """The mutation audit (`ragaudit mutate`): plant faults in `documents`, ask `cases`
     through `target` (None: ragaudit's retrieval with `settings`), score each operator.
     `documents`: a folder or JSONL path, or documents in Python (`(id, text)` pairs, dicts,
     llama-index or LangChain Documents); `cases`: a case file or `ragaudit.Case` intents;
     `target`: see ragaudit.targets.objects (it must be rebuildable); `generate=False`:
-    retrieval-side measures only. `out`: also publish the results file there."""
+    retrieval-side measures only. `out`: also publish the results file there. `argv`: what
+    the results file records as the command (default ``ragaudit.mutate``)."""
     from ragaudit.mutation.publish import publish_mutation
     from ragaudit.mutation.runner import MutateInputs, run_mutation
     from ragaudit.runner.lock import hold_run_lock
@@ -108,7 +110,7 @@ def mutate(
         stack = _stack_of(target, name, version, "mutate")
         inputs = MutateInputs(
             documents, cases, settings, stack, tuple(operators) if operators else None, seed,
-            generate, generator, workers, ["mutate (library)"], progress_of(progress),
+            generate, generator, workers, list(argv or ["ragaudit.mutate"]), progress_of(progress),
         )  # fmt: skip
         with hold_run_lock():
             document = run_mutation(inputs)
@@ -130,6 +132,7 @@ def audit(
     data_dir: str | Path | None = None,
     progress: ProgressArg = True,
     out: str | Path | None = None,
+    argv: Sequence[str] | None = None,
 ) -> Results:
     """Audit your retrieval on your own cases (`ragaudit audit`): phrasings, duplicates,
     slot policy, dilution. `target`: a component target (targets.objects) ranks instead of
@@ -147,7 +150,7 @@ def audit(
         )  # fmt: skip
         lock = hold_run_lock() if cases is not None else contextlib.nullcontext()
         with lock:
-            outcome = run_audit(inputs, argv=["audit (library)"])
+            outcome = run_audit(inputs, argv=list(argv or ["ragaudit.audit"]))
     if outcome.results is None:
         raise RagauditError("; ".join(outcome.structure.fatal_lines(outcome.cases_path)))
     if out is not None:
@@ -170,11 +173,13 @@ def run(
     data_dir: str | Path | None = None,
     progress: ProgressArg = True,
     out: str | Path | None = None,
+    argv: Sequence[str] | None = None,
 ) -> Results:
     """The planted-fault matrix (`ragaudit run`): `preset` (quick, full, reference, ...),
     `n` instances per probe, the embedders and generator as on the CLI; `target` adds your
     system as a column beside the matrix (`target_only`: alone). Without `out` the file is
-    written in a temporary folder and dropped; the call cache keeps every call."""
+    written in a temporary folder and dropped; the call cache keeps every call. `argv`:
+    what the results file records as the command (default ``ragaudit.run``)."""
     from ragaudit.runner.execute import execute
     from ragaudit.runner.plan import DEFAULT_EMBEDDERS, build_plan
     from ragaudit.stack import presets
@@ -186,7 +191,7 @@ def run(
             embedders=list(embedders or DEFAULT_EMBEDDERS), generator=generator,
             generate=generate, out=Path(out) if out is not None else Path(scratch) / "run.json",
             workers=workers, stacks=[stack] if stack is not None else (),
-            stack_only=target_only,
+            stack_only=target_only, argv=argv or ("ragaudit.run",),
         )  # fmt: skip
         document, written = execute(plan, progress=progress_of(progress))
     return Results(document, written if out is not None else None)

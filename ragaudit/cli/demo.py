@@ -17,7 +17,7 @@ from pathlib import Path
 from ragaudit import paths
 from ragaudit.backends.qwen import WEIGHTS, QwenWeights, missing_extra, weights_for
 from ragaudit.cli.app import check_port, launch
-from ragaudit.cli.run import run_plan
+from ragaudit.cli.run import command_line, run_plan
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
 from ragaudit.results.io import load_results
@@ -123,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
     if args.rerun or not _complete(results):
         if (opened := _reference_instead(args, results)) is not None:
             return _serve_beside(*opened[:1], args.port, opened[1])
-        status = run_plan(build_plan(presets.QUICK, out=results, workers=args.workers))
+        plan = build_plan(presets.QUICK, out=results, workers=args.workers, argv=command_line())
+        status = run_plan(plan)
         if status:
             return status
     else:

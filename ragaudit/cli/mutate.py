@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ragaudit import paths
+from ragaudit.api.verbs import mutate
 from ragaudit.auditing.report import corpus_lines
 from ragaudit.backends.specs import check_generator_spec
 from ragaudit.cli.junit_option import add_junit_argument
@@ -24,11 +25,9 @@ from ragaudit.fileio import check_writable
 from ragaudit.mutation.junit import write_mutation_junit
 from ragaudit.mutation.operators import operator_names
 from ragaudit.mutation.publish import publish_mutation
-from ragaudit.mutation.runner import DEFAULT_GENERATOR, MutateInputs, run_mutation
+from ragaudit.mutation.runner import DEFAULT_GENERATOR, MutateInputs
 from ragaudit.mutation.score import failed_call
 from ragaudit.report.mutation import mutation_lines
-from ragaudit.runner.lock import hold_run_lock
-from ragaudit.runner.progress import Progress
 from ragaudit.targets.stackfile import load_stack
 
 
@@ -135,13 +134,11 @@ def run(args: argparse.Namespace) -> int:
     check_writable(out, "--out")
     if args.junit is not None:
         check_writable(args.junit, "--junit")
-    inputs = MutateInputs(
-        args.corpus, args.cases, args.settings, args.stack,
-        tuple(args.operators) if args.operators else None, args.seed, not args.no_generate,
-        args.generator, args.workers, ["mutate", *sys.argv[2:]], Progress(),
-    )  # fmt: skip
-    with hold_run_lock():  # the call cache and Chroma are written as by a run
-        results = run_mutation(inputs)
+    results = mutate(
+        args.corpus, args.cases, args.stack, settings=args.settings, operators=args.operators,
+        generate=not args.no_generate, generator=args.generator, seed=args.seed,
+        workers=args.workers, argv=["mutate", *sys.argv[2:]],
+    ).document  # fmt: skip
     for line in mutation_lines(results):
         print(line)
     if results["corpus"]["skipped"]:  # listed as audit lists them, never dropped unnamed

@@ -212,6 +212,12 @@ def run(args: argparse.Namespace) -> int:
     return code if args.baseline is None else gate_after(args, plan.out, code)
 
 
+def command_line() -> tuple[str, ...]:
+    """This process's command line as the results file records it (`ragaudit run ...`):
+    the CLI's to give, since the library records what its caller says."""
+    return (Path(sys.argv[0]).name, *sys.argv[1:])
+
+
 def plan_from_args(args: argparse.Namespace) -> RunPlan:
     """The plan for `ragaudit run`'s parsed flags (see ragaudit.cli.run.add_arguments)."""
     return build_plan(
@@ -233,6 +239,7 @@ def plan_from_args(args: argparse.Namespace) -> RunPlan:
         executor=getattr(args, "executor", "local"),
         ray_address=getattr(args, "ray_address", None),
         ray_workers=getattr(args, "ray_workers", None),
+        argv=command_line(),
     )
 
 

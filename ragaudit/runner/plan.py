@@ -8,7 +8,6 @@ parsed flags (cli.run.plan_from_args), `ragaudit demo` from the quick preset.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,11 +75,6 @@ class RunPlan:
         """The parameters every generation call is made with."""
         seed = {} if self.generation_seed is None else {"seed": self.generation_seed}
         return {"max_tokens": self.max_tokens, **seed}
-
-
-def command_line() -> tuple[str, ...]:
-    """This process's command line as the results file records it (`ragaudit run ...`)."""
-    return (Path(sys.argv[0]).name, *sys.argv[1:])
 
 
 def _checked_sizes(preset: presets.Preset, n: int | None, max_tokens: int | None) -> int:
@@ -154,7 +148,7 @@ def build_plan(
         max_tokens=max_tokens,
         configs=configs,
         out=target,
-        argv=tuple(command_line() if argv is None else argv),
+        argv=tuple(argv or ()),
         workers=check_workers(workers),
         stacks=user_stacks,
         executor=executor,
