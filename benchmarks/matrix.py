@@ -28,7 +28,7 @@ from pathlib import Path
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.llamaindex import as_llamaindex_embedding
 from ragaudit.backends.specs import load_embedder
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.results.view import chunking_of, is_stack
 from ragaudit.stack.chunking import llama_documents
 from ragaudit.stack.configs import StackConfig
@@ -86,7 +86,7 @@ def naive_baseline(home: Path, results: dict, specs: list[str]) -> tuple[float, 
     # built on first use (it subclasses a llama-index class): a heavy import
     from ragaudit.stack.chunking import CharacterNodeParser
 
-    corpus = load_corpus()
+    corpus = load_planted_corpus()
     if results["corpus"]["n"] < corpus.n:
         corpus = corpus.subset(results["corpus"]["n"])
     documents = llama_documents(corpus.documents)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.corpus.export import exported_document
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.targets.bounded import UserCodeLimits
 from ragaudit.targets.pipeline.adapters import build_factory
 from ragaudit.targets.pipeline.calls import ask_all
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=0.05)
     parser.add_argument("--workers-questions", type=int, default=200)
     args = parser.parse_args(argv)
-    corpus = load_corpus()
+    corpus = load_planted_corpus()
     distinct = list(dict.fromkeys(i.question for i in corpus.instances))
     questions = (distinct * (args.questions // len(distinct) + 1))[: args.questions]
     for line in adapter_overhead(questions, list(corpus.documents), args.rounds):

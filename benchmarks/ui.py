@@ -36,7 +36,7 @@ from benchmarks.ui_lab_timeline import report_lab_timeline
 from ragaudit import paths
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import load_embedder
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.results.reference import REFERENCE_FILE
 from tests.helpers.fixture.build import write_results
 
@@ -166,7 +166,7 @@ def _lab_counts(at) -> tuple[int, int]:
 def embed_throughput(embedder_spec: str) -> float:
     """Texts per second embedding 64 never-seen 1,000-character texts (the baseline)."""
 
-    docs = load_corpus().documents[:64]
+    docs = load_planted_corpus().documents[:64]
     embedder = load_embedder(embedder_spec, CallCache())
     embedder.embed(["warm up"])  # model load outside the timing
     fresh = [f"{time.time_ns()} {doc.text[:1000]}" for doc in docs]

@@ -42,10 +42,6 @@ def read_user_corpus(path: Path) -> Corpus:
     return corpus
 
 
-# The old name, for callers not yet moved to read_user_corpus.
-load_corpus = read_user_corpus
-
-
 def _load_folder(root: Path) -> Corpus:
     documents: list[Document] = []
     skipped: list[SkippedFile] = []

@@ -216,7 +216,3 @@ def load_planted_corpus(path: Path | str | None = None) -> PlantedCorpus:
         tuple(manifest["probes"]),
         manifest["filler_documents"],
     )
-
-
-# The old name, for callers not yet moved to load_planted_corpus.
-load_corpus = load_planted_corpus

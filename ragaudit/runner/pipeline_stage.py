@@ -225,9 +225,9 @@ def build_pipeline_stages(
         for stack in stacks
     ]  # fmt: skip
     if stages and corpus is None:
-        from ragaudit.corpus.files import load_corpus
+        from ragaudit.corpus.files import load_planted_corpus
 
-        corpus = load_corpus()
+        corpus = load_planted_corpus()
         if plan.n < corpus.n:
             corpus = corpus.subset(plan.n)
     for stage in stages:

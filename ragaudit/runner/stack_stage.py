@@ -12,7 +12,7 @@ from typing import Any
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_embedder, load_generator
-from ragaudit.corpus.files import load_corpus
+from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.grading.grade import grade_records
 from ragaudit.runner.estimate import CallEstimate, embed_estimate, generate_estimate
 from ragaudit.runner.generate import failed_calls, generate_records, prompt_used
@@ -141,7 +141,7 @@ def build_stack_stages(plan: RunPlan) -> list[StackStage]:
     before any model loads and before the run writes a file."""
     columns = [StackStage(plan, stack) for stack in plan.stacks]
     if columns:
-        corpus = load_corpus()
+        corpus = load_planted_corpus()
         if plan.n < corpus.n:
             corpus = corpus.subset(plan.n)
         for column in columns:
