@@ -18,6 +18,9 @@ import pytest
 from helpers.pipeline_service import running_service
 
 from ragaudit.cli.main import main
+from ragaudit.probes.catalogue import shipped
+
+PROBES = len(shipped())  # the planted corpus's probes: one record each at --n 1
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "svc-key-7f3a9c2e5b1d"
@@ -75,7 +78,7 @@ def test_ingest_endpoint_header_from_env_and_html_contexts(home, tmp_path, capsy
     err = capsys.readouterr().err
     assert code == 0, err
     records = [r for r in results["instances"] if r["config"] == "svc"]
-    assert len(records) == 11 and all(len(r["pipeline"]["contexts"]) == 3 for r in records)
+    assert len(records) == PROBES and all(len(r["pipeline"]["contexts"]) == 3 for r in records)
     # <p>-wrapped, whitespace collapsed: every context still placed on its paragraph
     assert "0 of 33 contexts match no document" in err
     for record in records:
@@ -120,7 +123,7 @@ def test_each_fault_is_a_counted_failed_call(home, tmp_path, capsys, fault, reas
         code, results = run(home, tmp_path, url, "none")
     err = capsys.readouterr().err
     expected = [q for q in questions() if faulty(q)]
-    assert 0 < len(expected) < 11
+    assert 0 < len(expected) < PROBES
     assert code == 1 and "Traceback" not in err
     assert results["conditions"]["calls"]["failed"] == len(expected)
     failed = [r for r in results["instances"] if r["retrieval_error"]]
@@ -137,9 +140,9 @@ def test_an_http_4xx_is_a_counted_failed_call(home, tmp_path, monkeypatch, capsy
         code, results = run(home, tmp_path, url, "none")
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err
-    assert results["conditions"]["calls"]["failed"] == 11
+    assert results["conditions"]["calls"]["failed"] == PROBES
     failed = [r["retrieval_error"] for r in results["instances"]]
-    assert len(failed) == 11 and all("HTTP 401" in e and "\n" not in e for e in failed)
+    assert len(failed) == PROBES and all("HTTP 401" in e and "\n" not in e for e in failed)
     assert not any("not-the-key" in e for e in failed)
 
 
@@ -175,9 +178,9 @@ def test_workers_four_match_workers_one_and_an_ingest_command(home, tmp_path):
     assert stable(serial[1]) == stable(pooled[1])
     # the same rows stored: one per answered question, keyed and valued alike
     pooled_rows = cache_rows(home / "cache.sqlite")
-    assert len(serial_rows) == 11 - len([q for q in questions() if faulty(q)])
+    assert len(serial_rows) == PROBES - len([q for q in questions() if faulty(q)])
     assert pooled_rows == serial_rows
     assert serial[1]["conditions"]["calls"] == pooled[1]["conditions"]["calls"]
-    assert serial[1]["conditions"]["calls"]["computed"] == 11 - len(
+    assert serial[1]["conditions"]["calls"]["computed"] == PROBES - len(
         [q for q in questions() if faulty(q)]
     )

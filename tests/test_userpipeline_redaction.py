@@ -19,6 +19,9 @@ from helpers.key_leaks import leaks_in, leaks_in_folder, new_key
 
 import ragaudit.runner.progress  # noqa: F401 (its default stream is bound before capture)
 from ragaudit.cli.main import main
+from ragaudit.probes.catalogue import shipped
+
+PROBES = len(shipped())  # the planted corpus's probes: one record each at --n 1
 
 
 @pytest.fixture
@@ -75,9 +78,9 @@ def test_every_field_of_a_reply_is_redacted_before_it_is_cached_or_written(
     assert run(ragaudit_home, echo, mode, mapped=mapped) == 0
     captured = capfd.readouterr()
     written = [field(record) for record in records(ragaudit_home)]
-    assert len(written) == 11 and all(text.startswith("bad token ***") for text in written)
+    assert len(written) == PROBES and all(text.startswith("bad token ***") for text in written)
     stored = json.dumps(stored_answers(ragaudit_home))
-    assert stored.count("bad token ***") == 11  # one stored answer per question, masked
+    assert stored.count("bad token ***") == PROBES  # one stored answer per question, masked
     assert_nothing_leaked(ragaudit_home, key, captured)
 
 
@@ -101,7 +104,7 @@ def test_a_reason_built_from_a_reply_is_redacted_before_it_is_printed_or_written
     assert run(ragaudit_home, echo, mode, mapped=mapped) == 1
     captured = capfd.readouterr()
     reasons = [r["retrieval_error"] for r in records(ragaudit_home, "latest.failed.json")]
-    assert len(reasons) == 11 and all(words in reason for reason in reasons), reasons[0]
+    assert len(reasons) == PROBES and all(words in reason for reason in reasons), reasons[0]
     assert "Traceback" not in captured.err
     assert_nothing_leaked(ragaudit_home, key, captured)
 
