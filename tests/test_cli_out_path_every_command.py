@@ -1,8 +1,9 @@
 """One check for every command that writes (issue 40, items 13 and 17): an output may not
 be any input (corpus file or folder, cases, stack, settings, baseline, results file), nor
 the data folder's `results/latest.json` or `results/latest.prev.json`, nor another output
-of the same command. Each case is the installed `ragaudit` script, run as a user runs it:
-exit 2, one stderr line, and no file in the folder changes. Before, mutate, audit and
+of the same command. Each case is `ragaudit.cli.main.main` in this process, and one of them
+also the installed `ragaudit` script run as a user runs it: exit 2, one stderr line, and no
+file in the folder changes. Before, mutate, audit and
 run's --out checked none of this, and `--gate-junit`/`export --out` wrote over the
 previous good run."""
 
@@ -17,6 +18,8 @@ from pathlib import Path
 import pytest
 from helpers.gate_fixtures import gate_run, write_run
 from helpers.harbour import write_harbour
+
+from ragaudit.cli.main import main
 
 RAGAUDIT = [str(Path(sys.executable).parent / "ragaudit")]
 INPUT = "writing it would replace the input, so nothing was written (name another file)"
@@ -119,16 +122,43 @@ def _state(root: Path) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_an_output_over_an_input_or_a_kept_run_is_refused_and_nothing_changes(folder, case):
-    argv, words = CASES[case]
-    before = _state(folder)
-    home = folder / "home"
+def _in_process(folder: Path, argv: list[str], monkeypatch, capfd) -> tuple[int, str]:
+    """`ragaudit ARGV` as the script runs it, in this process: from `folder`, with the data
+    folder in it and `folder` importable (the stacks' retriever module)."""
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("RAGAUDIT_HOME", str(folder / "home"))
+    monkeypatch.syspath_prepend(str(folder))
+    capfd.readouterr()
+    status = main(list(argv))
+    return status, capfd.readouterr().err
+
+
+def _installed_script(folder: Path, argv: list[str]) -> tuple[int, str]:
+    """`ragaudit ARGV`: the installed script in its own process, as a user runs it."""
     path = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, "RAGAUDIT_HOME": str(home), "PYTHONPATH": path}
+    env = {**os.environ, "RAGAUDIT_HOME": str(folder / "home"), "PYTHONPATH": path}
     done = subprocess.run(
         [*RAGAUDIT, *argv], cwd=folder, env=env, capture_output=True, text=True, timeout=300
     )
-    assert done.returncode == 2, done.stderr[-2000:]
-    assert done.stderr == f"ragaudit {words.replace('HOME', str(home))}\n"
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_an_output_over_an_input_or_a_kept_run_is_refused_and_nothing_changes(
+    folder, case, monkeypatch, capfd
+):
+    argv, words = CASES[case]
+    before = _state(folder)
+    status, stderr = _in_process(folder, argv, monkeypatch, capfd)
+    assert status == 2, stderr[-2000:]
+    assert stderr == f"ragaudit {words.replace('HOME', str(folder / 'home'))}\n"
+    assert _state(folder) == before
+
+
+def test_the_installed_script_refuses_as_the_command_does(folder):
+    argv, words = CASES["mutate --out CASES"]
+    before = _state(folder)
+    status, stderr = _installed_script(folder, argv)
+    assert status == 2, stderr[-2000:]
+    assert stderr == f"ragaudit {words}\n"
     assert _state(folder) == before
