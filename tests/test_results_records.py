@@ -1,7 +1,8 @@
 """Malformed records (issue 25, item 19): the loader checks every record's required fields
 once, so `compare`, `export`, `report` and the inspector's pages all say the same one line
 naming the record and the field (exit 2, no file written), never a KeyError or TypeError
-traceback, and `export` never writes a row of empty fields."""
+traceback, and `export` never writes a row of empty fields. Each command runs
+`ragaudit.cli.main.main` in this process; one case also runs the installed script."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from helpers.ui_fixtures import open_app, write_results
+
+from ragaudit.cli.main import main
 
 RAGAUDIT = [str(Path(sys.executable).parent / "ragaudit")]
 
@@ -54,8 +57,17 @@ def files(tmp_path_factory):
 
 
 def ragaudit(*argv: str, home: Path) -> subprocess.CompletedProcess:
+    """The installed script in its own process, as a user runs it."""
     env = {**os.environ, "RAGAUDIT_HOME": str(home)}
     return subprocess.run([*RAGAUDIT, *argv], capture_output=True, text=True, timeout=300, env=env)
+
+
+def in_process(*argv: str, home: Path, monkeypatch, capfd) -> tuple[int, str]:
+    """`ragaudit ARGV` in this process: (exit status, stderr)."""
+    monkeypatch.setenv("RAGAUDIT_HOME", str(home))
+    capfd.readouterr()
+    status = main(list(argv))
+    return status, capfd.readouterr().err
 
 
 COMMANDS = {
@@ -68,17 +80,31 @@ COMMANDS = {
 
 @pytest.mark.parametrize("command", list(COMMANDS))
 @pytest.mark.parametrize("case", list(MALFORMED))
-def test_each_command_names_the_record_and_field(files, tmp_path, command, case):
+def test_each_command_names_the_record_and_field(
+    files, tmp_path, command, case, monkeypatch, capfd
+):
     good, bad = files
     out = tmp_path / "out"
     out.mkdir()
     before = {p: p.read_bytes() for p in (good, bad[case])}
-    done = ragaudit(*COMMANDS[command](bad[case], good, out), home=tmp_path / "home")
+    argv = COMMANDS[command](bad[case], good, out)
+    status, stderr = in_process(*argv, home=tmp_path / "home", monkeypatch=monkeypatch, capfd=capfd)
     name = command.split()[0]
-    assert done.returncode == 2, done.stderr[-2000:]
-    assert done.stderr == f"ragaudit {name}: {bad[case]}: {MALFORMED[case][2]}\n"
+    assert status == 2, stderr[-2000:]
+    assert stderr == f"ragaudit {name}: {bad[case]}: {MALFORMED[case][2]}\n"
     assert list(out.iterdir()) == []  # nothing written
     assert {p: p.read_bytes() for p in before} == before
+
+
+def test_the_installed_script_names_the_record_and_field(files, tmp_path):
+    good, bad = files
+    out = tmp_path / "out"
+    out.mkdir()
+    case = "instance-config-null"
+    done = ragaudit(*COMMANDS["export"](bad[case], good, out), home=tmp_path / "home")
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr == f"ragaudit export: {bad[case]}: {MALFORMED[case][2]}\n"
+    assert list(out.iterdir()) == []  # nothing written
 
 
 @pytest.mark.parametrize("page", [None, "pages/instance.py", "pages/severity.py"])
@@ -95,12 +121,13 @@ def test_the_pages_say_the_same_line(files, ragaudit_home, monkeypatch, page):
     assert error.value == f"Cannot show results: {planted}: {MALFORMED['model-spec-a-list'][2]}"
 
 
-def test_export_writes_no_row_of_empty_fields(files, tmp_path):
+def test_export_writes_no_row_of_empty_fields(files, tmp_path, monkeypatch, capfd):
     """The good file: every row carries its record's key, probe, instance, config, embedder."""
     good, _bad = files
     out = tmp_path / "records.csv"
-    done = ragaudit("export", "--results", str(good), "--out", str(out), home=tmp_path / "home")
-    assert done.returncode == 0, done.stderr
+    argv = ("export", "--results", str(good), "--out", str(out))
+    status, stderr = in_process(*argv, home=tmp_path / "home", monkeypatch=monkeypatch, capfd=capfd)
+    assert status == 0, stderr
     rows = list(csv.DictReader(out.open()))
     records = json.loads(good.read_text())["instances"]
     assert len(rows) == len(records)
