@@ -9,6 +9,7 @@ asked of it; no model is loaded in this process."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from helpers.hostile_openai_server import start_hostile
@@ -20,22 +21,42 @@ from ragaudit.cli.main import main
 RUN = ["run", "--no-extra-configs", "--embedders", "openai:hostile-embed", "--no-generate"]
 
 
-@pytest.fixture
-def served(tmp_path, monkeypatch):
-    server = start_hostile("normal")
-    monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", new_key())
+def _serve(patch, server, home) -> None:
+    patch.setenv("RAGAUDIT_HOME", str(home))
+    patch.setenv("OPENAI_BASE_URL", server.base_url)
+    patch.setenv("OPENAI_API_KEY", new_key())
     for name, value in FAST.items():
-        monkeypatch.setenv(name, value)
+        patch.setenv(name, value)
+
+
+@pytest.fixture(scope="module")
+def server():
+    server = start_hostile("normal")
     yield server
     server.stop()
 
 
 @pytest.fixture
-def last_run(served, tmp_path, capsys):
+def served(server, tmp_path, monkeypatch):
+    _serve(monkeypatch, server, tmp_path / "home")
+    return server
+
+
+@pytest.fixture(scope="module")
+def good_home(server, tmp_path_factory):
+    """A data folder after one good n=1 run (results/latest.json and its call cache), made
+    once; each test runs on its own copy."""
+    home = tmp_path_factory.mktemp("good") / "home"
+    with pytest.MonkeyPatch.context() as patch:
+        _serve(patch, server, home)
+        assert main([*RUN, "--n", "1"]) == 0
+    return home
+
+
+@pytest.fixture
+def last_run(served, good_home, tmp_path, capsys):
     """A good n=1 run in the data folder's results/latest.json, and a copy as baseline."""
-    assert main([*RUN, "--n", "1"]) == 0
+    shutil.copytree(good_home, tmp_path / "home")
     latest = tmp_path / "home" / "results" / "latest.json"
     base = tmp_path / "base.json"
     base.write_bytes(latest.read_bytes())
