@@ -24,8 +24,9 @@ from ragaudit.probes.catalogue import shipped
 PROBES = len(shipped())  # the planted corpus's probes: one record each at --n 1
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def echo():
+    """One service for the module: each run sets its mode first, and it keeps no state."""
     service = start_echo()
     yield service
     service.stop()
