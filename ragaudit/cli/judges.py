@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from ragaudit.cli.options import same_named
 from ragaudit.cli.out_path import published_outputs, refuse_input_as_output
 from ragaudit.cli.results_file import add_results_argument, results_file
 from ragaudit.cli.workers import add_workers_argument
@@ -91,16 +92,10 @@ def judge_options(args: argparse.Namespace) -> JudgeOptions:
     return JudgeOptions(
         results=results_file(args),
         metrics=tuple(args.metric or ()),
-        judge=args.judge,
-        base_url=args.base_url,
-        workers=args.workers,
-        per_group=args.per_group,
-        stability=args.stability,
-        max_records=args.max_records,
-        seed=args.seed,
-        timeout=args.timeout,
-        out=args.out,
-        carry=args.carry,
+        **same_named(
+            args,
+            "judge base_url workers per_group stability max_records seed timeout out carry",
+        ),
     )
 
 

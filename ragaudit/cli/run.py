@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragaudit import paths
-from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.cli.baseline import check_baseline_before_run, vet_against_baseline
 from ragaudit.cli.executor import add_executor_arguments
+from ragaudit.cli.options import same_named
 from ragaudit.cli.out_path import published_outputs, refuse_input_as_output
 from ragaudit.cli.repeat import add_gate_arguments, check_gate_options, gate_after, run_repeated
 from ragaudit.cli.workers import add_workers_argument
@@ -221,25 +221,17 @@ def command_line() -> tuple[str, ...]:
 def plan_from_args(args: argparse.Namespace) -> RunPlan:
     """The plan for `ragaudit run`'s parsed flags (see ragaudit.cli.run.add_arguments)."""
     return build_plan(
-        presets.chosen(getattr(args, "preset", None), quick=args.quick),
-        n=args.n,
-        embedders=args.embedders,
-        secondary_probes=args.secondary_probes,
-        generator=args.generator,
-        gen_configs=args.gen_configs,
-        gen_probes=args.gen_probes,
-        max_tokens=args.max_tokens,
+        presets.chosen(args.preset, quick=args.quick),
         generate=not args.no_generate,
         extra_configs=not args.no_extra_configs,
         configs_file=args.configs,
-        out=args.out,
-        workers=getattr(args, "workers", DEFAULT_WORKERS),
-        stacks=getattr(args, "stack", None) or (),
-        stack_only=getattr(args, "stack_only", False),
-        executor=getattr(args, "executor", "local"),
-        ray_address=getattr(args, "ray_address", None),
-        ray_workers=getattr(args, "ray_workers", None),
+        stacks=args.stack or (),
         argv=command_line(),
+        **same_named(
+            args,
+            "n embedders secondary_probes generator gen_configs gen_probes "
+            "max_tokens out workers stack_only executor ray_address ray_workers",
+        ),
     )
 
 
