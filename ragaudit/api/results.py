@@ -96,13 +96,17 @@ class Results:
         return renderers[format](self.document)
 
     def save(self, path: str | Path) -> Path:
-        """Write the document to `path` (atomically; the parent folder must exist)."""
-        from ragaudit.fileio import check_writable
+        """Write the document to `path` (atomically; the parent folder must exist), as the
+        command that makes its kind writes it."""
+        from ragaudit.fileio import check_writable, write_json_atomic
         from ragaudit.results.io import write_results
 
         path = Path(path)
         check_writable(path, "path")
-        write_results(path, self.document, complete=self.document.get("complete", True))
+        if self.kind in ("matrix", "mutate"):
+            write_results(path, self.document, complete=self.document.get("complete", True))
+        else:  # audit, judges, drift, harness-check: their own top-level fields
+            write_json_atomic(path, self.document, trailing_newline=True)
         self.path = path
         return path
 
