@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -144,11 +144,18 @@ IN_PYTHON = Path("<cases given in Python>")
 
 def read_case_file(source: CasesSource) -> tuple[CaseFile, Path, dict[Loc, int]]:
     """Read and validate a case file (YAML or JSON), or intents given in Python: the cases,
-    what errors name as their file, and the line of each field (none in Python)."""
+    what errors name as their file, and the line of each field (none in Python). Anything
+    else (a Case alone, a dict, an item that is not a Case) is one line naming its type."""
     if isinstance(source, (str, Path)):
         path = Path(source)
         data, lines = load_with_lines(path, WHAT)
         return validate(CaseFile, data, path, WHAT, lines), path, lines
+    if isinstance(source, (IntentSpec, Mapping)) or not isinstance(source, Iterable):
+        # a Case alone or a dict would be iterated into its fields or keys
+        raise RagauditError(
+            f"cases: expected a case file's path or a list of ragaudit.Case, got "
+            f"{type(source).__name__}"
+        )
     intents = list(source)
     for index, intent in enumerate(intents):
         if not isinstance(intent, IntentSpec):

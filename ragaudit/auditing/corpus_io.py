@@ -11,7 +11,7 @@ no readable document is an error. The result is the one `Corpus` type
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -197,11 +197,19 @@ def as_corpus(source: DocumentsSource) -> Corpus:
     of documents built in Python: `(id, text)` pairs, `{"id", "text", "metadata"?,
     "source_type"?}` dicts, llama-index `Document`s (`id_`/`doc_id`, `text`) or LangChain
     `Document`s (`page_content`; the id from `id` or `metadata["id"|"source"]`). A
-    document without an id, a repeated id or an empty list is one line naming the item."""
+    document without an id, a repeated id or an empty list is one line naming the item;
+    anything else (a single Document, a dict, a number) is one line naming its type."""
     if isinstance(source, (str, Path)):
         return read_user_corpus(Path(source))
     if isinstance(source, Corpus):
         return source
+    one_document = hasattr(source, "page_content") or hasattr(source, "get_content")
+    if one_document or isinstance(source, Mapping) or not isinstance(source, Iterable):
+        # a Document alone or a dict would be iterated into its fields or keys
+        raise RagauditError(
+            "documents: expected a folder or JSONL path, a Corpus or a list of documents, "
+            f"got {type(source).__name__}"
+        )
     documents = [_document(item, index) for index, item in enumerate(source)]
     if not documents:
         raise RagauditError("documents: empty, no document given")
