@@ -14,21 +14,14 @@ structural check estimates nothing, as the audit embeds nothing (AuditOutcome).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from ragaudit.auditing.cases import (
-    Case,
-    StructureReport,
-    check_sources,
-    check_structure,
-    load_cases,
-)
+from ragaudit.auditing.cases import Case, StructureReport
 from ragaudit.auditing.chunks import build_chunks
-from ragaudit.auditing.corpus_io import as_corpus, path_of
 from ragaudit.auditing.engine import embed_text_of
-from ragaudit.auditing.runner import AuditInputs, settings_of
-from ragaudit.auditing.settings import AuditSettings, check_floor_source_type
-from ragaudit.auditing.target import audit_chunks, load_audit_stack, stack_settings
+from ragaudit.auditing.inputs import AuditInputs, check_inputs
+from ragaudit.auditing.settings import AuditSettings
+from ragaudit.auditing.target import audit_chunks
 from ragaudit.documents import Corpus
 from ragaudit.runner.estimate import CallEstimate, embed_estimate, open_cache
 from ragaudit.targets.stackfile import StackSpec
@@ -49,20 +42,11 @@ class AuditEstimate:
 def audit_estimates(inputs: AuditInputs) -> AuditEstimate:
     """Check `inputs` as run_audit does (bad input raises RagauditError, one line), then
     the embedding calls an audit of them would make, read from the call cache read-only."""
-    settings = settings_of(inputs.settings)
-    cases = load_cases(inputs.cases) if inputs.cases is not None else []
-    structure = check_structure(cases)
-    if structure.fatal:
-        return AuditEstimate(structure, inputs.cases, None)
-    corpus = as_corpus(inputs.corpus)
-    where = path_of(inputs.settings, "settings given in Python")
-    check_floor_source_type(settings, {d.source_type for d in corpus.documents}, where)
-    skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
-    check_sources(cases, corpus.ids(), inputs.cases, skipped)
-    stack = load_audit_stack(inputs.stack) if inputs.stack else None
-    if stack is not None:
-        settings = stack_settings(stack, settings, stack.where("k"))
-    return AuditEstimate(structure, inputs.cases, _estimates(cases, corpus, settings, stack))
+    checked = check_inputs(inputs)
+    if checked.corpus is None:  # a fatal structure: nothing would be embedded
+        return AuditEstimate(checked.structure, inputs.cases, None)
+    estimates = _estimates(checked.cases, checked.corpus, checked.settings, checked.stack)
+    return AuditEstimate(checked.structure, inputs.cases, estimates)
 
 
 def _estimates(

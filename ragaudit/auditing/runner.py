@@ -7,21 +7,14 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-from ragaudit.auditing.cases import (
-    Case,
-    StructureReport,
-    check_sources,
-    check_structure,
-    load_cases,
-)
+from ragaudit.auditing.cases import Case, StructureReport
 from ragaudit.auditing.chunks import AuditChunk, build_chunks
-from ragaudit.auditing.corpus_io import as_corpus, path_of
+from ragaudit.auditing.corpus_io import path_of
 from ragaudit.auditing.dilution import dilution_report
 from ragaudit.auditing.engine import (
-    DEFAULT_RANK_DEPTH,
     AuditIndex,
     EmbedFailure,
     build_index,
@@ -29,43 +22,19 @@ from ragaudit.auditing.engine import (
     embed_text_of,
     rank_chunks,
 )
+from ragaudit.auditing.inputs import AuditInputs, check_inputs
 from ragaudit.auditing.intents import intent_summaries
 from ragaudit.auditing.policy import Candidate, PolicyOutcome, apply_policy
 from ragaudit.auditing.report import SCHEMA_VERSION
-from ragaudit.auditing.settings import AuditSettings, check_floor_source_type, load_settings
+from ragaudit.auditing.settings import AuditSettings
 from ragaudit.auditing.subsections import SplitDecision, summarise
-from ragaudit.auditing.target import (
-    load_audit_stack,
-    prepare_stack,
-    rank_with_stack,
-    stack_settings,
-)
+from ragaudit.auditing.target import prepare_stack, rank_with_stack
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.concurrency import DEFAULT_WORKERS
 from ragaudit.backends.specs import describe_model, load_embedder
 from ragaudit.documents import Corpus
 from ragaudit.runner.progress import Progress
 from ragaudit.stack.windows import survey_window
-
-
-@dataclass
-class AuditInputs:
-    """What the command line names."""
-
-    corpus: Any
-    """A folder or JSONL path, or documents given in Python (corpus_io.as_corpus)."""
-    cases: Any
-    """A case file's path, intents given in Python, or None (dilution only)."""
-    settings: Any
-    dilution: bool = False
-    rank_depth: int = DEFAULT_RANK_DEPTH
-    workers: int = DEFAULT_WORKERS
-    """Embedding batches in flight at once to a remote server (--workers)."""
-    stack: Any = None
-    """A stack file (--stack) or a StackSpec: its splitter, ranking and k instead of the
-    settings' own."""
-    progress: Any = None
-    """runner.progress.Progress: each stage's progress and ETA (None: silent)."""
 
 
 @dataclass
@@ -77,30 +46,15 @@ class AuditOutcome:
     results: dict | None
 
 
-def settings_of(source: Any) -> AuditSettings:
-    """A settings file's path, AuditSettings given in Python, or None: the defaults."""
-    if isinstance(source, AuditSettings):
-        return source
-    return load_settings(source) if source else AuditSettings(name="default")
-
-
 def run_audit(inputs: AuditInputs, argv: list[str] | None = None) -> AuditOutcome:
     """Check, index, rank and evaluate every case; see docs/audit-results.md for the output.
     Without a case file (dilution only) nothing is embedded."""
     started = time.perf_counter()
-    settings = settings_of(inputs.settings)
-    cases = load_cases(inputs.cases) if inputs.cases is not None else []
-    structure = check_structure(cases)
-    if structure.fatal:
+    checked = check_inputs(inputs)  # the stack file too, before any embedding
+    settings, cases, structure = checked.settings, checked.cases, checked.structure
+    if checked.corpus is None:  # a fatal structure: nothing embedded
         return AuditOutcome(structure, inputs.cases, None)
-    corpus = as_corpus(inputs.corpus)
-    where = path_of(inputs.settings, "settings given in Python")
-    check_floor_source_type(settings, {d.source_type for d in corpus.documents}, where)
-    skipped = {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in corpus.skipped}
-    check_sources(cases, corpus.ids(), inputs.cases, skipped)
-    stack = load_audit_stack(inputs.stack) if inputs.stack else None  # before any embedding
-    if stack is not None:
-        settings = stack_settings(stack, settings, stack.where("k"))
+    corpus, stack = checked.corpus, checked.stack
     # their splitter and retriever built before the cache or Chroma opens: a bad one writes nothing
     prepared = prepare_stack(stack, corpus.documents) if cases and stack is not None else None
     cache = CallCache()
