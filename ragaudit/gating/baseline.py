@@ -19,21 +19,19 @@ from pathlib import Path
 
 from ragaudit.comparison.agreement import ASSERTED, agreement
 from ragaudit.comparison.pairing import resolve_column
-from ragaudit.corpus.files import load_planted_corpus, manifest_sha256
+from ragaudit.corpus.files import manifest_sha256
 from ragaudit.errors import RagauditError
 from ragaudit.gating.gate import GateOptions, gate_documents
 from ragaudit.gating.inputs import check_gate_fields
 from ragaudit.results.io import load_results
-from ragaudit.runner.plan import RunPlan
+from ragaudit.runner.plan import RunPlan, planted_corpus_for
 
 
 def planned_document(plan: RunPlan) -> dict:
     """What the plan's results file will say of its corpus, questions and indexed
     documents, known before any model loads (runner.assemble and the stages record the
     same: every document of the corpus at the plan's n is chunked and indexed)."""
-    corpus = load_planted_corpus()
-    if plan.n < corpus.n:
-        corpus = corpus.subset(plan.n)
+    corpus = planted_corpus_for(plan)
     asserted = any(
         stack.pipeline is not None and stack.pipeline.get("ingest") == "none"
         for stack in plan.stacks

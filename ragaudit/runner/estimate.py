@@ -27,8 +27,7 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.backends.cache import CallCache, call_key
-from ragaudit.corpus.files import load_planted_corpus
-from ragaudit.runner.plan import RunPlan
+from ragaudit.runner.plan import RunPlan, planted_corpus_for
 from ragaudit.runner.prompt_tokens import PromptTokens
 from ragaudit.runner.stage import Stage
 from ragaudit.targets.pipeline.dryrun import CallEstimate
@@ -43,9 +42,7 @@ def open_cache() -> CallCache | None:
 def run_estimates(plan: RunPlan, stages: Sequence[Stage]) -> list[CallEstimate]:
     """Every stage's calls for `plan` (runner.stages.stages_for, built for a dry run), in
     the stages' order, each stage telling its own (Stage.estimate)."""
-    corpus = load_planted_corpus()
-    if plan.n < corpus.n:
-        corpus = corpus.subset(plan.n)
+    corpus = planted_corpus_for(plan)
     cache = open_cache()
     return [estimate for stage in stages for estimate in stage.estimate(corpus, cache)]
 

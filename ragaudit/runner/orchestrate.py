@@ -24,7 +24,7 @@ from ragaudit import paths
 from ragaudit.analysis import analyse
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.executors import executor_scope
-from ragaudit.corpus.files import load_planted_corpus, manifest_sha256
+from ragaudit.corpus.files import manifest_sha256
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import remove_orphan_temps
 from ragaudit.results.io import partial_path, write_results
@@ -37,7 +37,7 @@ from ragaudit.results.publish import (
 from ragaudit.runner.assemble import results_document
 from ragaudit.runner.conditions import RunWatch
 from ragaudit.runner.lock import hold_run_lock
-from ragaudit.runner.plan import RunPlan
+from ragaudit.runner.plan import RunPlan, planted_corpus_for
 from ragaudit.runner.progress import Progress
 from ragaudit.runner.sessions import SessionLedger, ledger_path
 from ragaudit.runner.stage import Stage, add_models, fold_fragments, in_results_order
@@ -98,9 +98,7 @@ def _run_stages(
     progress: Progress | None = None,
 ) -> dict:
     watch = RunWatch(SessionLedger.for_plan(plan))  # a resumed run sums its sessions' time
-    corpus = load_planted_corpus()
-    if plan.n < corpus.n:
-        corpus = corpus.subset(plan.n)
+    corpus = planted_corpus_for(plan)
     cache = CallCache()
     if progress is None:
         progress = Progress(json_path=paths.results_dir() / PROGRESS_NAME, failures=cache)

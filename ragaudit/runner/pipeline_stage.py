@@ -225,11 +225,9 @@ def build_pipeline_stages(
         for stack in stacks
     ]  # fmt: skip
     if stages and corpus is None:
-        from ragaudit.corpus.files import load_planted_corpus
+        from ragaudit.runner.plan import planted_corpus_for
 
-        corpus = load_planted_corpus()
-        if plan.n < corpus.n:
-            corpus = corpus.subset(plan.n)
+        corpus = planted_corpus_for(plan)
     for stage in stages:
         stage.build(corpus)
     return stages

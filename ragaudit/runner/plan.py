@@ -16,6 +16,7 @@ from ragaudit import paths
 from ragaudit.backends.concurrency import DEFAULT_WORKERS, check_workers
 from ragaudit.backends.executors import check_executor
 from ragaudit.backends.specs import check_embedder_spec, check_generator_spec
+from ragaudit.corpus.build import PlantedCorpus
 from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.errors import RagauditError
 from ragaudit.fileio import check_writable
@@ -195,6 +196,12 @@ def _check_config_names(names: Sequence[str], configs: Sequence[StackConfig]) ->
             raise RagauditError(
                 f"--gen-configs: unknown config {name!r}; valid: {', '.join(valid)}"
             )
+
+
+def planted_corpus_for(plan: RunPlan) -> PlantedCorpus:
+    """The planted corpus a run of `plan` reads: the shipped one, cut to the plan's n."""
+    corpus = load_planted_corpus()
+    return corpus.subset(plan.n) if plan.n < corpus.n else corpus
 
 
 def _instances_per_probe(n: int | None, preset: presets.Preset, corpus_n: int) -> int:

@@ -12,11 +12,10 @@ from typing import Any
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_embedder, load_generator
-from ragaudit.corpus.files import load_planted_corpus
 from ragaudit.grading.grade import grade_records
 from ragaudit.runner.estimate import CallEstimate, embed_estimate, generate_estimate
 from ragaudit.runner.generate import failed_calls, generate_records, prompt_used
-from ragaudit.runner.plan import RunPlan
+from ragaudit.runner.plan import RunPlan, planted_corpus_for
 from ragaudit.runner.prompt_tokens import answer_prompt_tokens
 from ragaudit.runner.retrieve import table_split_wide
 from ragaudit.runner.stack_retrieval import StackRetrieval
@@ -141,9 +140,7 @@ def build_stack_stages(plan: RunPlan) -> list[StackStage]:
     before any model loads and before the run writes a file."""
     columns = [StackStage(plan, stack) for stack in plan.stacks]
     if columns:
-        corpus = load_planted_corpus()
-        if plan.n < corpus.n:
-            corpus = corpus.subset(plan.n)
+        corpus = planted_corpus_for(plan)
         for column in columns:
             column.build(corpus)
     return columns
