@@ -15,9 +15,16 @@ measured; `prompt:` sets a component stack's prompt (template, system message, c
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from ragaudit.backends.endpoint import endpoint_problem
 from ragaudit.targets.response_paths import compile_path
@@ -28,10 +35,23 @@ QUESTION = "{{question}}"
 CONTEXTS = "{{contexts}}"
 
 
-def _factory_form(value: str | None) -> str | None:
-    if value is not None and not FACTORY.match(value):
+def _factory_form(value: str) -> str:
+    if not FACTORY.match(value):
         raise ValueError("give the factory as package.module:function")
     return value
+
+
+def _endpoint(value: str) -> str:
+    problem = endpoint_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+FactoryPath = Annotated[str, AfterValidator(_factory_form)]
+"""A component or factory named by import path, ``package.module:function``."""
+Endpoint = Annotated[str, AfterValidator(_endpoint)]
+"""An http(s) address a user's file names (backends.endpoint.endpoint_problem says why not)."""
 
 
 def _path(value: str | None) -> str | None:
@@ -107,21 +127,13 @@ class IngestEntry(BaseModel):
     """How an HTTP service gets the corpus: an endpoint or a command (exactly one)."""
 
     model_config = ConfigDict(extra="forbid")
-    url: str | None = None
+    url: Endpoint | None = None
     """Receives the documents as JSON batches: ``{"documents": [{id, text, metadata}]}``."""
     batch: int = Field(default=64, ge=1, le=100_000)
     command: list[str] | None = Field(default=None, min_length=1)
     """Run with the exported folder's path in place of ``{folder}`` (or appended)."""
     format: Literal["jsonl", "md", "txt"] = "jsonl"
     timeout: float = Field(default=600.0, gt=0, le=86_400)
-
-    @field_validator("url")
-    @classmethod
-    def _an_endpoint(cls, value: str | None) -> str | None:
-        problem = endpoint_problem(value) if value is not None else None
-        if problem is not None:
-            raise ValueError(problem)
-        return value
 
     @model_validator(mode="after")
     def _one(self) -> IngestEntry:
@@ -132,7 +144,7 @@ class IngestEntry(BaseModel):
 
 class PipelineEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    factory: str | None = None
+    factory: FactoryPath | None = None
     args: dict[str, Any] = Field(default_factory=dict)
     http: HttpEntry | None = None
     ingest: IngestEntry | Literal["none"] | None = None
@@ -145,11 +157,6 @@ class PipelineEntry(BaseModel):
     question itself."""
     version: str | int | None = None
     """Yours to bump: part of the pipeline's identity in the call cache."""
-
-    @field_validator("factory")
-    @classmethod
-    def _factory(cls, value: str | None) -> str | None:
-        return _factory_form(value)
 
     @model_validator(mode="after")
     def _one_form(self) -> PipelineEntry:
@@ -175,15 +182,10 @@ class OracleEntry(BaseModel):
     (question, contexts) -> answer, or a service whose template holds {{contexts}}."""
 
     model_config = ConfigDict(extra="forbid")
-    factory: str | None = None
+    factory: FactoryPath | None = None
     args: dict[str, Any] = Field(default_factory=dict)
     http: HttpEntry | None = None
     version: str | int | None = None
-
-    @field_validator("factory")
-    @classmethod
-    def _factory(cls, value: str | None) -> str | None:
-        return _factory_form(value)
 
     @model_validator(mode="after")
     def _one_form(self) -> OracleEntry:

@@ -13,15 +13,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ragaudit.backends.endpoint import endpoint_problem
 from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX
 from ragaudit.stack.settings import k_too_deep, retrieval_field
 from ragaudit.targets.bounded import UserCodeLimits
-from ragaudit.targets.pipeline_schema import OracleEntry, PipelineEntry, PromptEntry
+from ragaudit.targets.pipeline_schema import (
+    ENV_NAME,
+    Endpoint,
+    FactoryPath,
+    OracleEntry,
+    PipelineEntry,
+    PromptEntry,
+)
 
 BUILT_IN_NAMES = tuple(c.name for c in (*MATRIX, *OUTSIDE_MATRIX))
 _NAME = re.compile(r"^[A-Za-z0-9_]+$")
-_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
 class _Component(BaseModel):
@@ -34,18 +39,10 @@ class _Component(BaseModel):
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
     spec: str = Field(min_length=1)
-    base_url: str | None = None
+    base_url: Endpoint | None = None
     """An OpenAI-compatible server's /v1 address (openai: specs only)."""
-    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    api_key_env: str | None = Field(default=None, pattern=ENV_NAME)
     """The NAME of the environment variable that holds the API key (never the key)."""
-
-    @field_validator("base_url")
-    @classmethod
-    def _an_endpoint(cls, value: str | None) -> str | None:
-        problem = endpoint_problem(value) if value is not None else None
-        if problem is not None:
-            raise ValueError(problem)
-        return value
 
 
 class _Limits(BaseModel):
@@ -67,15 +64,8 @@ class _Limits(BaseModel):
 
 class _Retriever(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    factory: str
+    factory: FactoryPath
     args: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("factory")
-    @classmethod
-    def _factory_form(cls, value: str) -> str:
-        if not _FACTORY.match(value):
-            raise ValueError("give the factory as package.module:function")
-        return value
 
 
 @cache
