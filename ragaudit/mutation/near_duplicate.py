@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 
 from ragaudit.mutation.anchors import anchor_pattern, anchor_swap, capital_is_its_own
+from ragaudit.mutation.changed_copy import answer_places, changed_copy_plan
 from ragaudit.mutation.edits import Edit
 from ragaudit.mutation.operator import Context, NotApplicable, Operator, Plan, Target, declare
-from ragaudit.mutation.text import find_whole_value
 from ragaudit.mutation.value_forms import value_change
 
 NAME = "near_duplicate"
@@ -65,29 +65,12 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
         return NotApplicable(NAME, intent.name, change)
     new, rule = change.new, change.rule
     taken = [(e.start, e.end) for e in edits]
-    values = []
-    start = find_whole_value(intent.answer, text)
-    while start != -1:
-        values.append((start, start + len(intent.answer), new))
-        start = find_whole_value(intent.answer, text, start + len(intent.answer))
+    values = [(start, end, new) for start, end in answer_places(intent.answer, text)]
     for start, end, value in values + list(change.paired):
         if not any(s < end and start < e for s, e in taken):
             edits.append(Edit(start, end, value, "value", intent.name))
-    sentence = target.sentence
-    return Plan(
-        NAME,
-        intent.name,
-        "added",
-        target.doc.doc_id,
-        rule=f"{entity_rule}; {intent.answer!r} -> {new!r} ({rule})",
-        expect="answer",
-        accept=(intent.answer,),
-        traps=(new,),
-        edits=tuple(edits),
-        gold=(("original", *sentence, "gold"),),
-        trap=(("mutant", *sentence, "trap"),),
-        checks={"old": intent.answer, "new": new},
-    )
+    value_rule = f"{entity_rule}; {intent.answer!r} -> {new!r} ({rule})"
+    return changed_copy_plan(NAME, target, new, value_rule, edits, right="original")
 
 
 PROBE = declare(NAME, "a near-copy of the answer's document about another entity")

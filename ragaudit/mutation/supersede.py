@@ -5,9 +5,10 @@ the old value, still in the old document, is the trap. A value written in two fo
 
 from __future__ import annotations
 
+from ragaudit.mutation.changed_copy import answer_places, changed_copy_plan
 from ragaudit.mutation.edits import Edit
 from ragaudit.mutation.operator import Context, NotApplicable, Operator, Plan, Target, declare
-from ragaudit.mutation.text import MONTHS, find_whole_value
+from ragaudit.mutation.text import MONTHS
 from ragaudit.mutation.value_forms import value_change
 
 NAME = "supersede"
@@ -32,26 +33,10 @@ def plan(target: Target, context: Context) -> Plan | NotApplicable:
         return NotApplicable(NAME, intent.name, change)
     new, rule = change.new, change.rule
     edits = [Edit(0, 0, revision_line(context, target.doc.doc_id), "revision", intent.name)]
-    start = find_whole_value(intent.answer, text)
-    while start != -1:
-        edits.append(Edit(start, start + len(intent.answer), new, "value", intent.name))
-        start = find_whole_value(intent.answer, text, start + len(intent.answer))
+    edits += [Edit(s, e, new, "value", intent.name) for s, e in answer_places(intent.answer, text)]
     edits += [Edit(s, e, form, "value", intent.name) for s, e, form in change.paired]
-    sentence = target.sentence
-    return Plan(
-        NAME,
-        intent.name,
-        "added",
-        target.doc.doc_id,
-        rule=f"{intent.answer!r} -> {new!r} ({rule})",
-        expect="answer",
-        accept=(new,),
-        traps=(intent.answer,),
-        edits=tuple(edits),
-        gold=(("mutant", *sentence, "gold"),),
-        trap=(("original", *sentence, "trap"),),
-        checks={"old": intent.answer, "new": new},
-    )
+    value_rule = f"{intent.answer!r} -> {new!r} ({rule})"
+    return changed_copy_plan(NAME, target, new, value_rule, edits, right="mutant")
 
 
 PROBE = declare(NAME, "a newer revision of the answer's document with a changed value")
