@@ -7,10 +7,8 @@ server's own (`server`), so a changed model digest, parameter or server is a fre
 Each row also records what computed it and how long that took (cache_schema.py, which also
 migrates an older file once).
 
-Counts (replayed / computed / failed) belong to this object, i.e. to one run; the stored
-calls persist across runs. A call given by key is counted once by its final outcome: a
-text whose batch failed and that failed again alone is one failed call (under the reason
-it first failed for), and one that failed and was then computed is computed.
+Counts (replayed / computed / failed) belong to this object, i.e. to one run
+(backends.call_counts); the stored calls persist across runs.
 """
 
 from __future__ import annotations
@@ -18,9 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import threading
 import time
-from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +24,7 @@ from pathlib import Path
 from ragaudit import paths
 from ragaudit.backends import cache_schema
 from ragaudit.backends.cache_schema import SCHEMA_VERSION
+from ragaudit.backends.call_counts import CallCounting
 from ragaudit.errors import RagauditError
 
 __all__ = ["SCHEMA_VERSION", "CallCache", "cache_error", "call_key", "identity_key"]
@@ -75,7 +72,7 @@ def _sha256(value: object) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-class CallCache:
+class CallCache(CallCounting):
     """Stored model calls plus this run's replayed / computed / failed counts.
 
     `path=None` uses `paths.cache_path()`. A file that is not a readable ragaudit cache
@@ -90,10 +87,7 @@ class CallCache:
         self.readonly = readonly
         self.timeout = timeout
         """Seconds to wait for another process's lock before reporting the cache busy."""
-        self._lock = threading.RLock()
-        self._counts: dict[str, dict[str, int]] = defaultdict(_zero_counts)
-        self._failures: list[dict] = []
-        self._failed: dict[tuple[str, str], dict] = {}  # (model, key) -> its failure
+        super().__init__()  # the counts, and the lock that guards them and the connection
         self._conn = self._open()
 
     # -- opening -------------------------------------------------------------------------
@@ -334,68 +328,6 @@ class CallCache:
                 return None
         return None if row is None else row[0]
 
-    # -- this run's counts ---------------------------------------------------------------
-
-    def count(self, model: str, outcome: str, n: int = 1, *, keys: list[str] | None = None) -> None:
-        """Add `n` calls of `model` to `outcome` (replayed, computed or failed); given
-        `keys` (then n is their number), a key that failed earlier in the run leaves
-        `failed`: its final outcome is this one."""
-        if outcome not in ("replayed", "computed", "failed"):
-            raise ValueError(f"unknown call outcome {outcome!r}")
-        with self._lock:
-            for key in keys or ():
-                earlier = self._failed.pop((model, key), None)
-                if earlier is not None:
-                    earlier["calls"] -= 1
-                    self._counts[model]["failed"] -= 1
-            self._counts[model][outcome] += len(keys) if keys is not None else n
-
-    def record_failure(
-        self, model: str, kind: str, error: str, n: int = 1, *, keys: list[str] | None = None
-    ) -> None:
-        """Count `n` failed calls and keep the error for the results file; given `keys`
-        (then n is their number), a key that already failed in this run is not counted
-        again (its first failure keeps it)."""
-        with self._lock:
-            if keys is not None:
-                keys = [key for key in dict.fromkeys(keys) if (model, key) not in self._failed]
-                if not keys:
-                    return
-                n = len(keys)
-            entry = {"model": model, "kind": kind, "error": error, "calls": n}
-            self._failures.append(entry)
-            self._counts[model]["failed"] += n
-            for key in keys or ():
-                self._failed[(model, key)] = entry
-
-    def stats(self) -> dict[str, int]:
-        """This run's calls over all models: {"replayed", "computed", "failed"}."""
-        total = _zero_counts()
-        with self._lock:
-            for counts in self._counts.values():
-                for outcome, n in counts.items():
-                    total[outcome] += n
-        return total
-
-    def stats_by_model(self) -> dict[str, dict[str, int]]:
-        """This run's counts per model spec."""
-        with self._lock:
-            return {model: dict(counts) for model, counts in self._counts.items()}
-
-    def failures(self) -> list[dict]:
-        """Failed calls of this run: [{"model", "kind", "error", "calls"}] in order, each
-        error with the calls that still failed at the end (none listed with 0: a batch
-        whose texts were all computed when asked again)."""
-        with self._lock:
-            return [dict(failure) for failure in self._failures if failure["calls"] > 0]
-
-    def reset_stats(self) -> None:
-        """Start counting afresh (stored calls are kept)."""
-        with self._lock:
-            self._counts.clear()
-            self._failures.clear()
-            self._failed.clear()
-
 
 def cache_error(path: Path, error: sqlite3.Error) -> RagauditError:
     """One line for a SQLite error on the cache at `path`. Only a damaged file is worth
@@ -413,7 +345,3 @@ def cache_error(path: Path, error: sqlite3.Error) -> RagauditError:
         f"{path}: not a readable ragaudit model-call cache ({text}); it was left untouched: "
         "move it aside to start a fresh cache"
     )
-
-
-def _zero_counts() -> dict[str, int]:
-    return {"replayed": 0, "computed": 0, "failed": 0}
