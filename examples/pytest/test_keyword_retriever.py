@@ -31,9 +31,7 @@ def target() -> ragaudit.Components:
 
 def test_a_near_duplicate_or_diluted_corpus_still_finds_the_answer():
     # Only the operators named are run (no '*'): near-duplicates and dilution.
-    assert_mutation_score(
-        target(), CORPUS, CASES, at_least={"near_duplicate": 0.8, "dilute": 0.8}
-    )
+    assert_mutation_score(target(), CORPUS, CASES, at_least={"near_duplicate": 0.8, "dilute": 0.8})
 
 
 @pytest.mark.xfail(strict=True, reason="BM25 ranks a superseded value as high as the current")
