@@ -124,10 +124,11 @@ def _pipeline_stack(factory: Given, name: str, version: str | None) -> StackSpec
 
 
 def _returning(built: Any) -> Any:
-    """A retriever factory over `chunks` that hands back the retriever already built (it
-    indexed the documents itself; its passages are located in them)."""
+    """A retriever factory over `documents` that hands back the retriever already built (it
+    indexed the documents itself; its passages are located in them: a reader's metadata,
+    counted by a llama-index splitter against its chunk size, moves its chunks' edges)."""
 
-    def retriever(chunks: Any) -> Any:
+    def retriever(documents: Any) -> Any:
         return built
 
     retriever.__qualname__ = Built(built).removeprefix("python:")
@@ -142,9 +143,9 @@ def _is_retriever(value: Any) -> bool:
 
 def _is_factory(value: Any) -> bool:
     """A function or class to call with the documents (or chunks), not a built object."""
-    if inspect.isclass(value) or not callable(value) or _is_retriever(value):
+    if not callable(value) or _is_retriever(value):
         return False
-    if not (inspect.isfunction(value) or inspect.ismethod(value)):
+    if not (inspect.isfunction(value) or inspect.ismethod(value) or inspect.isclass(value)):
         return False  # a callable object is a built pipeline
     try:
         parameters = inspect.signature(value).parameters
@@ -154,8 +155,10 @@ def _is_factory(value: Any) -> bool:
 
 
 def _answers(value: Any) -> bool:
-    """A built pipeline: a query engine (`query`), a Runnable (`invoke`) or a callable."""
-    return any(hasattr(value, attr) for attr in ("query", "invoke")) or callable(value)
+    """A built pipeline, as targets.pipeline.adapters asks one: a llama-index query engine,
+    a LangChain Runnable or a callable (an object with a `query` method of its own is none)."""
+    names = {cls.__name__ for cls in type(value).__mro__}
+    return bool({"BaseQueryEngine", "Runnable"} & names) or callable(value)
 
 
 def _digest(*parts: str) -> str:

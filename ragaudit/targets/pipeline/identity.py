@@ -55,7 +55,8 @@ def object_source_sha256(value: Any) -> str | None:
 def not_replayed(factory: Any, version: Any) -> str | None:
     """Why the answers of a target given in Python are never replayed from the cache, or
     None when they are: a factory defined in a module is keyed by that module's source (an
-    edit asks again, as for an import path); one defined in a notebook, or an object
+    edit asks again, as for an import path); one defined in a notebook, one carrying
+    values its source does not say (a method's object, a closure's values), or an object
     already built (its class is a library's, so an edit to its prompt, k or documents
     would not change that), needs `version=`."""
     if not isinstance(factory, Given) or version is not None:
@@ -70,6 +71,30 @@ def not_replayed(factory: Any, version: Any) -> str | None:
             f"{factory} has no source file (a notebook or __main__), so its answers are not "
             "replayed from the cache: pass version= (bump it when you edit it) to replay them"
         )
+    state = _state_of(factory.value)
+    if state is not None:
+        return (
+            f"{factory} {state}, which its module's source does not say, so its answers are "
+            "not replayed from the cache: pass version= (bump it when you change it) to "
+            "replay them"
+        )
+    return None
+
+
+def _state_of(value: Any) -> str | None:
+    """What a function given in Python carries beyond its module's source: the object a
+    method is bound to, or a closure's values (made at run time, from a notebook's
+    variables, say); a closure over functions only (a decorator's) carries none."""
+    owner = getattr(value, "__self__", None)
+    if inspect.ismethod(value) and not inspect.isclass(owner):
+        return f"is bound to a {type(owner).__name__} object"
+    for cell in getattr(value, "__closure__", None) or ():
+        try:
+            held = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            continue
+        if not (inspect.isroutine(held) or inspect.isclass(held) or inspect.ismodule(held)):
+            return f"closes over a {type(held).__name__} value"
     return None
 
 
