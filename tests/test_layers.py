@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("gating",),  # the regression gate: comparison's pairing, tested and decided
     ("ui",),
     ("api",),  # the library's verbs and Results, over every package below
-    ("cli",),  # argparse and printing only
+    ("cli", "testing"),  # argparse and printing only; the pytest plugin's assertions
     ("__main__", "__init__"),
 )
 """Bottom first. A unit may import only units in rows above its own."""
