@@ -21,6 +21,7 @@ VOLATILE = {
     "created_at", "elapsed_seconds", "elapsed_seconds_reason", "seconds", "argv", "calls",
     "duration_seconds", "started_at", "finished_at", "wall_seconds", "sessions",
     "failure_reasons", "replayed", "timing", "calls_by_model",
+    "added",  # chunks a Chroma collection gained: the second run finds them there
 }  # fmt: skip
 """Keys whose values differ between two runs of the same work (compared as present)."""
 
