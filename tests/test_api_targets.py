@@ -333,6 +333,13 @@ def test_mutate_refuses_a_built_target_in_one_line_before_any_work(kind, tmp_pat
     assert time.perf_counter() - started < 1.0
 
 
+@pytest.mark.parametrize("target", [5, QueryOnly()], ids=["int", "query method"])
+def test_mutate_names_a_value_that_is_no_target(target, tmp_path) -> None:
+    message = one_line_error(ragaudit.mutate, DOCUMENTS, CASES, target,
+                             data_dir=tmp_path / "home", progress=False)  # fmt: skip
+    assert message.startswith(f"target {type(target).__name__}: expected a stack file's path")
+
+
 # -- every bound applies as for the YAML form ---------------------------------------------
 
 

@@ -56,10 +56,14 @@ class Components:
 
 def rebuildable(target: Any) -> bool:
     """Whether `target` can be built again over another corpus (what `mutate` needs): a
-    path, a mapping, a factory, or components whose retriever (if any) is a factory."""
+    path, a mapping, a factory, or components whose retriever (if any) is a factory; not a
+    retriever or an engine already built. A value that is no target at all is as_stack's
+    to refuse, naming what it is."""
     if isinstance(target, Components):
         return target.retriever is None or _is_factory(target.retriever)
-    return isinstance(target, (str, Path, dict)) or _is_factory(target)
+    if isinstance(target, (str, Path, dict)) or _is_factory(target):
+        return True
+    return not (_is_retriever(target) or _answers(target))
 
 
 def as_stack(target: Any, *, name: str = "yours", version: str | None = None) -> StackSpec:
