@@ -1,7 +1,8 @@
 """An output never replaces an input (issue 25, item 11): `--out` (and `--junit`,
 `--out-md`) naming a file the command reads, by the same path, through `..`, a symlink or
 a hard link, is refused in one line with exit 2, and no file in the folder changes. Each
-case is the installed `ragaudit` script, run as a user runs it."""
+case is `ragaudit.cli.main.main` in this process, and one of them also the installed
+`ragaudit` script, run as a user runs it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from helpers.analysis_fixtures import analysed_results
+
+from ragaudit.cli.main import main
 
 RAGAUDIT = [str(Path(sys.executable).parent / "ragaudit")]
 REPLACES = "writing it would replace the input, so nothing was written (name another file)"
@@ -83,10 +86,23 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_an_out_naming_an_input_is_refused_and_nothing_changes(folder, case):
+def test_an_out_naming_an_input_is_refused_and_nothing_changes(folder, case, monkeypatch, capfd):
     argv, words = CASES[case]
     if case == "compare":  # compare.md beside the inputs is a hard link of run A
         os.link(folder / "R" / "latest.json", folder / "R" / "compare.md")
+    before = _state(folder)
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("RAGAUDIT_HOME", str(folder / "home"))
+    capfd.readouterr()
+    status = main(list(argv))
+    stderr = capfd.readouterr().err
+    assert status == 2, stderr[-2000:]
+    assert stderr == f"ragaudit {words}; {REPLACES}\n"
+    assert _state(folder) == before
+
+
+def test_the_installed_script_refuses_as_the_command_does(folder):
+    argv, words = CASES["export, a symlink to it"]
     before = _state(folder)
     env = {**os.environ, "RAGAUDIT_HOME": str(folder / "home")}
     done = subprocess.run(
