@@ -2,18 +2,23 @@
 (issue 40, items 19 and 20): an export into the corpus folder or below it (`--format md`
 into `corpus/documents` replaced the committed documents, and every later command then
 refused the corpus as differing from its manifest) is refused; an export onto a file or
-onto /dev/null is one line (it was a FileExistsError traceback). Each is the installed
-`ragaudit` script: exit 2, one stderr line, the corpus still matching its manifest."""
+onto /dev/null is one line (it was a FileExistsError traceback). Each is
+`ragaudit.cli.main.main` in this process: exit 2, one stderr line, the corpus still
+matching its manifest. The corpus is written once by the installed `ragaudit` script, and
+the export that succeeds runs the script too."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from ragaudit.cli.main import main
 
 RAGAUDIT = [str(Path(sys.executable).parent / "ragaudit")]
 FOLDER = "writing there would change the input, so nothing was written (name a path outside it)"
@@ -27,10 +32,28 @@ def ragaudit(root: Path, *argv: str) -> subprocess.CompletedProcess:
     )
 
 
+def in_process(monkeypatch, capfd, root: Path, *argv: str) -> tuple[int, str, str]:
+    """`ragaudit ARGV` in this process, from `root`: (exit status, stdout, stderr)."""
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("RAGAUDIT_HOME", str(root / "home"))
+    capfd.readouterr()
+    status = main(list(argv))
+    captured = capfd.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> Path:
+    """A planted corpus of n=1 written once by `ragaudit corpus`; each test takes a copy."""
+    root = tmp_path_factory.mktemp("written")
+    assert ragaudit(root, "corpus", "--out", "c", "--n", "1").returncode == 0
+    return root / "c"
+
+
 @pytest.fixture
-def corpus(tmp_path) -> Path:
-    """A planted corpus of n=1 written by `ragaudit corpus`, and a file beside it."""
-    assert ragaudit(tmp_path, "corpus", "--out", "c", "--n", "1").returncode == 0
+def corpus(written, tmp_path) -> Path:
+    """A copy of the planted corpus of n=1, and a file beside it."""
+    shutil.copytree(written, tmp_path / "c")
     (tmp_path / "notes.txt").write_text("mine\n", encoding="utf-8")
     return tmp_path / "c"
 
@@ -63,16 +86,17 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_an_export_over_the_corpus_or_onto_a_file_is_one_line(corpus, case):
+def test_an_export_over_the_corpus_or_onto_a_file_is_one_line(corpus, case, monkeypatch, capfd):
     argv, words = CASES[case]
     root = corpus.parent
     (root / "elsewhere").mkdir()
     before = _state(root)
-    done = ragaudit(root, "corpus", "--out", "c", *argv)
-    assert (done.returncode, done.stdout) == (2, ""), done.stderr[-2000:]
-    assert done.stderr == f"ragaudit corpus: {words}\n"
+    status, out, err = in_process(monkeypatch, capfd, root, "corpus", "--out", "c", *argv)
+    assert (status, out) == (2, ""), err[-2000:]
+    assert err == f"ragaudit corpus: {words}\n"
     assert _state(root) == before
-    assert ragaudit(root, "corpus", "--check", "--out", "c").returncode == 0
+    check = in_process(monkeypatch, capfd, root, "corpus", "--check", "--out", "c")
+    assert check[0] == 0, check[2][-2000:]
 
 
 def test_an_export_beside_the_corpus_is_written(corpus):
