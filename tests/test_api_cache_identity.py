@@ -6,7 +6,9 @@ are. A factory defined in a module is keyed by that module's source, as an impor
 
 The verb is `ragaudit.mutate` over three documents and one intent (the control row and one
 `supersede` mutant: 4 answers, no model) with a fresh cache in tmp_path; the built engine,
-which mutate cannot rebuild, goes through `ragaudit.run` alone over the planted corpus."""
+which mutate cannot rebuild, goes through `ragaudit.run` alone over the planted corpus. The
+notebook is simulated in-process (`exec` in a `__main__` namespace), run as a real script,
+and (slow) run as real notebook cells by a Jupyter kernel (nbclient)."""
 
 from __future__ import annotations
 
@@ -250,3 +252,37 @@ def test_a_script_run_as_main_is_never_replayed_without_version(tmp_path) -> Non
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [computed(), computed(), computed(), replayed()]
     assert done.stderr.count("python:__main__.make has no source file") == 2
+
+
+NOTEBOOK_CELLS = [
+    "import json, sys\nsys.path.insert(0, {tests!r})\nimport ragaudit\n"
+    "from test_api_cache_identity import DOCUMENTS, CASES\ncalls = []",
+    "{factory}",
+    "def audit(version=None):\n"
+    "    results = ragaudit.mutate(DOCUMENTS, CASES, make, operators=['supersede'],\n"
+    "                              data_dir={home!r}, progress=False, version=version)\n"
+    "    calls.append(results.document['conditions']['calls'])\n"
+    "audit(); audit()",
+    "{edited}",
+    "audit(); audit('1'); audit('1')\nprint(json.dumps(calls))",
+]
+
+
+@pytest.mark.slow  # a Jupyter kernel started: about 10 s
+def test_a_notebook_cell_edited_is_asked_again(tmp_path) -> None:
+    """A real notebook, run by a Jupyter kernel: the factory's cell, run twice, then edited
+    and run again, asks every time; with version= it replays."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    values = {"tests": str(Path(__file__).parent), "home": str(tmp_path / "home"),
+              "factory": source("46 euros"), "edited": source("forty-six euros")}  # fmt: skip
+    cells = [nbformat.v4.new_code_cell(cell.format(**values)) for cell in NOTEBOOK_CELLS]
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3").execute()
+    last = notebook.cells[-1].outputs
+    printed = "".join(o.get("text", "") for o in last if o.get("name") == "stdout")
+    assert json.loads(printed) == [computed(), computed(), computed(), computed(), replayed()]
+    said = "".join(o.get("text", "") for c in notebook.cells for o in c.outputs
+                   if o.get("name") == "stderr")  # fmt: skip
+    assert said.count("python:__main__.make has no source file") == 3
