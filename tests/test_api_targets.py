@@ -100,6 +100,11 @@ class WordDocs(LangChainRetriever):
         return sorted(self.chunks, key=lambda d: -overlap(query, d.page_content))[:3]
 
 
+def no_hits(question: str) -> list:
+    """A built retriever that is a plain callable."""
+    return []
+
+
 class Engine(CustomQueryEngine):
     """A built llama-index query engine: a fixed answer from one source node."""
 
@@ -211,10 +216,12 @@ def test_components_with_a_retriever_factory_rebuilds_it_per_corpus() -> None:
 @pytest.mark.parametrize("kind", ["llama-index", "langchain", "callable"])
 def test_components_with_a_built_retriever_hand_it_back_as_built(kind) -> None:
     built = {"llama-index": WordNodes([]), "langchain": WordDocs(chunks=[]),
-             "callable": lambda question: []}[kind]  # fmt: skip
+             "callable": no_hits}[kind]  # fmt: skip
     stack = as_stack(ragaudit.Components(splitter=SentenceSplitter(), retriever=built))
     factory = stack.retriever["factory"]
     assert isinstance(factory, Given) and factory.value(documents=[]) is built
+    named = {"llama-index": "WordNodes", "langchain": "WordDocs", "callable": "no_hits"}[kind]
+    assert factory == f"python:test_api_targets.{named}"  # what the results file names
 
 
 @pytest.mark.parametrize("retriever", [WordNodes([]), WordDocs(chunks=[])], ids=["llama", "lc"])

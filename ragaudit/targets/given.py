@@ -26,8 +26,10 @@ class Given(str):
 
     value: Any
 
-    def __new__(cls, value: Any) -> Given:
-        made = super().__new__(cls, label_of(value))
+    def __new__(cls, value: Any, label: str | None = None) -> Given:
+        """`label`: what it is called instead of label_of(value) (a wrapper named by the
+        object it wraps)."""
+        made = super().__new__(cls, label or label_of(value))
         made.value = value
         return made
 

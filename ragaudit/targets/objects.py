@@ -29,7 +29,7 @@ from typing import Any
 
 from ragaudit.errors import RagauditError
 from ragaudit.targets.bounded import UserCodeLimits
-from ragaudit.targets.given import Built, Given
+from ragaudit.targets.given import Built, Given, label_of
 from ragaudit.targets.stackfile import StackSpec, load_stack, stack_from_data
 
 IN_PYTHON = "<target given in Python>"
@@ -100,7 +100,7 @@ def _component_stack(target: Components) -> StackSpec:
     retriever = None
     if target.retriever is not None:
         given = target.retriever
-        factory = Given(given) if _is_factory(given) else Given(_returning(given))
+        factory = Given(given) if _is_factory(given) else Given(_returning(given), label_of(given))
         retriever = {"factory": factory, "args": {}}
     model = {"spec": target.embedder, "base_url": None, "api_key_env": None}
     generator = {"spec": target.generator, "base_url": None, "api_key_env": None}
@@ -135,7 +135,6 @@ def _returning(built: Any) -> Any:
     def retriever(documents: Any) -> Any:
         return built
 
-    retriever.__qualname__ = Built(built).removeprefix("python:")
     return retriever
 
 
