@@ -61,12 +61,18 @@ def not_replayed(factory: Any, version: Any) -> str | None:
     would not change that), needs `version=`."""
     if not isinstance(factory, Given) or version is not None:
         return None
+    source = None if isinstance(factory, Built) else object_source_sha256(factory.value)
+    return _why_not_replayed(factory, source)
+
+
+def _why_not_replayed(factory: Given, source_sha256: str | None) -> str | None:
+    """not_replayed's reason, given its module's source hash (read once per identity)."""
     if isinstance(factory, Built):
         return (
             f"{factory} was given built, so its answers are not replayed from the cache: "
             "pass version= (bump it when you change it) to replay them"
         )
-    if object_source_sha256(factory.value) is None:
+    if source_sha256 is None:
         return (
             f"{factory} has no source file (a notebook or __main__), so its answers are not "
             "replayed from the cache: pass version= (bump it when you edit it) to replay them"
@@ -101,15 +107,14 @@ def _state_of(value: Any) -> str | None:
 def _object_identity(factory: Given, entry: dict) -> dict:
     """The identity of a factory or object given in Python (see not_replayed)."""
     version = entry.get("version")
-    built = isinstance(factory, Built)
+    source = None if isinstance(factory, Built) else object_source_sha256(factory.value)
     described = {
-        "kind": "pipeline-object", "object": str(factory),
-        "source_sha256": None if built else object_source_sha256(factory.value),
+        "kind": "pipeline-object", "object": str(factory), "source_sha256": source,
         "args": entry.get("args") or {},
         "keys": [entry.get(k) for k in ("input_key", "answer_key", "context_key")],
         "version": None if version is None else str(version),
     }  # fmt: skip
-    if not_replayed(factory, version) is not None:
+    if version is None and _why_not_replayed(factory, source) is not None:
         described["unreplayed"] = uuid.uuid4().hex  # a key no earlier run could have
     return described
 
