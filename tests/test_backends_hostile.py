@@ -15,8 +15,11 @@ import json
 import sqlite3
 
 import pytest
+from helpers.corpus_counts import distinct_passages, distinct_questions
 from helpers.hostile_openai_server import DIMENSIONS, EMBED_MODEL, THROTTLED
-from helpers.hostile_run import PROMPTS, TEXTS, Servers, listed_digest, run_ragaudit
+from helpers.hostile_run import PROMPTS, Servers, listed_digest, run_ragaudit
+
+from ragaudit.stack.configs import MATRIX_CHUNKINGS
 
 
 @pytest.fixture
@@ -34,12 +37,28 @@ def run_against(ragaudit_home, monkeypatch, capfd):
     return run
 
 
+# The run's texts (hostile_run.RUN: --n 1, --no-extra-configs, so the matrix's chunkings
+# only): each distinct chunk text cut from the n=1 share of the shipped corpus, and each
+# distinct question of it, read from corpus/; a text is asked once, whichever chunkings or
+# questions share it. The two prompts are hostile_run's (--gen-configs A, one probe).
+PASSAGES = len(distinct_passages(MATRIX_CHUNKINGS))
+QUERIES = len(distinct_questions())
+TEXTS = PASSAGES + QUERIES
+INDEX_BATCH, REQUEST = 64, 16  # stack.index's batch of passages; the engine's request
+
+
+def requests_for(texts: int, batch: int) -> int:
+    """The requests of `texts` asked `batch` at a time, each sent REQUEST a request."""
+    sizes = [batch] * (texts // batch) + ([texts % batch] if texts % batch else [])
+    return sum(-(-size // REQUEST) for size in sizes)
+
+
 # mode -> (exit code, calls replayed, computed, failed), by hand from what the mode breaks:
 # a mode that spoils every embedding reply fails every text (no retrieval: no prompt is
 # asked); one that only spoils a batch of several is cured when each text is asked alone.
 EVERY_TEXT_FAILS = (1, 0, 0, TEXTS)
 ALL_COMPUTED = (0, 0, TEXTS + PROMPTS, 0)
-FIRST = 16  # the texts of the first request (the engine's batch)
+FIRST = REQUEST  # the texts of the first request (the engine's batch)
 EXPECTED = {
     "normal": ALL_COMPUTED,
     "error500": EVERY_TEXT_FAILS,
@@ -59,8 +78,8 @@ EXPECTED = {
     "missing_index": ALL_COMPUTED,
     "overflow": ALL_COMPUTED,  # 1e38 * v still points along v
     "underflow": EVERY_TEXT_FAILS,  # 1e-320 * v points nowhere
-    # The first request fixes the dimension; the rest fail. The 64 passages are then asked
-    # one by one: the first 16 replay what was just stored, the others fail again.
+    # The first request fixes the dimension; the rest fail. The batch's passages are then
+    # asked one by one: the first 16 replay what was just stored, the others fail again.
     "dimension_change": (1, FIRST, FIRST, TEXTS - FIRST),
     "no_models": ALL_COMPUTED,
     "null_content": (1, 0, TEXTS, PROMPTS),
@@ -119,9 +138,13 @@ def null_content(run, server, again):
 
 def throttled(run, server, again):
     requests = run.seen["requests"]
-    # By hand: the 66 passages are asked 64 then 2 (stack.index's batch), sent 16 a request:
-    # 4 + 1 requests; the 11 queries 1; the 2 prompts 2; plus the throttled one again.
-    assert requests["/v1/embeddings"] + requests["/v1/chat/completions"] == 6 + 2 + THROTTLED
+    # By hand: the passages are asked 64 at a time (stack.index's batch), sent 16 a request
+    # (66 passages: 4 + 1 requests); the queries 16 a request (11: 1); the 2 prompts 2;
+    # plus the throttled one again.
+    embeds = requests_for(PASSAGES, INDEX_BATCH) + requests_for(QUERIES, REQUEST)
+    assert requests["/v1/embeddings"] + requests["/v1/chat/completions"] == (
+        embeds + PROMPTS + THROTTLED
+    )
     assert run.seconds >= THROTTLED * 1.0  # the throttled request waited its second
 
 
@@ -185,7 +208,7 @@ def test_an_honest_server_is_asked_each_text_once_and_rows_record_identity_and_t
     run = run_against(server)
     assert run.status == 0
     assert len(run.seen["texts"]) == len(set(run.seen["texts"])) == TEXTS
-    assert len(run.seen["batches"][0]) == 16  # the engine's batch
+    assert len(run.seen["batches"][0]) == REQUEST  # the engine's batch
     assert len(run.seen["chats"]) == PROMPTS
     with sqlite3.connect(ragaudit_home / "cache.sqlite") as conn:
         rows = conn.execute("SELECT identity, seconds FROM calls").fetchall()

@@ -7,13 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
+from test_corpus_instrument import anchor_chunks
 
 from ragaudit import paths
 from ragaudit.cli.main import main
-from ragaudit.corpus.build import build_corpus
+from ragaudit.corpus.build import REFERENCE_CHUNKING, build_corpus
 from ragaudit.corpus.files import check_corpus, load_planted_corpus, manifest_sha256, write_corpus
 from ragaudit.errors import RagauditError
 from ragaudit.probes.catalogue import shipped
+from ragaudit.stack.chunking import chunk_corpus
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +85,7 @@ def test_check_reports_changed_missing_and_unlisted_files(tmp_path):
 
 def test_subset_takes_the_first_instances_and_a_proportional_share_of_filler(fresh):
     small = fresh.subset(5)
-    assert small.n == 5 and len(small.instances) == 55
+    assert small.n == 5 and len(small.instances) == 5 * len(shipped())
     for probe in fresh.probes:
         assert small.instances_of(probe) == fresh.instances_of(probe)[:5]
     assert small.filler_count == round(fresh.filler_count * 5 / 25)
@@ -147,16 +149,21 @@ def test_cli_writes_then_prints_stats(tmp_path, capsys):
     assert "fixed-1000-0" + " " * 19 + "cut 2/2, whole 0/2" in out  # names padded to 30
     assert "recursive-1000-0" + " " * 15 + "cut 0/2, whole 2/2" in out
     assert "recursive-4000-0 2/2" in out
-    # Two instances of each probe; six probes plant their anchor in one chunk (see
-    # test_corpus_instrument.ANCHOR_CHUNKS): 12 of 22 counts are 1, so the median is 1.
+    # Two instances of each probe; the probes planting their anchor in one chunk (six of
+    # the eleven shipped: test_corpus_instrument.ANCHOR_CHUNKS) give over half the counts
+    # 1 (12 of 22), so the median is 1; the most is the crowding's 7.
+    written = load_planted_corpus(folder)
+    texts = [chunk.text for chunk in chunk_corpus(written.documents, REFERENCE_CHUNKING)]
+    planted = anchor_chunks(written, texts)
+    single = sorted(probe for probe, chunks in planted.items() if chunks == 1)
     assert (
-        "chunks holding each question's anchor: min 1, median 1.0, max 7; 12/22 questions "
-        "narrow to a single chunk (6 probes: control, multihop, negation, paraphrase, "
-        "table_split, unanswerable)"
+        f"chunks holding each question's anchor: min 1, median 1.0, max {max(planted.values())}"
+        f"; {2 * len(single)}/{2 * probes} questions narrow to a single chunk "
+        f"({len(single)} probes: {', '.join(single)})"
     ) in out
     assert main(["corpus", "--stats", "--json", "--out", str(folder)]) == 0
     stats = json.loads(capsys.readouterr().out)
-    assert stats["n"] == 2 and stats["instances"] == 22
+    assert stats["n"] == 2 and stats["instances"] == 2 * probes
     assert main(["corpus", "--check", "--out", str(folder)]) == 0
 
 

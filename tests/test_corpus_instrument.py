@@ -166,13 +166,20 @@ def whole(text: str, start: int, end: int) -> bool:
                    for i in (start - 1, end))  # fmt: skip
 
 
+def anchor_chunks(corpus: PlantedCorpus, texts: list[str]) -> dict[str, int]:
+    """Each probe of `corpus` -> the chunks (`texts`) holding each of its anchors: the
+    table's figure, or for a probe added since, counted by hand (one figure for all)."""
+    assert list(ANCHOR_CHUNKS) == list(PROBES_IN_ORDER[: len(ANCHOR_CHUNKS)])  # shipped first
+    planted = {p: ANCHOR_CHUNKS.get(p) for p in corpus.probes}
+    for probe in (p for p, chunks in planted.items() if chunks is None):
+        [planted[probe]] = {chunks_holding(i.anchor, texts) for i in corpus.instances_of(probe)}
+    return planted
+
+
 def test_anchor_selectivity_is_what_each_probe_plants(corpus, views):
     view = views["recursive-1000-0"]
-    assert list(ANCHOR_CHUNKS) == list(PROBES_IN_ORDER[: len(ANCHOR_CHUNKS)])  # shipped first
-    texts = [chunk.text for chunk in view.chunks]
-    planted = {p: ANCHOR_CHUNKS.get(p) for p in PROBES_IN_ORDER}
-    for probe in (p for p, chunks in planted.items() if chunks is None):  # added since
-        [planted[probe]] = {chunks_holding(i.anchor, texts) for i in instances(corpus, probe)}
+    assert corpus.probes == PROBES_IN_ORDER
+    planted = anchor_chunks(corpus, [chunk.text for chunk in view.chunks])
     report = anchor_selectivity(corpus, view)
     for probe, expected in planted.items():
         counts = [report["per_question"][i.instance_id] for i in instances(corpus, probe)]

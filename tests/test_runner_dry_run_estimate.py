@@ -5,6 +5,7 @@ and estimate_lines prints them; the expected lines are written out by hand."""
 from __future__ import annotations
 
 import pytest
+from helpers.corpus_counts import question_records
 
 from ragaudit.runner.estimate import CallEstimate, run_estimates
 from ragaudit.runner.estimate_lines import estimate_lines
@@ -39,8 +40,9 @@ def test_run_estimates_asks_each_stage_over_the_plans_corpus_in_order(tmp_path, 
     first, second = Told("first", [one]), Told("second", [two, three])
     plan = build_plan(presets.QUICK, n=1, out=tmp_path / "latest.json")
     assert run_estimates(plan, [first, second]) == [one, two, three]
-    # --n 1: one instance of each of the planted corpus's 11 probes; no cache file yet
-    assert first.asked == second.asked == [(11, None)]
+    # --n 1: one instance of each of the shipped corpus's probes (its questions.jsonl); no
+    # cache file yet
+    assert first.asked == second.asked == [(len(question_records(n=1)), None)]
     assert not (tmp_path / "home").exists()
 
 
