@@ -13,15 +13,8 @@ import time
 import numpy as np
 import pytest
 from helpers.hostile_openai_server import EMBED_MODEL, server_vector, unit
-from helpers.hostile_run import (
-    PROMPTS,
-    TEXTS,
-    Servers,
-    key_runs,
-    listed_digest,
-    new_key,
-    run_ragaudit,
-)
+from helpers.hostile_run import PROMPTS, Servers, key_runs, listed_digest, new_key, run_ragaudit
+from test_backends_hostile import TEXTS  # the run's texts, read from the shipped corpus
 
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.openai_backend import OpenAIEmbeddingEngine

@@ -13,12 +13,23 @@ import subprocess
 import sys
 
 import pytest
+from helpers.corpus_counts import distinct_passages, distinct_questions, question_records
 from helpers.ollama_fake import start_fake_ollama, unused_port
-from helpers.run_fixtures import EMBEDDER, PASSAGES, RECORDS, TINY, ragaudit_run
+from helpers.run_fixtures import CONFIGS, EMBEDDER, TINY, ragaudit_run
 
 from ragaudit.runner.plan import build_plan
 from ragaudit.runner.preflight import remote_specs
 from ragaudit.stack import presets
+from ragaudit.stack.configs import MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE
+
+# TINY's run (--n 1), read from the shipped corpus: one record per question per matrix
+# config, plus T4000's on table_split's; the texts embedded are the distinct chunk texts
+# its chunkings cut (the matrix's and T4000's, over the whole n=1 share) and the distinct
+# questions, each asked once, each failed call counted once by its final outcome.
+QUESTIONS = question_records()
+RECORDS = len(QUESTIONS) * CONFIGS + sum(r["probe"] == "table_split" for r in QUESTIONS)
+PASSAGES = len(distinct_passages((*MATRIX_CHUNKINGS, TABLE_SPLIT_WIDE)))
+TEXTS = PASSAGES + len(distinct_questions())
 
 
 def written(home) -> list[str]:
@@ -117,9 +128,10 @@ def test_every_call_failing_exits_1_and_names_the_cause(embed_500):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     lines = done.stderr.splitlines()
     assert f"[embed passages {EMBEDDER}] ------------------------ 0/{PASSAGES}" in done.stderr
-    # Each text is counted once, by its final outcome (issue 25, item 22): the 68 passages
-    # and 11 questions failed, whether in their batch or again alone: 68 + 11.
-    assert f"79 of 79 calls failed: 79 × embed {EMBEDDER}: {reason(url)}" in lines, done.stderr
+    # Each text is counted once, by its final outcome (issue 25, item 22): the passages
+    # and questions failed, whether in their batch or again alone (68 + 11 at 11 probes).
+    failed = f"{TEXTS} of {TEXTS} calls failed: {TEXTS} × embed {EMBEDDER}: {reason(url)}"
+    assert failed in lines, done.stderr
     assert f"{RECORDS} of {RECORDS} instance records lost a model call; " in done.stderr
     assert lines[-1] == (
         "ragaudit run: exit 1 because model calls failed (--allow-failed-calls exits 0)"
@@ -132,7 +144,7 @@ def test_failures_are_printed_as_they_happen_without_flooding(embed_500):
     # The first failed batch: 64 passages (the backend's request of 16 failed, 48 behind it
     # unasked).
     assert notices[0] == f"embed failed ({EMBEDDER}): {reason(url)} — 64 failed so far"
-    # 79 failures of one reason print as a handful of lines.
+    # All the failures, of one reason, print as a handful of lines.
     assert 1 <= len(notices) <= 4
     stage = done.stderr.index(f"[index {EMBEDDER}]")
     assert done.stderr.index(notices[0]) < stage  # printed while the run went on
@@ -142,9 +154,9 @@ def test_the_file_is_written_with_the_failures_in_it(embed_500):
     results = embed_500["results"]
     conditions = results["conditions"]
     assert results["complete"] is True
-    assert conditions["calls"] == {"replayed": 0, "computed": 0, "failed": 79}
+    assert conditions["calls"] == {"replayed": 0, "computed": 0, "failed": TEXTS}
     assert conditions["failure_reasons"] == [
-        {"model": EMBEDDER, "kind": "embed", "reason": reason(embed_500["url"]), "calls": 79}
+        {"model": EMBEDDER, "kind": "embed", "reason": reason(embed_500["url"]), "calls": TEXTS}
     ]
     assert len(results["instances"]) == RECORDS
     assert all(r["retrieval_error"] for r in results["instances"])
@@ -158,7 +170,7 @@ def test_the_file_is_written_with_the_failures_in_it(embed_500):
 def test_allow_failed_calls_exits_0_and_still_reports(embed_500):
     done = embed_500["allowed"]
     assert done.returncode == 0, done.stderr
-    assert f"79 of 79 calls failed: 79 × embed {EMBEDDER}: " in done.stderr
+    assert f"{TEXTS} of {TEXTS} calls failed: {TEXTS} × embed {EMBEDDER}: " in done.stderr
     assert "exit 1" not in done.stderr
 
 
@@ -181,9 +193,9 @@ def test_calls_that_fail_once_and_then_succeed_cost_no_record_and_exit_0(tmp_pat
     done = ragaudit_run(tmp_path, server.url, *TINY, "--embedders", EMBEDDER)
     assert done.returncode == 0, done.stderr
     # The first batch of passages fails (16 asked, 48 behind it), then each of the 64 is
-    # asked alone and embedded, then the batch of 4 and the 11 questions: each text is
-    # counted once by its final outcome (issue 25, item 22), 68 + 11 computed, none failed.
+    # asked alone and embedded, then the rest of the passages and the questions: each text
+    # is counted once by its final outcome (issue 25, item 22), all computed, none failed.
     lines = done.stderr.splitlines()
-    assert "model calls: 0 replayed, 79 computed, 0 failed" in " ".join(lines)
+    assert f"model calls: 0 replayed, {TEXTS} computed, 0 failed" in " ".join(lines)
     assert "calls failed" not in done.stderr
     assert "exit 1" not in done.stderr
