@@ -307,14 +307,14 @@ def test_run_asks_a_built_query_engine_as_it_stands(tmp_path, capsys) -> None:
     assert "python:test_api_targets.Engine was given built" in capsys.readouterr().err
 
 
-def test_the_audit_refuses_a_pipeline_in_one_line(user_rag, tmp_path) -> None:
-    for target in (Engine(), user_rag.make):
-        message = one_line_error(ragaudit.audit, DOCUMENTS, CASES, target,
-                                 data_dir=tmp_path / "home", progress=False)  # fmt: skip
-        assert message == (
-            f"stack file {IN_PYTHON}: field pipeline: audit --stack ranks your cases with a "
-            "component stack; audit a whole pipeline with ragaudit run --stack"
-        )
+def test_the_audit_ranks_each_case_by_the_contexts_a_pipeline_returns(user_rag, tmp_path):
+    # user_rag.make answers from the first two documents (travel, leave): the meal cases
+    # find their expected document among its contexts, and so do the leave cases
+    results = ragaudit.audit(DOCUMENTS, CASES, user_rag.make, data_dir=tmp_path / "home",
+                             progress=False)  # fmt: skip
+    summary = results.document["summary"]
+    assert (summary["cases"], summary["failed_calls"]) == (4, 0)
+    assert summary["passed"] == 4
 
 
 # -- mutate needs a target it can rebuild -------------------------------------------------

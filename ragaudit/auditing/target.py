@@ -61,13 +61,9 @@ def prepare_stack(stack: StackSpec, documents: Sequence[Any]) -> PreparedStack:
 
 def load_audit_stack(source: Any) -> StackSpec:
     """The stack file (or a StackSpec given in Python), checked (components importable)
-    before anything is embedded."""
+    before anything is embedded. A `pipeline:` stack ranks each case by the contexts its
+    pipeline returns (auditing.pipeline_ranking)."""
     stack = source if isinstance(source, StackSpec) else load_stack(source)
-    if stack.pipeline is not None:
-        raise RagauditError(
-            f"{stack.where('pipeline')}: audit --stack ranks your cases with a component "
-            "stack; audit a whole pipeline with ragaudit run --stack"
-        )
     check_stack(stack, list(stack.probes or ()), [])  # probes are the planted corpus's
     return stack
 
@@ -75,7 +71,8 @@ def load_audit_stack(source: Any) -> StackSpec:
 def stack_settings(stack: StackSpec, settings: AuditSettings, where: str) -> AuditSettings:
     """The settings' slot policy with the stack's k and hybrid (re-validated, so a floor
     wider than the stack's k is one line naming the stack file)."""
-    values = settings.model_dump() | {"k": stack.k, "hybrid": stack.hybrid}
+    k = stack.k if stack.k is not None else settings.k  # a pipeline's k may be its own
+    values = settings.model_dump() | {"k": k, "hybrid": stack.hybrid}
     if stack.embedder is not None:
         values["embedder"] = stack.embedder["spec"]
     try:
@@ -111,6 +108,8 @@ def rank_with_stack(
 ) -> StackRanking:
     """Every case ranked by the prepared stack to `depth` (`load` goes to load_embedder)."""
     stack, chunks, approximate = prepared.stack, prepared.chunks, prepared.column.approximate
+    if prepared.column.pipeline is not None:
+        return _rank_with_pipeline(prepared, cases, cache, load.get("workers", 1))
     if prepared.column.retriever is not None:
         ranking = _rank_with_theirs(prepared, cases, depth)
     else:
@@ -176,6 +175,36 @@ def _rank_with_theirs(prepared: PreparedStack, cases: Sequence[Case], depth: int
         "over_window": None, "over_window_reason": "their retriever embeds the chunks itself",
     }  # fmt: skip
     return ranking
+
+
+def _rank_with_pipeline(
+    prepared: PreparedStack, cases: Sequence[Case], cache: Any, workers: int
+) -> StackRanking:
+    """Their pipeline asked each case's question once; its located contexts, in the order
+    it returned them, are the case's ranking (a failed call is that case's failure)."""
+    from ragaudit.auditing.pipeline_ranking import rank_with_pipeline
+
+    stack, documents = prepared.stack, prepared.column.documents
+    got = rank_with_pipeline(
+        stack, documents, cases, cache, workers, built=prepared.column.pipeline
+    )
+    types = {d.doc_id: d.source_type for d in documents}
+    indexed = {cid: _as_audit_chunk(chunk, types) for cid, chunk in got.indexed.items()}
+    ranked = {
+        case_id: None if candidates is None else [
+            Candidate(c.chunk_id, c.source, types.get(c.source), c.rank, c.score)
+            for c in candidates
+        ]
+        for case_id, candidates in got.ranked.items()
+    }  # fmt: skip
+    failures = [EmbedFailure("query", f.item, f.error) for f in got.failures]
+    section = {
+        "chunking": stack.chunking_name, "collection": None, "indexed": len(indexed),
+        "not_indexed": 0, "embedder": stack.embedder_label, "chunks": len(indexed),
+        "over_window": None, "over_window_reason": "their pipeline retrieves by itself",
+        "stack": stack.to_config_json(),
+    }  # fmt: skip
+    return StackRanking(got.models, ranked, indexed, failures, section)
 
 
 def _check_scores(stack: StackSpec, settings: AuditSettings, ranking: StackRanking) -> None:

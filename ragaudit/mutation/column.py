@@ -146,7 +146,7 @@ class Column:
     ) -> Ranked:  # fmt: skip
         """Rank `cases` over `documents` to `depth` (at least the candidate pool)."""
         if self.pipeline:
-            from ragaudit.mutation.pipeline_column import rank_with_pipeline
+            from ragaudit.auditing.pipeline_ranking import rank_with_pipeline
 
             return rank_with_pipeline(self.stack, documents, cases, cache, workers)
         depth = max(depth, self.settings.candidate_pool)

@@ -10,98 +10,17 @@ reached the model whole; the retrieval-side `--no-generate` measures are not app
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from ragaudit.auditing.policy import Candidate
+from ragaudit.auditing.pipeline_ranking import PipelineRanked
 from ragaudit.mutation.operator import PIPELINE_CHUNKS
-from ragaudit.targets.column import TargetColumn
-from ragaudit.targets.pipeline.build import BuiltPipeline
 from ragaudit.targets.pipeline.calls import ask_all
-from ragaudit.targets.pipeline.contexts import ContextLocator
 from ragaudit.targets.pipeline.oracle import NOT_MEASURED, oracle_passages, oracle_payload
 
 PADDED = ("boundary", "table_split")
 """The operators that pad a pipeline's corpus by fixed sizes: their records read from the
 located contexts whether the answer's sentence (or row) reached the model whole."""
-
-
-@dataclass(frozen=True)
-class PipelineFailure:
-    """A phrasing the pipeline failed on (its one-line reason)."""
-
-    item: str
-    error: str
-    model: str
-    kind: str = "pipeline"
-
-
-@dataclass
-class PipelineRanked:
-    """What the pipeline returned for one operator corpus's phrasings."""
-
-    ranked: dict[str, list[Candidate] | None]
-    chunks: list
-    """The located contexts (the only chunks ragaudit knows of a pipeline)."""
-    indexed: dict
-    failures: list[PipelineFailure]
-    models: list[dict]
-    answers: dict[str, tuple[Any, bool]]
-    """case id -> (its PipelineAnswer, replayed)."""
-    built: BuiltPipeline | None = None
-    """The pipeline (and its oracle) built over this corpus."""
-    locator: ContextLocator | None = None
-    """Where this corpus's contexts (and oracle passages) were located."""
-
-
-def corpus_digest(documents: Sequence[Any]) -> str:
-    """What the pipeline was built over: part of its answers' cache identity, so the same
-    question over another operator's corpus is asked again, not replayed."""
-    digest = hashlib.sha256()
-    for doc in sorted(documents, key=lambda d: d.doc_id):
-        digest.update(f"{doc.doc_id}\0{doc.text}\n".encode())
-    return digest.hexdigest()
-
-
-def rank_with_pipeline(
-    stack: Any, documents: Sequence[Any], cases: Sequence[Any], cache: Any, workers: int
-) -> PipelineRanked:
-    """Build the pipeline over `documents`, ask every case once, locate its contexts."""
-    built = TargetColumn(stack, documents).pipeline
-    corpus = corpus_digest(documents)
-    identity = cache.remember_identity({**built.identity, "mutation_corpus": corpus})
-    answers, replayed = ask_all(
-        [c.question for c in cases], built.ask, cache, model=built.model, identity=identity,
-        workers=workers,
-    )  # fmt: skip
-    # a located chunk is numbered in the order this corpus's contexts came: named by the
-    # corpus too, so an id never stands for two passages of two corpora
-    locator = ContextLocator(list(documents), f"{stack.chunking_name}@{corpus[:8]}")
-    ranked: dict[str, list[Candidate] | None] = {}
-    indexed: dict = {}
-    failures, replies = [], {}
-    for case in cases:
-        answer = answers[case.question]
-        if isinstance(answer, str):
-            ranked[case.case_id] = None
-            failures.append(PipelineFailure(case.case_id, answer, built.model))
-            continue
-        shown = answer.contexts[: stack.k] if stack.k is not None else answer.contexts
-        candidates = []
-        placed = locator.locate_all(shown)
-        for position, (context, chunk) in enumerate(zip(shown, placed, strict=True), 1):
-            if chunk is None or chunk.chunk_id in {c.chunk_id for c in candidates}:
-                continue  # a context found in no document of this corpus
-            indexed[chunk.chunk_id] = chunk
-            score = context.score if context.score is not None else 0.0
-            candidates.append(Candidate(chunk.chunk_id, chunk.doc_id, None, position, score))
-        ranked[case.case_id] = candidates
-        replies[case.case_id] = (answer, case.question in replayed)
-    return PipelineRanked(
-        ranked, list(locator.chunks), indexed, failures, built.models(), replies, built, locator
-    )
 
 
 def answer_record(record: dict, reply: tuple[Any, bool] | None, generate: bool) -> dict:

@@ -67,8 +67,9 @@ class TargetColumn:
         """How many chunks the splitter rewrote, so they are placed approximately."""
         self.retriever: UserRetriever | None = None
         self.pipeline: BuiltPipeline | None = None
-        if stack.pipeline is not None:
-            self.pipeline = build_pipeline(stack, self.documents, dry_run=dry_run)
+        if stack.pipeline is not None:  # its chunks are its own: none to cut
+            if not cut_only:
+                self.pipeline = build_pipeline(stack, self.documents, dry_run=dry_run)
             return
         label = stack.where("splitter", "class")
         self._splitter = UserSplitter(build_splitter(stack), label, stack.limits)
