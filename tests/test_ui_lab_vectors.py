@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from helpers.ui_fixtures import APP
 
-from ragaudit.corpus.files import load_planted_corpus, manifest_sha256
+from ragaudit.corpus.build import build_corpus
+from ragaudit.corpus.files import load_planted_corpus, manifest_sha256, write_corpus
 from ragaudit.results.reference import REFERENCE_FILE
 from ragaudit.stack.chunking import Chunking, chunk_corpus
 from ragaudit.ui.lab_vectors import LAB_VECTORS_FILE, read_shipped
@@ -37,6 +38,19 @@ def _shipped_chunkings_by_hand(reference: dict) -> set[str]:
 
 
 @pytest.fixture(scope="module")
+def reference_corpus(tmp_path_factory):
+    """The folder of the corpus the reference run was made on, regenerated from its seed, n
+    and probes (a probe added since is not in it: the reference cannot be re-run for it),
+    and proved to be that corpus by its manifest's sha256."""
+    recorded = _reference()["corpus"]
+    probes = [probe["name"] for probe in recorded["probes"]]
+    built = build_corpus(recorded["seed"], recorded["n"], probes)
+    folder = write_corpus(built, tmp_path_factory.mktemp("reference") / "corpus")
+    assert manifest_sha256(folder) == recorded["sha256"]  # the reference's corpus
+    return folder
+
+
+@pytest.fixture(scope="module")
 def embedder(tmp_path_factory):
     from ragaudit.backends.cache import CallCache
     from ragaudit.backends.specs import load_embedder
@@ -46,7 +60,7 @@ def embedder(tmp_path_factory):
 
 
 def test_the_shipped_vectors_are_the_installed_minilm_s_and_cover_what_the_lab_opens_on(
-    embedder,
+    embedder, reference_corpus
 ):
     shipped = read_shipped()
     assert shipped is not None, f"{LAB_VECTORS_FILE} is not shipped"
@@ -55,21 +69,22 @@ def test_the_shipped_vectors_are_the_installed_minilm_s_and_cover_what_the_lab_o
     assert not shipped.serves(other)  # other weights under the same name: not theirs
     reference = _reference()
     assert set(shipped.chunkings) == _shipped_chunkings_by_hand(reference)
-    corpus = load_planted_corpus()
-    assert manifest_sha256() == reference["corpus"]["sha256"]  # the reference's corpus
+    corpus = load_planted_corpus(reference_corpus)
     for name in shipped.chunkings:
         texts = [c.text for c in chunk_corpus(corpus.documents, Chunking.from_name(name))]
         assert len(shipped.vectors(texts)) == len(set(texts)), name
     questions = {i.question for i in corpus.instances}
-    assert len(questions) == 275 and len(shipped.vectors(questions)) == 275
+    asked = sum(probe["n"] for probe in reference["corpus"]["probes"])  # 275: 11 × 25
+    assert len(questions) == asked and len(shipped.vectors(questions)) == asked
     lengths = np.linalg.norm(shipped.matrix, axis=1)
     assert np.all(np.abs(lengths - 1) < 1e-5)  # cosines, as the call cache's vectors
 
 
-def _lab_on_reference(monkeypatch, tmp_path, **query: str):
+def _lab_on_reference(monkeypatch, tmp_path, corpus, **query: str):
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("RAGAUDIT_HOME", str(tmp_path / "home"))  # an empty call cache
+    monkeypatch.setenv("RAGAUDIT_CORPUS", str(corpus))  # the corpus the run was made on
     monkeypatch.setenv("RAGAUDIT_RESULTS", str(REFERENCE_FILE))  # as `ragaudit demo` opens it
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.query_params.update(query)
@@ -97,12 +112,13 @@ def _cell(reference: dict, probe: str, config: str) -> tuple[int, int]:
 
 
 def test_the_lab_on_the_reference_embeds_nothing_and_reproduces_the_recorded_cells(
-    monkeypatch, tmp_path
+    monkeypatch, tmp_path, reference_corpus
 ):
     reference = _reference()
-    at, seconds = _lab_on_reference(monkeypatch, tmp_path, probe="boundary")
+    at, seconds = _lab_on_reference(monkeypatch, tmp_path, reference_corpus, probe="boundary")
     (caption,) = [c.value for c in at.caption if " chunks; index built" in c.value]
-    assert "796 chunks" in caption and "796 shipped with the reference run" in caption
+    chunks = reference["run"]["chunk_counts"]["recursive-1000-0"]  # 796, as the run cut it
+    assert f"{chunks} chunks" in caption and f"{chunks} shipped with the reference run" in caption
     assert "0 embeddings computed" in caption  # no model ran
     # the opening setting is A_prime's (recursive 1000/0, k=3, dense)
     assert _gold(at) == _cell(reference, "boundary", "A_prime")
@@ -122,9 +138,11 @@ def texts_of(at) -> str:
 
 
 @pytest.mark.slow  # embeds about 1,300 texts with the real model: a minute on a quiet machine
-def test_the_shipped_vectors_rank_every_question_as_the_model_s_float32_vectors_do(embedder):
+def test_the_shipped_vectors_rank_every_question_as_the_model_s_float32_vectors_do(
+    embedder, reference_corpus
+):
     shipped = read_shipped()
-    corpus = load_planted_corpus()
+    corpus = load_planted_corpus(reference_corpus)
     questions = list(dict.fromkeys(i.question for i in corpus.instances))
     query32 = np.asarray(embedder.embed(questions), dtype=np.float32)
     query_shipped = np.asarray([shipped.vector(q) for q in questions], dtype=np.float32)
