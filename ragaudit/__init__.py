@@ -25,6 +25,7 @@ _EXPORTS = {
     "Results": "ragaudit.api.results:Results",
     "Case": "ragaudit.auditing.cases:IntentSpec",
     "Components": "ragaudit.targets.objects:Components",
+    "Limits": "ragaudit.targets.bounded:UserCodeLimits",
     "Verdict": "ragaudit.gating.verdict:GateVerdict",
     "RagauditError": "ragaudit.errors:RagauditError",
 }

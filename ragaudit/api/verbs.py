@@ -5,7 +5,9 @@ machinery as its command, and returns a typed object; the commands are a shell o
 Nothing is written to disk unless asked (`out=`); the call cache is used as always, in the
 data folder (`data_dir=`, default ragaudit's own: see ragaudit.paths). Progress goes to
 `progress`: True (default) draws the command's bar on stderr, False nothing, a callable
-gets each snapshot (a dict: stage, done, total, ETA) instead.
+gets each snapshot (a dict: stage, done, total, ETA) instead. `limits`: the time and size
+bounds (`ragaudit.Limits`, a stack file's `limits:`) of a factory or engine given in
+Python; `Components` carries its own.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def _say(line: str) -> None:
     print(f"ragaudit: {line}", file=sys.stderr)
 
 
-def _stack_of(target: Any, name: str, version: str | None, verb: str) -> Any:
+def _stack_of(target: Any, name: str, version: str | None, verb: str, limits: Any = None) -> Any:
     """The StackSpec of a target (targets.objects), with the line saying when its answers
     are not replayed; None for no target."""
     if target is None:
@@ -69,7 +71,7 @@ def _stack_of(target: Any, name: str, version: str | None, verb: str) -> Any:
             "retriever or engine cannot be rebuilt: pass its factory (a function of documents "
             "or chunks) or ragaudit.Components(splitter=..., embedder=..., k=...)"
         )
-    stack = as_stack(target, name=name, version=version)
+    stack = as_stack(target, name=name, version=version, limits=limits)
     factory = (stack.pipeline or {}).get("factory")
     reason = not_replayed(factory, version)
     if reason is not None:
@@ -90,6 +92,7 @@ def mutate(
     workers: int = 4,
     name: str = "yours",
     version: str | None = None,
+    limits: Any = None,
     data_dir: str | Path | None = None,
     progress: ProgressArg = True,
     out: str | Path | None = None,
@@ -107,7 +110,7 @@ def mutate(
     from ragaudit.runner.lock import hold_run_lock
 
     with data_folder(data_dir):
-        stack = _stack_of(target, name, version, "mutate")
+        stack = _stack_of(target, name, version, "mutate", limits)
         inputs = MutateInputs(
             documents, cases, settings, stack, tuple(operators) if operators else None, seed,
             generate, generator, workers, list(argv or ["ragaudit.mutate"]), progress_of(progress),
@@ -129,6 +132,7 @@ def audit(
     rank_depth: int | None = None,
     workers: int = 4,
     name: str = "yours",
+    limits: Any = None,
     data_dir: str | Path | None = None,
     progress: ProgressArg = True,
     out: str | Path | None = None,
@@ -143,7 +147,7 @@ def audit(
     from ragaudit.runner.lock import hold_run_lock
 
     with data_folder(data_dir):
-        stack = _stack_of(target, name, None, "audit")
+        stack = _stack_of(target, name, None, "audit", limits)
         inputs = AuditInputs(
             documents, cases, settings, dilution, rank_depth or DEFAULT_RANK_DEPTH, workers,
             stack=stack, progress=progress_of(progress),
@@ -169,6 +173,7 @@ def run(
     target_only: bool = False,
     name: str = "yours",
     version: str | None = None,
+    limits: Any = None,
     workers: int = 4,
     data_dir: str | Path | None = None,
     progress: ProgressArg = True,
@@ -185,7 +190,7 @@ def run(
     from ragaudit.stack import presets
 
     with data_folder(data_dir), tempfile.TemporaryDirectory() as scratch:
-        stack = _stack_of(target, name, version, "run")
+        stack = _stack_of(target, name, version, "run", limits)
         plan = build_plan(
             presets.chosen(preset), n=n,
             embedders=list(embedders or DEFAULT_EMBEDDERS), generator=generator,

@@ -66,7 +66,10 @@ def rebuildable(target: Any) -> bool:
     return not (_is_retriever(target) or _answers(target))
 
 
-def as_stack(target: Any, *, name: str = "yours", version: str | None = None) -> StackSpec:
+def as_stack(
+    target: Any, *, name: str = "yours", version: str | None = None,
+    limits: UserCodeLimits | None = None,
+) -> StackSpec:  # fmt: skip
     """The StackSpec of a target in any form (module docstring); a form it cannot be is one
     line naming what it is and what is accepted."""
     if isinstance(target, (str, Path)):
@@ -82,9 +85,9 @@ def as_stack(target: Any, *, name: str = "yours", version: str | None = None) ->
             "its documents, as ragaudit.Components(splitter=..., retriever=..., k=...)"
         )
     if _is_factory(target):
-        return _pipeline_stack(Given(target), name, version)
+        return _pipeline_stack(Given(target), name, version, limits)
     if _answers(target):
-        return _pipeline_stack(Built(target), name, version)
+        return _pipeline_stack(Built(target), name, version, limits)
     raise RagauditError(
         f"target {type(target).__name__}: expected a stack file's path, a mapping, a pipeline "
         "factory, ragaudit.Components or a query engine / Runnable / callable"
@@ -114,7 +117,9 @@ def _component_stack(target: Components) -> StackSpec:
     )  # fmt: skip
 
 
-def _pipeline_stack(factory: Given, name: str, version: str | None) -> StackSpec:
+def _pipeline_stack(
+    factory: Given, name: str, version: str | None, limits: UserCodeLimits | None
+) -> StackSpec:
     entry = {
         "factory": factory, "args": {}, "http": None, "ingest": None, "answer_key": "answer",
         "context_key": "context", "input_key": "input",
@@ -123,7 +128,7 @@ def _pipeline_stack(factory: Given, name: str, version: str | None) -> StackSpec
     return StackSpec(
         name=name, file=IN_PYTHON, sha256=_digest(str(factory), str(version)), splitter=None,
         embedder=None, generator=None, k=None, hybrid=False, retriever=None, probes=None,
-        pipeline=entry,
+        pipeline=entry, limits=limits or UserCodeLimits(),
     )  # fmt: skip
 
 
