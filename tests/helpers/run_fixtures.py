@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+from helpers.corpus_counts import question_records
 from ragaudit.backends.cache import CallCache, call_key
 
 FLAGS = [
@@ -22,13 +23,13 @@ FLAGS = [
 
 EMBEDDER = "ollama:mxbai-embed-large"
 TINY = ["--n", "1", "--no-generate"]
-# The n=1 corpus: 11 probes, one question each, over the matrix's 7 configs (A…M) and
-# table_split's T4000 (one record more: 78). Its five chunkings cut 68 distinct chunk texts
-# (fixed-1000-0 29, recursive-1000-0 7 more, recursive-1000-200-carry_tail 5 more,
-# recursive-512-128-carry_tail 25 more, recursive-4000-0 2 more), embedded in batches of
-# 64 (stack.index.EMBED_BATCH): one of 64, one of 4.
-QUESTIONS, CONFIGS, PASSAGES = 11, 7, 68
-RECORDS = QUESTIONS * CONFIGS + 1
+# The n=1 corpus: one question per probe, over the matrix's 7 configs (A…M), and one record
+# more per table_split question (its T4000 config): 78 with the 11 shipped probes. Read from
+# the shipped corpus's files (helpers.corpus_counts), so a probe added by the recipe counts.
+CONFIGS = 7
+_QUESTIONS = question_records()
+QUESTIONS = len(_QUESTIONS)
+RECORDS = QUESTIONS * CONFIGS + sum(r["probe"] == "table_split" for r in _QUESTIONS)
 
 
 def ragaudit_run(home, host: str, *flags: str) -> subprocess.CompletedProcess:
