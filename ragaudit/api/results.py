@@ -87,12 +87,18 @@ class Results:
         return pd.DataFrame(self._mutation().get("survivors") or [])
 
     def report(self, format: str = "md") -> str:
-        """The report as ``md`` (Markdown) or ``html`` (one self-contained page)."""
+        """The report as ``md`` (Markdown) or ``html`` (one self-contained page); an audit's
+        is its table, as `ragaudit audit` prints it."""
         from ragaudit.report.document import render_html, render_markdown
 
         renderers = {"md": render_markdown, "html": render_html}
         if format not in renderers:
             raise RagauditError(f"report format {format!r}: give 'md' or 'html'")
+        if self.kind == "audit":
+            text = self._audit_table()
+            return f"```\n{text}\n```\n" if format == "md" else f"<pre>{html.escape(text)}</pre>"
+        if self.kind not in ("matrix", "mutate"):
+            raise RagauditError(f"{self.kind} results have no report: read .document")
         return renderers[format](self.document)
 
     def save(self, path: str | Path) -> Path:
@@ -115,6 +121,10 @@ class Results:
         them, inline in Jupyter."""
         from ragaudit.report.document import render_terminal
 
+        if self.kind == "audit":
+            return f"<pre>{html.escape(self._audit_table())}</pre>"
+        if self.kind not in ("matrix", "mutate"):
+            return f"<pre>{html.escape(repr(self))}</pre>"
         if self.kind == "mutate":
             return f"<pre>{html.escape(render_terminal(self.document))}</pre>"
         from ragaudit.report.failures_first import failures_first_section
@@ -128,6 +138,11 @@ class Results:
             grid = measure_grid(self.document, embedders[0], "gold_in_context")
             parts.append(grid or "")
         return "\n".join(parts)
+
+    def _audit_table(self) -> str:
+        from ragaudit.auditing.report import render_table
+
+        return "\n".join(render_table(self.document))
 
     def _mutation(self) -> dict:
         section = self.document.get("mutation")

@@ -49,7 +49,7 @@ def progress_of(progress: ProgressArg) -> Any:
     from ragaudit.runner.progress import Progress
 
     if callable(progress) and not isinstance(progress, bool):
-        return Progress(stream=None, callback=progress)
+        return Progress(stream=None, callback=progress, min_interval=0.0)  # every snapshot
     return Progress() if progress else Progress(stream=None)
 
 
@@ -132,6 +132,7 @@ def audit(
     rank_depth: int | None = None,
     workers: int = 4,
     name: str = "yours",
+    version: str | None = None,
     limits: Any = None,
     data_dir: str | Path | None = None,
     progress: ProgressArg = True,
@@ -147,7 +148,7 @@ def audit(
     from ragaudit.runner.lock import hold_run_lock
 
     with data_folder(data_dir):
-        stack = _stack_of(target, name, None, "audit", limits)
+        stack = _stack_of(target, name, version, "audit", limits)
         inputs = AuditInputs(
             documents, cases, settings, dilution, rank_depth or DEFAULT_RANK_DEPTH, workers,
             stack=stack, progress=progress_of(progress),
@@ -187,12 +188,11 @@ def run(
     what the results file records as the command (default ``ragaudit.run``)."""
     from ragaudit.runner.execute import execute
     from ragaudit.runner.plan import DEFAULT_EMBEDDERS, build_plan
-    from ragaudit.stack import presets
 
     with data_folder(data_dir), tempfile.TemporaryDirectory() as scratch:
         stack = _stack_of(target, name, version, "run", limits)
         plan = build_plan(
-            presets.chosen(preset), n=n,
+            _preset(preset), n=n,
             embedders=list(embedders or DEFAULT_EMBEDDERS), generator=generator,
             generate=generate, out=Path(out) if out is not None else Path(scratch) / "run.json",
             workers=workers, stacks=[stack] if stack is not None else (),
@@ -200,6 +200,17 @@ def run(
         )  # fmt: skip
         document, written = execute(plan, progress=progress_of(progress))
     return Results(document, written if out is not None else None)
+
+
+def _preset(name: str) -> Any:
+    """The preset named `name`, as `--preset` takes it (an old name mapped), or one line."""
+    from ragaudit.registry import unknown_name_message
+    from ragaudit.stack import presets
+
+    known = [*presets.PRESETS, *presets.DEPRECATED_NAMES]
+    if name not in known:
+        raise RagauditError(unknown_name_message("preset", name, list(presets.PRESETS)))
+    return presets.chosen(name)
 
 
 def gate(baseline: str | Path, results: str | Path, **options: Any) -> Any:
