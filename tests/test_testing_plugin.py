@@ -40,6 +40,7 @@ def plugin_args() -> list[str]:
     (an editable install made before the entry point existed)."""
     installed = entry_points(group="pytest11", name="ragaudit")
     quiet = ["-p", "no:deepeval", "-p", "no:cacheprovider", "-p", "no:asyncio"]
+    quiet += ["-p", "no:langsmith_plugin", "-p", "no:hypothesispytest", "-p", "no:benchmark"]
     return quiet if installed else [*quiet, "-p", "ragaudit.testing"]
 
 

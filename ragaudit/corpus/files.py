@@ -11,6 +11,7 @@ Layout of the corpus folder:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -191,8 +192,25 @@ def manifest_sha256(path: Path | str | None = None) -> str:
 
 def load_planted_corpus(path: Path | str | None = None) -> PlantedCorpus:
     """Read a planted corpus folder (the shipped one by default), refusing it if any file
-    differs from its manifest. A user's own corpus is `auditing.corpus_io.read_user_corpus`."""
+    differs from its manifest. A user's own corpus is `auditing.corpus_io.read_user_corpus`.
+    Read once per process while no file of the folder changes (its files' sizes and times
+    key the copy kept), since a run's stages and estimates each ask for it."""
     folder = Path(path) if path is not None else paths.corpus_dir()
+    try:
+        stamp = tuple(
+            (f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in sorted(folder.rglob("*"))
+        )
+    except OSError:  # a folder that cannot be listed: read it and say why
+        return _read_planted_corpus(folder)
+    return _cached_planted_corpus(folder.resolve(), stamp)
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_planted_corpus(folder: Path, stamp: tuple) -> PlantedCorpus:
+    return _read_planted_corpus(folder)
+
+
+def _read_planted_corpus(folder: Path) -> PlantedCorpus:
     manifest = _read_manifest(folder)
     problems = check_corpus(folder)
     if problems:
