@@ -4,8 +4,10 @@ truncations, wrong types per field, as YAML and as JSON) and what a hostile user
 one (addresses that name no http(s) server, mapping paths that do not parse, factories that
 are not importable or not pipelines, header values that are not variable names, a template
 without {{question}}, two forms at once, a splitter beside a pipeline, timeouts out of
-range). Each goes to `audit --dilution --stack` (which refuses a pipeline file in one line)
-and, for the valid and hostile cases, to `run --stack --stack-only --dry-run` (which checks
+range). Each goes to `audit --dilution --stack` (which checks a pipeline file as a dry run
+does: a valid one is taken, a hostile one refused in one line, a factory imported and
+checked callable but never called, since a dilution-only audit asks nothing) and, for the
+valid and hostile cases, to `run --stack --stack-only --dry-run` (which checks
 everything and calls nothing), except the hostile factories: a dry run only imports a
 factory and checks it is callable, so those (some are callables that raise when called,
 as a factory raising while building does) go to a real run at n=1, which refuses them
@@ -164,8 +166,11 @@ def test_every_pipeline_file_is_refused_in_one_line_and_changes_no_file(
                 problems.append(f"{where}: exit {status}; stderr {err[-300:]!r}")
             elif (status == 2 and err.count("\n") > 1) or "Traceback" in err:
                 problems.append(f"{where}: stderr is not one line: {err[:300]!r}")
-            if argv[0] == "audit" and status != 2:
-                problems.append(f"{where}: audit took a pipeline file (exit {status})")
+            if argv[0] == "audit" and name == "valid" and status != 0:
+                problems.append(f"{where}: audit refused a valid pipeline file: {err[-200:]!r}")
+            audit_refuses = refused and not name.startswith("hostile factory=")
+            if argv[0] == "audit" and audit_refuses and status != 2:
+                problems.append(f"{where}: audit took a hostile pipeline file (exit {status})")
             if argv[0] == "run" and refused is not None and (status == 2) != refused:
                 problems.append(f"{where}: expected {'refusal' if refused else 'exit 0'}, "
                                 f"got {status}: {err[-200:]!r}")  # fmt: skip

@@ -65,6 +65,8 @@ def load_audit_stack(source: Any) -> StackSpec:
     pipeline returns (auditing.pipeline_ranking)."""
     stack = source if isinstance(source, StackSpec) else load_stack(source)
     check_stack(stack, list(stack.probes or ()), [])  # probes are the planted corpus's
+    if stack.pipeline is not None:  # checked as run --dry-run checks it: nothing called
+        TargetColumn(stack, (), dry_run=True)
     return stack
 
 
