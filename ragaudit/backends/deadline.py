@@ -18,6 +18,8 @@ ALL_PROXY, NO_PROXY) is used as httpx would, under the same deadline.
 
 from __future__ import annotations
 
+import functools
+import ssl
 import threading
 import time
 import urllib.request
@@ -146,10 +148,17 @@ def environment_proxy(url: str) -> str | None:
     return proxy
 
 
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """httpx's default TLS context (certifi's roots, SSL_CERT_FILE/DIR as the process
+    started), built once: building one costs ~30 ms, and every client builds a transport."""
+    return httpx.create_ssl_context()
+
+
 def deadline_transport(seconds: float, url: str) -> DeadlineTransport:
     """A transport for requests to `url` (through the environment's proxy, if any), each
     ended by a deadline `seconds` after it starts."""
-    return DeadlineTransport(seconds, proxy=environment_proxy(url))
+    return DeadlineTransport(seconds, proxy=environment_proxy(url), verify=_ssl_context())
 
 
 def deadline_client(seconds: float, url: str, **settings) -> httpx.Client:
