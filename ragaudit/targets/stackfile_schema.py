@@ -68,6 +68,37 @@ class _Retriever(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+def _whole_components(stack: Any) -> Any:
+    """A component stack names what ragaudit needs to rank with it (and no oracle)."""
+    if stack.oracle is not None:
+        raise ValueError("oracle: only with a pipeline (a stack's oracle is ragaudit's)")
+    if stack.splitter is None:
+        raise ValueError("splitter: needed unless a pipeline is given")
+    if stack.k is None:
+        raise ValueError("k: needed unless a pipeline is given")
+    if stack.hybrid and stack.retriever is not None:
+        raise ValueError(
+            "hybrid: our BM25 fusion runs over our own index; with a retriever, "
+            "fuse inside your retriever instead"
+        )
+    if stack.embedder is None and stack.retriever is None:
+        raise ValueError("embedder: needed unless a retriever is given")
+    return stack
+
+
+def _only_a_pipeline(stack: Any) -> Any:
+    """A pipeline stands in for the components: none of them beside it."""
+    given = [key for key in ("splitter", "embedder", "generator", "retriever", "prompt")
+             if getattr(stack, key) is not None]  # fmt: skip
+    if given or stack.hybrid:
+        extra = given[0] if given else "hybrid"
+        raise ValueError(
+            f"{extra}: a pipeline stands in for the splitter, retriever, generator "
+            "and prompt; leave it out"
+        )
+    return stack
+
+
 @cache
 def stack_file_model() -> type[BaseModel]:
     """The model of a whole stack file (built once, on first use)."""
@@ -115,31 +146,7 @@ def stack_file_model() -> type[BaseModel]:
         @model_validator(mode="after")
         def _consistent(self) -> _StackFile:
             if self.pipeline is not None:
-                return self._a_pipeline()
-            if self.oracle is not None:
-                raise ValueError("oracle: only with a pipeline (a stack's oracle is ragaudit's)")
-            if self.splitter is None:
-                raise ValueError("splitter: needed unless a pipeline is given")
-            if self.k is None:
-                raise ValueError("k: needed unless a pipeline is given")
-            if self.hybrid and self.retriever is not None:
-                raise ValueError(
-                    "hybrid: our BM25 fusion runs over our own index; with a retriever, "
-                    "fuse inside your retriever instead"
-                )
-            if self.embedder is None and self.retriever is None:
-                raise ValueError("embedder: needed unless a retriever is given")
-            return self
-
-        def _a_pipeline(self) -> _StackFile:
-            given = [key for key in ("splitter", "embedder", "generator", "retriever", "prompt")
-                     if getattr(self, key) is not None]  # fmt: skip
-            if given or self.hybrid:
-                extra = given[0] if given else "hybrid"
-                raise ValueError(
-                    f"{extra}: a pipeline stands in for the splitter, retriever, generator "
-                    "and prompt; leave it out"
-                )
-            return self
+                return _only_a_pipeline(self)
+            return _whole_components(self)
 
     return _StackFile
