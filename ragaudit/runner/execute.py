@@ -31,5 +31,4 @@ def execute(
         plan, stages_for(plan), allow_failed_calls=allow_failed_calls,
         before_publish=before_publish, progress=progress,
     )  # fmt: skip
-    results["complete"] = True  # finished and published: the file written says so too
     return results, results_target(plan.out, results, allow_failed_calls=allow_failed_calls)

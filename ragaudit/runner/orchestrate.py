@@ -133,6 +133,7 @@ def _publish(out: Path, results: dict, allow_failed_calls: bool, vet: Vet | None
     """Publish the results (results.publish), after `vet` when they would replace `out`:
     a refusal writes them to the failed file instead and leaves `out` and the kept previous
     run as they were (nothing replaced, nothing rotated), then is raised, naming both."""
+    results["complete"] = True  # the run finished: the caller's copy says so, as the file does
     replaces = results_target(out, results, allow_failed_calls=allow_failed_calls) == out
     if vet is not None and replaces:
         try:
