@@ -19,7 +19,12 @@ PACKAGE = Path(ragaudit.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),  # the one exception type, and nothing else
     ("fileio",),  # bounded reads, atomic writes, JSON/YAML with lines
-    ("paths", "registry", "documents"),
+    (
+        "paths",
+        "registry",
+        "documents",
+        "values",
+    ),  # values: the value shapes mining and mutate share
     ("codescan", "probes", "grading"),
     ("backends",),  # embedders, generators, the call cache, executors
     ("stack",),  # ragaudit's own RAG: chunking, configs, settings, index, retrieval, diagnostics
@@ -32,6 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("runner",),  # the stage protocol, the stages, the orchestrator, the composition root
     ("auditing",),
     ("mutation",),  # planted faults in a user's corpus, through the audit's machinery
+    ("casemining",),  # cases mined from the user's documents, phrased and verified
     ("drift", "harness", "comparison", "export"),
     ("gating",),  # the regression gate: comparison's pairing, tested and decided
     ("ui",),
