@@ -46,6 +46,7 @@ PAGES_IN_ORDER: tuple[Page, ...] = (
     Page("compare", "Compare", "ragaudit.ui.compare_page:render"),
     Page("runs", "Runs", "ragaudit.ui.runs_page:render"),
     Page("audit", "Audit", "ragaudit.ui.audit_page:render"),
+    Page("cases", "Cases", "ragaudit.ui.cases_page:render"),
     Page("judges", "Judges", "ragaudit.ui.judges_page:render"),
 )
 """The pages ragaudit ships, in the order the navigation lists them (plugins' pages follow:
