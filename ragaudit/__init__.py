@@ -22,6 +22,8 @@ _EXPORTS = {
     "gate": "ragaudit.api.verbs:gate",
     "compare": "ragaudit.api.verbs:compare",
     "load": "ragaudit.api.verbs:load",
+    "cases": "ragaudit.api.mined:cases",
+    "MinedCases": "ragaudit.api.mined:MinedCases",
     "Results": "ragaudit.api.results:Results",
     "Case": "ragaudit.auditing.cases:IntentSpec",
     "Components": "ragaudit.targets.objects:Components",

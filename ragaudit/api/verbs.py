@@ -81,7 +81,7 @@ def _stack_of(target: Any, name: str, version: str | None, verb: str, limits: An
 
 def mutate(
     documents: Any,
-    cases: Any,
+    cases: Any = None,
     target: Any = None,
     *,
     settings: Any = None,
@@ -97,6 +97,7 @@ def mutate(
     progress: ProgressArg = True,
     out: str | Path | None = None,
     argv: Sequence[str] | None = None,
+    cases_beside: str | Path | None = None,
 ) -> Results:
     """The mutation audit (`ragaudit mutate`): plant faults in `documents`, ask `cases`
     through `target` (None: ragaudit's retrieval with `settings`), score each operator.
@@ -104,13 +105,18 @@ def mutate(
     llama-index or LangChain Documents); `cases`: a case file or `ragaudit.Case` intents;
     `target`: see ragaudit.targets.objects (it must be rebuildable); `generate=False`:
     retrieval-side measures only. `out`: also publish the results file there. `argv`: what
-    the results file records as the command (default ``ragaudit.mutate``)."""
+    the results file records as the command (default ``ragaudit.mutate``). `cases` None:
+    cases are mined and verified first by `generator` (ragaudit.casemining.zero_config),
+    kept in the data folder, and copied beside `cases_beside` (default `out`)."""
     from ragaudit.mutation.publish import publish_mutation
     from ragaudit.mutation.runner import MutateInputs, run_mutation
     from ragaudit.runner.lock import hold_run_lock
 
     with data_folder(data_dir):
         stack = _stack_of(target, name, version, "mutate", limits)
+        if cases is None:
+            cases = _mined_for_mutate(documents, generator, seed, workers, progress,
+                                      cases_beside or out)  # fmt: skip
         inputs = MutateInputs(
             documents, cases, settings, stack, tuple(operators) if operators else None, seed,
             generate, generator, workers, list(argv or ["ragaudit.mutate"]), progress_of(progress),
@@ -120,6 +126,20 @@ def mutate(
     if out is not None:
         publish_mutation(Path(out), document)
     return Results(document, Path(out) if out is not None else None)
+
+
+def _mined_for_mutate(
+    documents: Any, generator: str | None, seed: int, workers: int, progress: ProgressArg,
+    beside: str | Path | None,
+) -> list:  # fmt: skip
+    from ragaudit.casemining.run import CasesOptions
+    from ragaudit.casemining.zero_config import cases_for_mutate
+
+    options = CasesOptions(documents, generator=generator, seed=seed, workers=workers,
+                           argv=["ragaudit.mutate"], progress=progress_of(progress))  # fmt: skip
+    intents, line = cases_for_mutate(options, Path(beside) if beside is not None else None)
+    _say(line)
+    return intents
 
 
 def audit(

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -56,11 +56,24 @@ class IntentSpec(BaseModel):
     anchor: str | None = Field(default=None, min_length=1)
     """The entity the question is about, as written in the document."""
     phrasings: list[PhrasingSpec | str] = Field(min_length=1)
+    known_without_context: bool | None = None
+    """Set by `ragaudit cases`: its generator answered the question with no context, so the
+    case says little about retrieval. Recorded, never used to score (mutate asks its own)."""
+    provenance: dict[str, Any] | None = None
+    """Set by `ragaudit cases`: the source span, the method, each check and its result, the
+    generator and the seed. Carried for review; neither reader acts on it."""
 
 
 class CaseFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     intents: list[IntentSpec] = Field(min_length=1)
+    generated_by: dict[str, Any] | None = None
+    """What `ragaudit cases` mined from: the corpus, generator, seed, prompts, thresholds."""
+    counts: dict[str, Any] | None = None
+    rejected: list[dict[str, Any]] | None = None
+    """Candidates `ragaudit cases` dropped, each with its reason: for review only."""
+    unverified: list[dict[str, Any]] | None = None
+    """Candidates whose generator call failed: never intents, never asked."""
 
     @model_validator(mode="after")
     def _unique_intents(self) -> CaseFile:

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {  # name -> (module, help), declared on 
     "export": ("ragaudit.cli.export", "write a results file's instance records as CSV/Parquet"),
     "app": ("ragaudit.cli.app", "open the Streamlit inspector"),
     "audit": ("ragaudit.cli.audit", "audit your own corpus and queries"),
+    "cases": ("ragaudit.cli.cases", "mine verified cases from your own documents"),
     "mutate": ("ragaudit.cli.mutate", "plant faults in your own corpus and score your stack"),
     "drift": (
         "ragaudit.cli.drift",

@@ -42,7 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "by the control row never fails."
     )
     parser.add_argument("corpus", type=Path, help="folder of .txt/.md/.html files, or a .jsonl")
-    parser.add_argument("cases", type=Path, help="mutation case file: intents with answer:")
+    parser.add_argument(
+        "cases", type=Path, nargs="?", default=None,
+        help="mutation case file: intents with answer: (none: cases are mined from CORPUS and "
+        "verified first, as `ragaudit cases` does, and a copy written beside the results)",
+    )  # fmt: skip
     column = parser.add_mutually_exclusive_group()
     column.add_argument("--settings", type=Path, default=None, help="retrieval settings file")
     column.add_argument("--stack", type=Path, default=None, help="your stack file")
@@ -85,6 +89,15 @@ def _dry_run(args: argparse.Namespace) -> int:
     from ragaudit.cli.mutate_dry_run import mutate_dry_run
     from ragaudit.mutation.runner import prepare
 
+    if args.cases is None:  # the mutants are built on cases that are not mined yet
+        from ragaudit.casemining.estimate import estimate_lines
+        from ragaudit.casemining.run import DEFAULT_MAX_CASES
+
+        for line in estimate_lines(args.corpus, DEFAULT_MAX_CASES, True, args.generator, args.seed):
+            print(line)
+        print("mutate: the mutants and their calls are told once the cases are mined (run "
+              "`ragaudit cases` first, or pass a case file, to see them)")  # fmt: skip
+        return 0
     chosen = tuple(args.operators) if args.operators else None
     inputs = MutateInputs(args.corpus, args.cases, args.settings, args.stack, chosen, args.seed)
     generator = args.generator or DEFAULT_GENERATOR
@@ -130,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
     outputs += [("--junit", args.junit)] if args.junit is not None else []
     read = [corpus_input(args.corpus), ("cases file", args.cases),
             ("settings file", args.settings), ("stack file", args.stack)]  # fmt: skip
+    if args.cases is None:  # the mined cases' copy is written beside the results
+        outputs.append(("--out's cases copy", out.with_name(f"{out.stem}.cases.yaml")))
     refuse_input_as_output(outputs, [(what, path) for what, path in read if path is not None])
     check_writable(out, "--out")
     if args.junit is not None:
@@ -137,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     results = mutate(
         args.corpus, args.cases, args.stack, settings=args.settings, operators=args.operators,
         generate=not args.no_generate, generator=args.generator, seed=args.seed,
-        workers=args.workers, argv=["mutate", *sys.argv[2:]],
+        workers=args.workers, argv=["mutate", *sys.argv[2:]], cases_beside=out,
     ).document  # fmt: skip
     for line in mutation_lines(results):
         print(line)

@@ -1,0 +1,44 @@
+"""`ragaudit cases --dry-run`: the facts mined (mining is cheap and model-free, so it runs),
+then the generator calls the checks would make and their time, told before any model
+loads; nothing is generated or written.
+
+How many facts a run checks depends on how many pass: each kept case costs five calls (one
+phrasing, two oracle answers, two closed-book answers), a fact dropped early fewer. So the
+figure is a range: every fact checked kept (the least), and every candidate checked (the
+most). Its time is at the mean the call cache recorded for the generator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragaudit.auditing.corpus_io import as_corpus
+from ragaudit.casemining.mine import mine_candidates
+from ragaudit.casemining.run import DEFAULT_CASES_GENERATOR, MAX_PER_DOCUMENT
+from ragaudit.runner.estimate import generate_estimate, open_cache
+from ragaudit.runner.estimate_lines import estimate_lines as call_lines
+
+CALLS_PER_KEPT_CASE = 5
+
+
+def estimate_lines(
+    documents: Path, max_cases: int, generate: bool, generator: str | None, seed: int
+) -> list[str]:
+    corpus = as_corpus(documents)
+    candidates = mine_candidates(list(corpus.documents), max_per_document=MAX_PER_DOCUMENT,
+                                 seed=seed)  # fmt: skip
+    lines = [f"mined {len(candidates)} facts from {len(corpus.documents)} documents"]
+    if not generate:
+        kept = min(max_cases, len(candidates))
+        return [*lines, f"--no-generate: no model call; up to {kept} template cases"]
+    spec = generator or DEFAULT_CASES_GENERATOR
+    least = CALLS_PER_KEPT_CASE * min(max_cases, len(candidates))
+    most = CALLS_PER_KEPT_CASE * len(candidates)
+    cache = open_cache()
+    fewest = generate_estimate(f"cases checks, {spec} (every fact kept)", spec, least, cache,
+                               "not counted")  # fmt: skip
+    lines += call_lines([fewest])
+    lines.append(
+        f"at most {most} calls if every one of the {len(candidates)} facts must be checked "
+        f"to keep {max_cases} (5 per fact: 1 phrasing, 2 oracle, 2 closed-book answers)"
+    )
+    return lines

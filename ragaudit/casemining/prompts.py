@@ -1,0 +1,78 @@
+"""The fixed prompts `ragaudit cases` asks its generator, recorded in every cases file so a
+reader knows what wrote and checked each question, and the template phrasings that stand in
+for the generator under --no-generate.
+
+A prompt is a `prompt:` entry as runner.generate.build_messages takes it. The phrasing
+request is rendered into the question slot (its template is just `{question}`), so the
+request's own text is what the prompt hash and the call cache see."""
+
+from __future__ import annotations
+
+from ragaudit.mutation.closed_book import CLOSED_BOOK_PROMPT
+
+LANGUAGE_NAMES = {
+    "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
+    "pt": "Portuguese", "nl": "Dutch", "pl": "Polish", "ru": "Russian", "ja": "Japanese",
+    "zh": "Chinese",
+}  # fmt: skip
+"""The languages a phrasing request names; a document in another is asked in English words
+with its language code."""
+
+PHRASE_PROMPT = {
+    "system": (
+        "You write test questions for a search system over technical documentation. "
+        "Reply with exactly two lines and nothing else."
+    ),
+    "template": "{question}",
+}
+
+PHRASE_REQUEST = """Section: {heading}
+Statement: {sentence}
+The statement gives "{answer}" for {anchor}.
+
+Write two questions in {language} whose answer is exactly "{answer}".
+Line 1: a precise question in the style of the manual, naming {anchor}.
+Line 2: the same question as a user would type it into a search box, casual and short.
+Do not write "{answer}" or any of its digits in either question. Write only the two questions."""
+
+ORACLE_PROMPT = {
+    "system": "Answer the question from the context alone. Give the exact value.",
+    "template": "Context:\n{context}\n\nQuestion: {question}",
+}
+"""The oracle check: the generator given only the source paragraph."""
+
+PROMPTS = {"phrase": PHRASE_PROMPT, "oracle": ORACLE_PROMPT, "closed_book": CLOSED_BOOK_PROMPT}
+"""Every prompt a cases file records (`generated_by.prompts`)."""
+
+PHRASE_PARAMS = {"max_tokens": 96}
+ANSWER_PARAMS = {"max_tokens": 48}
+"""A value answer is a few words; 48 tokens hold one with its sentence, and cost a third of
+the 128 a RAG answer gets."""
+
+TEMPLATES = {
+    "en": ("What is the value of {anchor}?", "{anchor} value?"),
+    "de": ("Welchen Wert hat {anchor}?", "{anchor} Wert?"),
+    "fr": ("Quelle est la valeur de {anchor} ?", "valeur de {anchor} ?"),
+    "es": ("¿Cuál es el valor de {anchor}?", "¿valor de {anchor}?"),
+}
+"""--no-generate's phrasings, per language (English for any other): marked `template` in the
+file, they ask for the anchor's value without a generator."""
+
+
+def language_name(code: str) -> str:
+    return LANGUAGE_NAMES.get(code, f"the language with code {code!r}")
+
+
+def phrase_request(
+    sentence: str, heading: str | None, answer: str, anchor: str, language: str
+) -> str:
+    """The phrasing request for one fact, the text the phrasing prompt asks."""
+    return PHRASE_REQUEST.format(
+        heading=heading or "(none)", sentence=" ".join(sentence.split()), answer=answer,
+        anchor=anchor, language=language_name(language),
+    )  # fmt: skip
+
+
+def template_phrasings(anchor: str, language: str) -> tuple[str, str]:
+    precise, casual = TEMPLATES.get(language, TEMPLATES["en"])
+    return precise.format(anchor=anchor), casual.format(anchor=anchor)

@@ -1,0 +1,58 @@
+"""The model-free checks of a mined case, on texts written here; every expected value is
+worked out by hand."""
+
+from __future__ import annotations
+
+from ragaudit.casemining.checks import (
+    answer_in_question,
+    near_duplicate,
+    parse_phrasings,
+    source_paragraph,
+)
+
+
+def test_an_answer_written_in_its_question_is_caught_whole_and_by_its_digits():
+    assert answer_in_question("5432", "Which port, 5432 or 5433?") == {
+        "passed": False, "found": "5432"}  # fmt: skip
+    # the digits of "30 seconds" stand in the question as a number of their own
+    assert answer_in_question("30 seconds", "Is the timeout 30 s?")["found"] == "30"
+    # "7" inside "HTTP/1.17"? no: 17 is another number, and "7 days" is not said
+    assert answer_in_question("7 days", "How long, after release 17, is a tag kept?") == {
+        "passed": True}  # fmt: skip
+    assert answer_in_question("Größe", "Wie heißt die GRÖSSE?")["passed"] is False
+
+
+def test_two_phrasings_that_share_most_tokens_are_near_duplicates():
+    # tokens: {what, is, the, default, port} vs {what, is, the, default, port, number}: 5/6
+    result = near_duplicate("What is the default port?", "What is the default port number?")
+    assert result == {"passed": False, "jaccard": 0.833, "threshold": 0.8}
+    # {what, is, the, default, port} vs {which, port, does, it, listen, on}: 1/10
+    assert near_duplicate("What is the default port?", "which port does it listen on")[
+        "jaccard"] == 0.1  # fmt: skip
+    # Unicode tokens: "größe" is one token, not "gr" + "e"
+    assert near_duplicate("Welche Größe?", "welche größe")["jaccard"] == 1.0
+
+
+def test_a_reply_is_read_as_two_questions_without_numbering_labels_or_quotes():
+    reply = (
+        '1. Precise: "What is the default value of core.abbrev?"\n2) casual: core.abbrev default?\n'
+    )
+    assert parse_phrasings(reply) == ("What is the default value of core.abbrev?",
+                                      "core.abbrev default?")  # fmt: skip
+    assert parse_phrasings("Line 1: How long is the lock held?\n\nLine 2: lock time?") == (
+        "How long is the lock held?", "lock time?")  # fmt: skip
+    assert parse_phrasings("Only one question here?") is None
+    assert parse_phrasings(None) is None
+
+
+def test_the_oracle_is_given_the_paragraph_that_holds_the_answer():
+    text = "Title\n\nFirst paragraph.\n\nThe port is 5432 by default.\nIt can be changed.\n\nLast."
+    start = text.index("5432")
+    assert source_paragraph(text, start, start + 4) == (
+        "The port is 5432 by default.\nIt can be changed.")  # fmt: skip
+    long = "\n".join(f"line {i:03d} of a long paragraph" for i in range(100))
+    at = long.index("line 050")
+    cut = source_paragraph(long, at, at + 8, limit=200)
+    # 200 characters around the span, cut at line breaks: whole lines only, 050 among them
+    assert "line 050" in cut and len(cut) <= 200
+    assert all(line.startswith("line ") and line.endswith("paragraph") for line in cut.splitlines())
