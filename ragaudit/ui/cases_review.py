@@ -48,6 +48,7 @@ def edited_fields(intent: Mapping, edit: Edit) -> list[str]:
 
 
 _DIGIT_GROUP = re.compile(r"(?<=\d)[,._'\u00a0\u202f ](?=\d)")
+_NUMBER = re.compile(r"[\d.,_'\u00a0\u202f ]*\d[\d.,_'\u00a0\u202f ]*")
 
 
 def _digit_runs(text: str) -> list[str]:
@@ -56,12 +57,15 @@ def _digit_runs(text: str) -> list[str]:
 
 
 def answer_in_question(answer: str, question: str) -> bool:
-    """Whether the question gives its answer away: the answer's text (case folded), or its
-    digits as one number of the question."""
-    if answer.casefold() in question.casefold():
-        return True
-    digits = "".join(_digit_runs(answer))
-    return bool(digits) and digits in _digit_runs(question)
+    """Whether the question gives its answer away: a number's digits as one number of the
+    question (`5,432` in "port 5432?"); any other answer as words of it (case folded), or
+    one of its numbers (`2024` of "14 March 2024")."""
+    asked = _digit_runs(question)
+    if _NUMBER.fullmatch(answer.strip()):
+        return "".join(_digit_runs(answer)) in asked
+    words = rf"(?<!\w){re.escape(answer.strip().casefold())}(?!\w)"
+    found = re.search(words, question.casefold()) is not None
+    return found or any(number in asked for number in _digit_runs(answer))
 
 
 def edit_problem(edit: Edit, document: str | None, doc_id: str) -> str | None:
