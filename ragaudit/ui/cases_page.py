@@ -126,8 +126,10 @@ def _intent(st, file: str, intent: Mapping, source: SourceText) -> tuple[str, Ed
         _known(st, intent, provenance)
         _checks(st, provenance.get("checks") or {})
         _source(st, intent, source)
-        decision = st.radio("Decision", DECISIONS, key=f"{key}:decision", horizontal=True)
-        edit = _editor(st, key, written)
+        decision = st.radio(
+            f"Decision on {name}", DECISIONS, key=f"{key}:decision", horizontal=True
+        )
+        edit = _editor(st, key, name, written)
         if edited_fields(intent, edit):
             problem = edit_problem(edit, source.text, source.doc_id)
             if problem:
@@ -191,9 +193,9 @@ def _source(st, intent: Mapping, source: SourceText) -> None:
     st.markdown(fact_html(source.text, recorded), unsafe_allow_html=True)
 
 
-def _editor(st, key: str, written: Edit) -> Edit:
+def _editor(st, key: str, name: str, written: Edit) -> Edit:
     """The intent's fields as the reviewer has them (the file's until edited)."""
-    with st.expander("Edit phrasings, answer, anchor"):
+    with st.expander(f"Edit {name}: phrasings, answer, anchor"):
         phrasings = tuple(
             st.text_input(f"Phrasing {i}", value=q, key=f"{key}:phrasing:{i}")
             for i, q in enumerate(written.phrasings, 1)
