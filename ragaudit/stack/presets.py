@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import cache
 
-from ragaudit.probes.catalogue import answer_probes, certifying_probes, shipped
 from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX, T4000, StackConfig
 
 
@@ -24,8 +24,8 @@ class Preset:
     """The generator spec used unless --generator names another."""
     gen_configs: tuple[str, ...]
     """Configs whose retrieved context is sent to the generator."""
-    gen_probes: tuple[str, ...] | None
-    """Probes generated for; None means every probe."""
+    answer_probes_only: bool
+    """Generate for the answer probes only (answer_probe_names); False: every probe."""
     max_tokens: int
     """Reply length cap: a reply is an answer and its citations, not an essay."""
     extra_configs: tuple[StackConfig, ...] = OUTSIDE_MATRIX
@@ -36,10 +36,30 @@ class Preset:
         """The matrix A…M, then the configs outside it."""
         return (*MATRIX, *self.extra_configs)
 
+    @property
+    def gen_probes(self) -> tuple[str, ...] | None:
+        """Probes generated for; None means every probe."""
+        return answer_probe_names() if self.answer_probes_only else None
 
-ANSWER_PROBES = answer_probes(shipped())
-"""The probes the originating study generated answers for: each has a value, a list or an
-abstention to grade (each declares its `answer_position` on its Probe)."""
+
+@cache
+def answer_probe_names() -> tuple[str, ...]:
+    """The probes the originating study generated answers for: each has a value, a list or
+    an abstention to grade (each declares its `answer_position` on its Probe). Read from the
+    probe catalogue (plugins' probes too) on first use, once a process."""
+    from ragaudit.probes.catalogue import answer_probes, shipped
+
+    return answer_probes(shipped())
+
+
+@cache
+def secondary_probe_names() -> tuple[str, ...]:
+    """The probes the secondary embedder runs at least (the control and embedding-layer
+    probes: control, paraphrase, negation), so its controls certify it. Read on first use."""
+    from ragaudit.probes.catalogue import certifying_probes, shipped
+
+    return certifying_probes(shipped())
+
 
 # Prompt evaluation dominates on 2 CPU cores (~7 s for a k=3 prompt, ~15 s for k=8 on the
 # 0.5B model), so the quick preset generates on one k=3 and one k=8 config, for the answer
@@ -52,7 +72,7 @@ QUICK = Preset(
     "n=5 per probe: a first look in minutes",
     generator="local:qwen2.5-0.5b",
     gen_configs=("B", "C", T4000.name),
-    gen_probes=ANSWER_PROBES,
+    answer_probes_only=True,
     max_tokens=96,
 )
 FULL = Preset(
@@ -61,7 +81,7 @@ FULL = Preset(
     "n=25 per probe: the originating study's run size",
     generator="local:qwen2.5-1.5b",
     gen_configs=("A", "B", "C", "M", T4000.name),
-    gen_probes=None,
+    answer_probes_only=False,
     max_tokens=160,
 )
 
@@ -76,7 +96,7 @@ REFERENCE = Preset(
     "n=25 per probe, generation on the originating study's scope: the shipped reference run",
     generator="local:qwen2.5-1.5b",
     gen_configs=("A", "B", "C", "M", T4000.name),
-    gen_probes=ANSWER_PROBES,
+    answer_probes_only=True,
     max_tokens=FULL.max_tokens,
 )
 PRESETS = {preset.name: preset for preset in (QUICK, REFERENCE, FULL)}
@@ -106,6 +126,17 @@ def chosen(name: str | None, *, quick: bool = False) -> Preset:
 
 PRIMARY_EMBEDDER = "local:minilm"
 SECONDARY_EMBEDDER = "local:e5-small"
-SECONDARY_PROBES = certifying_probes(shipped())
-"""The secondary embedder runs at least these (the control and embedding-layer probes:
-control, paraphrase, negation), so its controls certify it."""
+
+_READ_ON_FIRST_USE = {
+    "ANSWER_PROBES": answer_probe_names,
+    "SECONDARY_PROBES": secondary_probe_names,
+}
+"""The module's former constants, now built when first read: `presets.ANSWER_PROBES` and
+`from ragaudit.stack.presets import SECONDARY_PROBES` still work."""
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """A former constant (_READ_ON_FIRST_USE), built when read (PEP 562)."""
+    if name in _READ_ON_FIRST_USE:
+        return _READ_ON_FIRST_USE[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
