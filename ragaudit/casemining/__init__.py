@@ -1,0 +1,1 @@
+"""Cases mined from the user's own documents, phrased in their language and verified."""
