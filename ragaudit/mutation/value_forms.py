@@ -16,41 +16,22 @@ from fractions import Fraction
 
 from ragaudit.mutation.text import find_whole_value, holds, sentence_around
 from ragaudit.mutation.values import changed_value, shifted_number
+from ragaudit.values.shapes import QUANTITY_FORM
+from ragaudit.values.words import (
+    BINARY,
+    BYTES,
+    ENGLISH_ONES,
+    ENGLISH_TENS,
+    PERCENT,
+    SECONDS,
+    WORD_UNITS,
+)
 
 TWO_FORMS = "two forms: "
 """How a reason starts when a value's second form cannot be shifted with it."""
 
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_IN_WORDS = (
-    rf"(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_ONES[1:10])}))?|{'|'.join(reversed(_ONES))}"
-)
-_QUANTITY = re.compile(
-    rf"(?<![\w.,])(?:(?P<digits>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"|(?P<words>(?i:{_IN_WORDS}))\b)"
-    r"(?:(?P<gap>[ \u00a0-]?)(?P<unit>%|(?i:per cent)|[A-Za-z]+)(?!\w))?"
-)
 _OPEN = re.compile(r"\s*\(\s*")
 _CLOSE = re.compile(r"\s*\)")
-
-_SECONDS = {
-    "ms": Fraction(1, 1000), "msec": Fraction(1, 1000), "millisecond": Fraction(1, 1000),
-    "s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600, "hr": 3600,
-    "hour": 3600, "d": 86400, "day": 86400, "week": 604800,
-}  # fmt: skip
-_BYTES = {"byte": 0, "kb": 1, "kilobyte": 1, "mb": 2, "megabyte": 2, "gb": 3, "gigabyte": 3,
-          "tb": 4, "terabyte": 4}  # fmt: skip
-"""Powers of 1000 or 1024, as the document's own pair shows."""
-_BINARY = {"kib": 1, "kibibyte": 1, "mib": 2, "mebibyte": 2, "gib": 3, "gibibyte": 3,
-           "tib": 4, "tebibyte": 4}  # fmt: skip
-_PERCENT = {"%", "percent", "per cent", "pct"}
-_WORD_UNITS = {"millisecond", "second", "minute", "hour", "day", "week", "byte", "kilobyte",
-               "megabyte", "gigabyte", "terabyte", "kibibyte", "mebibyte", "gibibyte",
-               "tebibyte"}  # fmt: skip
-"""Units written as words, singular for one ('1 minute') and plural otherwise."""
 
 
 @dataclass(frozen=True)
@@ -190,8 +171,8 @@ def _rewritten(form: Form, value: Fraction) -> dict[tuple[int, int], str] | None
         digits = Decimal(scaled.numerator).scaleb(-form.decimals)
         number = f"{digits:{',' if ',' in form.number else ''}.{form.decimals}f}"
     pieces = {(form.number_at, form.number_at + len(form.number)): number}
-    singular = form.unit[:-1] if form.unit.lower()[:-1] in _WORD_UNITS else form.unit
-    if singular.lower() in _WORD_UNITS and form.gap != "-":  # 'five-minute' stays singular
+    singular = form.unit[:-1] if form.unit.lower()[:-1] in WORD_UNITS else form.unit
+    if singular.lower() in WORD_UNITS and form.gap != "-":  # 'five-minute' stays singular
         unit = singular if value == 1 else singular + ("S" if singular.isupper() else "s")
         if unit != form.unit:
             pieces[(form.unit_at, form.unit_at + len(form.unit))] = unit
@@ -200,14 +181,14 @@ def _rewritten(form: Form, value: Fraction) -> dict[tuple[int, int], str] | None
 
 def _in_words(number: int, joiner: str) -> str:
     if number < 20:
-        return _ONES[number]
+        return ENGLISH_ONES[number]
     tens, ones = divmod(number, 10)
-    return _TENS[tens - 2] + (joiner + _ONES[ones] if ones else "")
+    return ENGLISH_TENS[tens - 2] + (joiner + ENGLISH_ONES[ones] if ones else "")
 
 
 def _forms(text: str, start: int, end: int) -> list[Form]:
     out = []
-    for m in _QUANTITY.finditer(text, start, end):
+    for m in QUANTITY_FORM.finditer(text, start, end):
         number = m["digits"] or m["words"]
         if m["digits"]:
             plain = number.replace(",", "")
@@ -223,7 +204,7 @@ def _forms(text: str, start: int, end: int) -> list[Form]:
 
 
 def _word_value(word: str) -> int:
-    return _ONES.index(word) if word in _ONES else 20 + 10 * _TENS.index(word)
+    return ENGLISH_ONES.index(word) if word in ENGLISH_ONES else 20 + 10 * ENGLISH_TENS.index(word)
 
 
 def _over(form: Form, start: int, end: int) -> bool:
@@ -247,19 +228,19 @@ def _pair_at(text: str, start: int, end: int) -> tuple[Form, Form, int] | None:
 def _unit_key(unit: str) -> str | None:
     key = unit.lower()
     for candidate in (key, key[:-1] if key.endswith("s") else None):
-        if candidate in _SECONDS or candidate in _BYTES or candidate in _BINARY:
+        if candidate in SECONDS or candidate in BYTES or candidate in BINARY:
             return candidate
-    return key if key in _PERCENT else None
+    return key if key in PERCENT else None
 
 
 def _factor(key: str, base: int) -> tuple[str, Fraction]:
     """(the kind of quantity, how many base units one `key` is)."""
-    if key in _SECONDS:
-        return "time", Fraction(_SECONDS[key])
-    if key in _BINARY:
-        return "bytes", Fraction(1024) ** _BINARY[key]
-    if key in _BYTES:
-        return "bytes", Fraction(base) ** _BYTES[key]
+    if key in SECONDS:
+        return "time", Fraction(SECONDS[key])
+    if key in BINARY:
+        return "bytes", Fraction(1024) ** BINARY[key]
+    if key in BYTES:
+        return "bytes", Fraction(base) ** BYTES[key]
     return "percent", Fraction(1)
 
 

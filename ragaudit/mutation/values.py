@@ -9,7 +9,9 @@ import datetime as dt
 import random
 from collections.abc import Sequence
 
-from ragaudit.mutation.text import MONTHS, date_parts, holds, numbers, shape
+from ragaudit.mutation.text import holds, shape
+from ragaudit.values.dates import MONTHS, date_parts
+from ragaudit.values.shapes import numbers
 
 
 def changed_value(

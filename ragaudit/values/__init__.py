@@ -1,0 +1,1 @@
+"""The value shapes mining and mutate share: numbers, units, dates, settings, names."""
