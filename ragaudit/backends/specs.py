@@ -24,9 +24,19 @@ from ragaudit.backends.retry import RetryPolicy
 from ragaudit.errors import RagauditError
 from ragaudit.registry import Registry, resolve, unknown_name_message
 
-OPTION_KEYS = tuple(dict.fromkeys(key for backend in BUILT_IN for key in backend.options))
-"""What `options=` may hold for a spec whose backend takes them (openai: base_url and
-api_key_env: the stack file's embedder/generator keys)."""
+
+def option_keys(backends: Registry[Backend] | None = None) -> tuple[str, ...]:
+    """What `options=` may hold for a spec whose backend takes them, each key once, in the
+    backends' order: every registered backend's `options` (default: the shipped backends and
+    the plugins', read when asked), which a stack file's embedder/generator entry may name
+    (openai: base_url and api_key_env)."""
+    backends = backends if backends is not None else backend_registry()
+    return tuple(dict.fromkeys(key for backend in backends.items() for key in backend.options))
+
+
+OPTION_KEYS = option_keys(backend_registry(BUILT_IN))
+"""The shipped backends' option keys only (no plugin's): kept for the stack file's readers
+until they ask option_keys()."""
 
 
 def backend_of(spec: str, kind: str, backends: Registry[Backend] | None = None) -> Backend:
@@ -66,7 +76,7 @@ def server_options(
     API) and `api_key_env` (the variable holding the key, default OPENAI_API_KEY), both
     optional; a value set for a spec whose backend takes no such option is refused."""
     backends = backends if backends is not None else backend_registry()
-    keys = tuple(dict.fromkeys(key for b in backends.items() for key in b.options))
+    keys = option_keys(backends)
     given = dict(options or {})
     unknown = sorted(set(given) - set(keys))
     if unknown:
