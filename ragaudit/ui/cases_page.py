@@ -18,6 +18,7 @@ from pathlib import Path
 from ragaudit.errors import RagauditError
 from ragaudit.results.format import fmt_ratio
 from ragaudit.ui.allowed import Refused
+from ragaudit.ui.cases_checks import check_rows, dropped_rows
 from ragaudit.ui.cases_files import cases_files, read_cases, reviewed_path, write_reviewed
 from ragaudit.ui.cases_review import (
     ACCEPT,
@@ -35,7 +36,6 @@ from ragaudit.ui.cases_source import SourceText, corpus_documents, fact_html, so
 QUERY_PARAM = "cases"
 """`?cases=NAME`: a cases file of the results folder, by its name in the listing."""
 SAVE_KEY = "cases_save"
-REPLY_CHARS = 120
 
 
 def render() -> None:
@@ -81,27 +81,28 @@ def _chosen(st, files: list[Path]) -> Path:
 
 
 def _counts(st, document: Mapping) -> None:
-    """The miner's counts, each over its denominator through the one formatter."""
+    """The miner's counts, each over its denominator through the one formatter: the
+    candidates checked of those mined, and what became of those checked."""
     counts = document.get("counts") or {}
     candidates = int(counts.get("candidates") or 0)
+    checked = int(counts.get("checked", candidates) or 0)  # a file without it: all were
     kept = int(counts.get("kept", len(document["intents"])) or 0)
     known = int(counts.get("known_without_context") or 0)
     unverified = int(counts.get("unverified") or 0)
-    st.markdown(
-        f"**{candidates} candidates** · kept {fmt_ratio(kept, candidates)} · unverified "
-        f"{fmt_ratio(unverified, candidates)} · known without context "
-        f"{fmt_ratio(known, kept)} of kept"
-    )
+    parts = [f"**{candidates} candidates**"]
+    if "checked" in counts:
+        parts.append(f"checked {fmt_ratio(checked, candidates)}")
+    parts += [f"kept {fmt_ratio(kept, checked)}", f"unverified {fmt_ratio(unverified, checked)}",
+              f"known without context {fmt_ratio(known, kept)} of kept"]  # fmt: skip
+    st.markdown(" · ".join(parts))
     rejected = counts.get("rejected") or {}
     if rejected:
-        reasons = " · ".join(
-            f"{reason} {fmt_ratio(int(n), candidates)}" for reason, n in rejected.items()
-        )
-        st.markdown(f"Rejected: {reasons}")
+        reasons = (f"{reason} {fmt_ratio(int(n), checked)}" for reason, n in rejected.items())
+        st.markdown(f"Rejected: {' · '.join(reasons)}")
     for listed, title in (("rejected", "Rejected candidates"), ("unverified", "Unverified")):
         if document.get(listed):
             with st.expander(f"{title} ({len(document[listed])})"):
-                st.dataframe(document[listed], hide_index=True, width="stretch")
+                st.dataframe(dropped_rows(document[listed]), hide_index=True, width="stretch")
     generated = document.get("generated_by") or {}
     generator = (generated.get("generator") or {}).get("spec") or "none (templates)"
     corpus = (generated.get("corpus") or {}).get("path")
@@ -153,29 +154,9 @@ def _known(st, intent: Mapping, provenance: Mapping) -> None:
 
 def _checks(st, checks: Mapping) -> None:
     """Each check the miner ran, its outcome and what it recorded."""
-    rows = []
-    for check, result in checks.items():
-        result = result if isinstance(result, Mapping) else {"value": result}
-        if "passed" in result:
-            outcome = "passed" if result["passed"] else "failed"
-        elif "known" in result:
-            outcome = "known without context" if result["known"] else "not known"
-        else:
-            outcome = "—"
-        detail = "; ".join(
-            f"{field}: {_shown(value)}"
-            for field, value in result.items()
-            if field not in ("passed", "known")
-        )
-        rows.append({"check": check, "result": outcome, "detail": detail})
+    rows = check_rows(checks)
     if rows:
         st.dataframe(rows, hide_index=True, width="stretch")
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, list):
-        return " | ".join(str(item)[:REPLY_CHARS] for item in value) or "none"
-    return str(value)[:REPLY_CHARS]
 
 
 def _source(st, intent: Mapping, source: SourceText) -> None:

@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ragaudit.casemining.checks import answer_in_question
+
 UNDECIDED, ACCEPT, REJECT = "undecided", "accept", "reject"
 DECISIONS = (UNDECIDED, ACCEPT, REJECT)
 """A reviewer's choices for one intent, in the order the page offers them."""
@@ -47,31 +49,10 @@ def edited_fields(intent: Mapping, edit: Edit) -> list[str]:
             if getattr(edit, name) != getattr(before, name)]  # fmt: skip
 
 
-_DIGIT_GROUP = re.compile(r"(?<=\d)[,._'\u00a0\u202f ](?=\d)")
-_NUMBER = re.compile(r"[\d.,_'\u00a0\u202f ]*\d[\d.,_'\u00a0\u202f ]*")
-
-
-def _digit_runs(text: str) -> list[str]:
-    # "5,432" and "5 432" are the digits 5432; "2.7" is 27, not the answer 7
-    return re.findall(r"\d+", _DIGIT_GROUP.sub("", text))
-
-
-def answer_in_question(answer: str, question: str) -> bool:
-    """Whether the question gives its answer away: a number's digits as one number of the
-    question (`5,432` in "port 5432?"); any other answer as words of it (case folded), or
-    one of its numbers (`2024` of "14 March 2024")."""
-    asked = _digit_runs(question)
-    if _NUMBER.fullmatch(answer.strip()):
-        return "".join(_digit_runs(answer)) in asked
-    words = rf"(?<!\w){re.escape(answer.strip().casefold())}(?!\w)"
-    found = re.search(words, question.casefold()) is not None
-    return found or any(number in asked for number in _digit_runs(answer))
-
-
 def edit_problem(edit: Edit, document: str | None, doc_id: str) -> str | None:
     """One line saying why `edit` cannot be saved, or None: a blank field, a phrasing
-    giving the answer away, or an answer that does not stand verbatim in its source
-    document (unknown when the document could not be read)."""
+    giving the answer away (the miner's own check), or an answer that does not stand
+    verbatim in its source document (unknown when the document could not be read)."""
     if not edit.answer.strip():
         return "the answer is blank"
     if not edit.anchor.strip():
@@ -79,8 +60,9 @@ def edit_problem(edit: Edit, document: str | None, doc_id: str) -> str | None:
     for number, question in enumerate(edit.phrasings, 1):
         if not question.strip():
             return f"phrasing {number} is blank"
-        if answer_in_question(edit.answer, question):
-            return f"phrasing {number} gives the answer away ({edit.answer!r} is in it)"
+        given_away = answer_in_question(edit.answer, question)
+        if not given_away["passed"]:
+            return f"phrasing {number} gives the answer away ({given_away['found']!r} is in it)"
     if document is None:
         return f"{doc_id} could not be read, so the answer cannot be checked against it"
     if edit.answer not in document:
