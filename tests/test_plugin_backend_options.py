@@ -84,11 +84,6 @@ def _run_stack(site: Path, corpus: Path, tmp_path: Path, key: str):  # noqa: F81
     return python(["-m", "ragaudit", "run", *flags, "--out", str(out)], env), stack, out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs targets/stackfile_schema.py, stackfile.py and column.py to read "
-    "backends.specs.option_keys() (not this helper's files: see the issue 42 report)",
-)
 def test_a_stack_file_naming_a_plugin_backends_option_runs_with_it(site, corpus, tmp_path):  # noqa: F811
     run, _, out = _run_stack(site, corpus, tmp_path, PLUGIN_KEY)
     assert run.returncode == 0, run.stderr

@@ -12,7 +12,6 @@ from __future__ import annotations
 from ragaudit.backends.cache import CallCache
 from ragaudit.backends.cached import CachedEmbedder, CachedGenerator
 from ragaudit.backends.catalogue import (
-    BUILT_IN,
     EMBEDDER,
     GENERATOR,
     Backend,
@@ -32,11 +31,6 @@ def option_keys(backends: Registry[Backend] | None = None) -> tuple[str, ...]:
     (openai: base_url and api_key_env)."""
     backends = backends if backends is not None else backend_registry()
     return tuple(dict.fromkeys(key for backend in backends.items() for key in backend.options))
-
-
-OPTION_KEYS = option_keys(backend_registry(BUILT_IN))
-"""The shipped backends' option keys only (no plugin's): kept for the stack file's readers
-until they ask option_keys()."""
 
 
 def backend_of(spec: str, kind: str, backends: Registry[Backend] | None = None) -> Backend:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ragaudit.backends.specs import OPTION_KEYS
+from ragaudit.backends.specs import option_keys
 from ragaudit.documents import Document
 from ragaudit.stack.chunking import Chunk
 from ragaudit.targets.pipeline.build import BuiltPipeline, build_pipeline
@@ -32,7 +32,7 @@ from ragaudit.targets.stackfile import StackSpec, build_splitter
 def load_model(loader: Callable, model: dict, cache: Any, **extra: Any) -> Any:
     """A stack's embedder or generator (`{"spec", "base_url", "api_key_env"}`) through the
     backends' loader, with its endpoint options (the key's variable name, never the key)."""
-    options = {key: model.get(key) for key in OPTION_KEYS}
+    options = {key: model.get(key) for key in option_keys()}
     return loader(model["spec"], cache, options=options, **extra)
 
 

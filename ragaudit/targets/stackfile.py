@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragaudit.backends.catalogue import EMBEDDER, GENERATOR, OPENAI, Backend
 from ragaudit.backends.endpoint import check_endpoint
-from ragaudit.backends.specs import OPTION_KEYS, backend_of, server_options
+from ragaudit.backends.specs import backend_of, option_keys, server_options
 from ragaudit.errors import RagauditError
 from ragaudit.targets.bounded import UserCodeLimits
 from ragaudit.targets.components import build_component, import_component
@@ -211,10 +211,11 @@ def _check_specs(stack: StackSpec) -> None:
             backend = backend_of(model["spec"], key)
         except RagauditError as error:
             raise RagauditError(f"{stack.where(*loc)}: {error}") from None
+        keys = option_keys()  # every backend's, a plugin's too
         try:
-            server_options(model["spec"], {k: model[k] for k in OPTION_KEYS})
+            server_options(model["spec"], {k: model.get(k) for k in keys})
         except RagauditError as error:
-            named = next((k for k in OPTION_KEYS if model[k] is not None), "spec")
+            named = next((k for k in keys if model.get(k) is not None), "spec")
             raise RagauditError(f"{stack.where(key, named)}: {error}") from None
         _check_default_endpoint(stack, key, model, backend)
 

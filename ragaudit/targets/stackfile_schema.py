@@ -11,7 +11,7 @@ import re
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from ragaudit.stack.configs import MATRIX, OUTSIDE_MATRIX
 from ragaudit.stack.settings import k_too_deep, retrieval_field
@@ -43,6 +43,16 @@ class _Model(BaseModel):
     """An OpenAI-compatible server's /v1 address (openai: specs only)."""
     api_key_env: str | None = Field(default=None, pattern=ENV_NAME)
     """The NAME of the environment variable that holds the API key (never the key)."""
+
+
+def _model_entry() -> type[BaseModel]:
+    """An embedder or generator entry: its spec, the shipped backends' options (typed in
+    _Model) and a plugin backend's, each a string (backends.specs.server_options checks
+    which spec takes which)."""
+    from ragaudit.backends.specs import option_keys
+
+    plugins = {key: (str | None, None) for key in option_keys() if key not in _Model.model_fields}
+    return create_model("_Model", __base__=_Model, **plugins) if plugins else _Model
 
 
 class _Limits(BaseModel):
@@ -102,6 +112,7 @@ def _only_a_pipeline(stack: Any) -> Any:
 @cache
 def stack_file_model() -> type[BaseModel]:
     """The model of a whole stack file (built once, on first use)."""
+    entry = _model_entry()
 
     class _StackFile(BaseModel):
         """A stack file. `k` and `hybrid` are the retrieval settings' fields
@@ -113,8 +124,8 @@ def stack_file_model() -> type[BaseModel]:
         name: str = Field(min_length=1, max_length=40)
         description: str = ""
         splitter: _Component | None = None
-        embedder: str | _Model | None = None
-        generator: str | _Model | None = None
+        embedder: str | entry | None = None
+        generator: str | entry | None = None
         k: int | None = retrieval_field("k", default=None)
         hybrid: bool = retrieval_field("hybrid")
         retriever: _Retriever | None = None
