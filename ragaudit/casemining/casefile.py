@@ -82,18 +82,25 @@ def case_document(
     unverified = [dropped_entry(t) for t in trials if t.outcome == "unverified"]
     counts = {
         "candidates": candidates,
-        "checked": len(trials),
+        "checked": sum(1 for t in trials if t.outcome != "beyond_max"),
         "kept": len(kept),
         "known_without_context": sum(1 for t in kept if t.known_without_context),
         "rejected": dict(
             sorted(Counter(t.reason for t in trials if t.outcome == "rejected").items())
         ),
         "unverified": len(unverified),
+        "beyond_max": sum(1 for t in trials if t.outcome == "beyond_max"),
     }
     return {"generated_by": generated_by, "counts": counts, "intents": intents,
             "rejected": rejected, "unverified": unverified}  # fmt: skip
 
 
-def write_case_file(path: Path, document: dict) -> None:
-    text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-    write_text_atomic(path, HEADER + text)
+class _Dumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: object) -> bool:
+        return True  # a reviewer reads each check in full, never `*id001`
+
+
+def write_case_file(path: Path, document: dict, header: str = HEADER) -> None:
+    """The document as YAML under `header` (a comment), written atomically."""
+    text = yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    write_text_atomic(path, header + text)

@@ -20,7 +20,7 @@ from ragaudit.backends.cache import CallCache
 from ragaudit.backends.specs import describe_model, load_generator
 from ragaudit.casemining.casefile import case_document
 from ragaudit.casemining.checks import PARAGRAPH_CHARACTERS
-from ragaudit.casemining.language import detect_language, detector_identity
+from ragaudit.casemining.language import detect_document_language, detector_identity
 from ragaudit.casemining.mine import mine_candidates
 from ragaudit.casemining.prompts import PROMPTS
 from ragaudit.casemining.verify import Trial, Verifier
@@ -30,9 +30,6 @@ from ragaudit.runner.progress import Progress
 DEFAULT_CASES_GENERATOR = "local:qwen2.5-1.5b"
 DEFAULT_MAX_CASES = 40
 MAX_PER_DOCUMENT = 3
-LANGUAGE_SAMPLE = 4000
-"""Characters of a document its language is read from: enough for a reliable reading,
-bounded for a long page."""
 
 
 @dataclass
@@ -63,7 +60,7 @@ def corpus_digest(documents: Sequence[Any]) -> str:
 
 
 def document_languages(documents: Sequence[Any]) -> dict[str, str]:
-    return {doc.doc_id: detect_language(doc.text[:LANGUAGE_SAMPLE]) for doc in documents}
+    return {doc.doc_id: detect_document_language([doc.text]) for doc in documents}
 
 
 def make_cases(options: CasesOptions, cache: CallCache | None = None) -> dict:
@@ -115,17 +112,16 @@ def _verify_in_batches(
     trials: list[Trial] = []
     kept = at = 0
     while kept < options.max_cases and at < len(candidates):
-        size = max(4, 2 * (options.max_cases - kept))
+        wanted = options.max_cases - kept
+        size = max(4, 2 * wanted) if generator is not None else wanted  # a template is kept
         batch = candidates[at : at + size]
         at += len(batch)
         done = verifier.run(batch, languages)
         for trial in done:
             if trial.outcome == "kept" and kept >= options.max_cases:
-                trial.outcome, trial.reason = "rejected", "over_max"
-                trial.detail = f"--max {options.max_cases} cases kept already"
+                trial.outcome = "beyond_max"  # checked in the last batch, not written
             kept += trial.outcome == "kept"
         trials += done
         progress.message(f"cases: kept {kept} of {options.max_cases} wanted; "
                          f"checked {at} of {len(candidates)} candidates")  # fmt: skip
     return trials
-

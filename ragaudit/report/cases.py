@@ -24,6 +24,11 @@ def cases_lines(document: dict) -> list[str]:
     if counts["rejected"]:
         reasons = ", ".join(f"{reason} {n}" for reason, n in counts["rejected"].items())
         lines.append(f"rejected: {sum(counts['rejected'].values())} ({reasons})")
+    if counts.get("beyond_max"):
+        lines.append(
+            f"beyond --max: {counts['beyond_max']} more facts passed in the last batch, not "
+            "written (a larger --max keeps them, replayed from the call cache)"
+        )
     if counts["unverified"]:
         lines.append(
             f"unverified: {counts['unverified']} facts lost a generator call (listed under "

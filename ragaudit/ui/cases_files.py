@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ragaudit import paths
 from ragaudit.errors import RagauditError
-from ragaudit.fileio import MAX_INPUT_BYTES, parse_yaml, read_text, write_text_atomic
+from ragaudit.fileio import MAX_INPUT_BYTES, parse_yaml, read_text
 from ragaudit.ui.allowed import Refused, regular_file, url_path
 
 CASES_SUFFIXES = (".yaml", ".yml")
@@ -83,7 +83,7 @@ def write_reviewed(source: Path, document: dict) -> Path:
     """Write `document` as the review of `source` (reviewed_path), atomically. Raises
     Refused (one line) when that file would be the input itself or would land outside the
     results folder (a symlink planted under its name)."""
-    import yaml
+    from ragaudit.casemining.casefile import write_case_file
 
     target = reviewed_path(source)
     root = paths.results_dir().resolve()
@@ -93,6 +93,5 @@ def write_reviewed(source: Path, document: dict) -> Path:
     if resolved.parent != root or target.is_symlink():
         raise Refused(f"{target.name}: refused: it would be written outside {root}")
     header = f"# {source.name}, reviewed in the inspector's Cases page: accepted intents only\n"
-    body = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-    write_text_atomic(target, header + body)
+    write_case_file(target, document, header)
     return target
