@@ -53,7 +53,7 @@ def _names(text: str, heads: Heads) -> Iterator[ValueMatch]:
             at = word.end()
         while words and words[-1][1] in _PARTICLES:
             words.pop()
-        if words:
+        if len(words) >= 2 and not words[0][1].isupper():  # a name, not 'FIXME' or 'SVN'
             start, end = words[0].start(1), words[-1].end(1)
             if text[end - 1] == "." and not re.fullmatch(r"\w\.", words[-1][1]):
                 end -= 1

@@ -67,12 +67,16 @@ def free_before(text: str, at: int, also: str = "") -> bool:
     return not (before.isalnum() or before == "_" or before in also)
 
 
-_FIRST_DIGIT = r"\d(?<![\w.,/\-]\d)"
+_FIRST_DIGIT = r"\d(?<![\w.,/\-+%]\d)"
 """A number's first digit, nothing of a word, number or path before it. Patterns start
 with it (not with a lookbehind), so the engine skips ahead to the next digit."""
-_NUMBER_REST = r"(?:\d{0,2}(?:[\u00a0\u202f\u2009]\d{3})+(?:[.,]\d+)?|\d*(?:[.,]\d+)*)"
+_NUMBER_REST = (
+    r"(?:\d{0,2}(?:[\u00a0\u202f\u2009]\d{3})+(?:[.,]\d+)?|\d*(?:[.,]\d{3})*(?:[.,]\d+)?)"
+)
 """The rest of a number: thousands grouped by a no-break or thin space ('1 024'), or
-digits with decimal or thousands separators ('1,024', '2,5', '3.5')."""
+digits with thousands separators and a decimal one ('1,024', '1.000.000', '2,5', '3.5');
+never a run of dotted numbers ('1.2.3.4' is a version or an address)."""
+_DOTTED_QUAD = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
 _GAP = r"[ \u00a0\u202f\u2009]"
 _VERSION_END = r"(?:[-+~][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?![\w\-/]|\.\w)"
 
@@ -82,7 +86,8 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     exact, folded = _unit_kinds()
     spaced = [u for u in exact if u not in ATTACHED_UNITS]
     unit = f"(?:(?i:{alternation(folded)})|{alternation(spaced)})"
-    word_units = [*folded, *(u for u in spaced if u.isalpha() and len(u) >= 3)]
+    word_folded = [u for u in folded if len(u) >= 3]
+    word_exact = [u for u in spaced if u.isalpha() and len(u) >= 3]
     return {
         "digits": re.compile(
             rf"{_FIRST_DIGIT}(?P<number>\d{{0,2}}(?: \d{{3}})+(?= ?{unit}(?!\w))|{_NUMBER_REST})"
@@ -90,7 +95,8 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             r"(?!\w)"
         ),
         "word_unit": re.compile(  # after a number word
-            rf"(?:{_GAP}|-)(?P<unit>(?i:{alternation(u.lower() for u in word_units)})|%)(?!\w)"
+            rf"(?:{_GAP}|-)(?P<unit>(?i:{alternation(word_folded)})|{alternation(word_exact)}|%)"
+            r"(?!\w)"
         ),
         "money": re.compile(rf"[$€£¥]\d{_NUMBER_REST}(?!\w|[.,]\d)"),
         "currency": re.compile(
@@ -113,11 +119,13 @@ def plain_values(text: str, heads: Heads | None = None) -> list[ValueMatch]:
     found = []
     patterns = _patterns()
     for m in patterns["digits"].finditer(text):
+        if m["unit"] == "B" and not m["gap"]:
+            continue  # '6B' is a hex number; a byte count writes '512 B'
         kind = "quantity" if m["unit"] is None else unit_kind(m["unit"]) or "quantity"
         found.append(ValueMatch(m.start(), m.end(), m.group(), kind))
     for start, end in heads.get("number", ()):
         m = patterns["word_unit"].match(text, end)
-        if m:
+        if m and not (start >= 2 and text[start - 2].isdigit()):  # not '50 thousand objects'
             kind = "percent" if m["unit"] == "%" else unit_kind(m["unit"]) or "quantity"
             found.append(ValueMatch(start, m.end(), text[start : m.end()], kind))
     for name in ("money", "currency"):
@@ -126,7 +134,8 @@ def plain_values(text: str, heads: Heads | None = None) -> list[ValueMatch]:
                 found.append(ValueMatch(m.start(), m.end(), m.group(), "money"))
     for name in ("version", "v_version"):
         for m in patterns[name].finditer(text):
-            found.append(ValueMatch(m.start(), m.end(), m.group(), "version"))
+            if not _DOTTED_QUAD.fullmatch(m.group()):  # an address, not a version
+                found.append(ValueMatch(m.start(), m.end(), m.group(), "version"))
     for _, end in heads.get("version", ()):
         m = patterns["named_version"].match(text, end)
         if m:

@@ -26,11 +26,10 @@ _AFTER_DEFAULT = re.compile(
 """After English 'default(s)': '(value) (of X) is', 'to', ':', or a number ('default 10')."""
 _AFTER_DEFAULT_OTHER = re.compile(r"(?:\s+(?:ist|lautet|auf|est|vaut|es|será))?\s*[:=,]?\s*")
 _AFTER_STANDARD = re.compile(r"(?:\s+(?:ist|lautet)|\s*:)\s*")
-_KEY = re.compile(
-    rf"{_SPACE}*(?P<key>[A-Za-z_][\w.\-]*(?:{_SPACE}[A-Za-z_][\w.\-]*){{0,2}}){_SPACE}*"
-)
+_KEY = re.compile(rf"{_SPACE}*(?P<key>[A-Za-z_][\w.\-]*){_SPACE}*")
 """What stands before the colon or equals sign of a `key: value` line."""
-_KEY_SIGN = re.compile(rf"[:=]{_SPACE}*(?=\S)")
+_KEY_SIGN = re.compile(rf"(?<![:=])[:=](?![:=]){_SPACE}*(?=\S)")
+"""A key's colon or equals sign, not half of '::' or '=='."""
 _NOT_KEYS = frozenset(
     "note example examples see usage warning tip important hinweis beispiel achtung remarque "
     "exemple attention nota ejemplo aviso default defaults standard vorgabe http https ftp "
@@ -99,15 +98,16 @@ def value_at(text: str, at: int, plain_at: dict[int, ValueMatch]) -> tuple[int, 
 
 
 def _setting_word(word: str) -> bool:
-    """A word that is a value, not prose: a setting word, an ALL-CAPS name (`HEAD`), a
-    token with digits or code punctuation (`UTF-8`, `/etc/gitweb.conf`, `--mixed`)."""
-    if not word or not any(ch.isalnum() for ch in word):
-        return False
+    """A word that is a value, not prose: a setting word, a short ALL-CAPS name (`HEAD`),
+    a token with digits or code punctuation (`UTF-8`, `/etc/gitweb.conf`, `--mixed`)."""
+    if not word or not any(ch.isalnum() for ch in word) or word[0] == "<" or ":" in word:
+        return False  # a placeholder ('<UUID>'), a list or path of names ('APT::Get')
     if word.lower() in _SETTING_WORDS:
         return True
-    if word.isupper() and len(word) >= 2:
-        return True
-    return word[0] in "-$/~%" or any(ch.isdigit() or ch in "_./=:" for ch in word[1:])
+    if word.isupper() and (len(word) <= 5 or any(ch.isdigit() or ch == "_" for ch in word)):
+        return True  # 'HEAD', 'UTF-8', 'O_RDONLY'; a long capital word is a man page's
+        # placeholder ('ANZAHL', 'ZEICHENKETTE')
+    return word[0] in "-$/~%" or any(ch.isdigit() or ch in "_./=" for ch in word[1:])
 
 
 def _defaults(text: str, plain_at: dict[int, ValueMatch], heads: Heads) -> Iterator[ValueMatch]:

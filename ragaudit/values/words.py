@@ -36,7 +36,7 @@ WORD_UNITS = {"millisecond", "second", "minute", "hour", "day", "week", "byte", 
               "tebibyte"}  # fmt: skip
 """Units written as words, singular for one ('1 minute') and plural otherwise."""
 
-_GERMAN_ONES = ("null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn "
+_GERMAN_ONES = ("- eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn "
                 "vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn").split()  # fmt: skip
 _GERMAN_TENS = "zwanzig dreißig vierzig fünfzig sechzig siebzig achtzig neunzig".split()
 _FRENCH_ONES = ("zéro un deux trois quatre cinq six sept huit neuf dix onze douze treize "
@@ -47,8 +47,9 @@ _SPANISH_ONES = ("cero uno dos tres cuatro cinco seis siete ocho nueve diez once
 _SPANISH_TWENTIES = ("veinte veintiuno veintidós veintitrés veinticuatro veinticinco "
                      "veintiséis veintisiete veintiocho veintinueve").split()  # fmt: skip
 _SPANISH_TENS = "treinta cuarenta cincuenta sesenta setenta ochenta noventa".split()
-_ARTICLES = {"un", "une", "uno", "una"}
-"""Words that are a number and an article at once: never read as a number on their own."""
+_ARTICLES = {"un", "une", "uno", "una", "-"}
+"""Words that are a number and an article at once, never read as a number on their own;
+German 'null' ('-', 0) is left out too: English 'null characters' is no count."""
 
 
 @cache
@@ -115,7 +116,7 @@ UNITS: dict[str, tuple[str, ...]] = {
         "Monat", "Monate", "Monaten", "Jahr", "Jahre", "Jahren",
         # French
         "milliseconde", "millisecondes", "seconde", "secondes", "heure", "heures", "jour",
-        "jours", "semaine", "semaines", "mois", "an", "ans", "année", "années",
+        "jours", "semaine", "semaines", "mois", "ans", "année", "années",
         # Spanish
         "milisegundo", "milisegundos", "segundo", "segundos", "minuto", "minutos", "hora",
         "horas", "día", "días", "semana", "semanas", "mes", "meses", "año", "años",
