@@ -20,20 +20,23 @@ with its language code."""
 
 PHRASE_PROMPT = {
     "system": (
-        "You write test questions for a search system over technical documentation. "
+        "You write the questions a reader of technical documentation asks. "
         "Reply with exactly two lines and nothing else."
     ),
     "template": "{question}",
 }
 
-PHRASE_REQUEST = """Section: {heading}
+PHRASE_REQUEST = """Document: {title}
+Section: {heading}
 Statement: {sentence}
 The statement gives "{answer}" for {anchor}.
 
-Write two questions in {language} whose answer is exactly "{answer}".
-Line 1: a precise question in the style of the manual, naming {anchor}.
-Line 2: the same question as a user would type it into a search box, casual and short.
-Do not write "{answer}" or any of its digits in either question. Write only the two questions."""
+Write two questions in {language} whose answer is exactly "{answer}". Each must make clear \
+that it asks about {anchor} in {title}, so that only this statement answers it.
+Line 1: a precise question in the style of the manual.
+Line 2: the same question as a user would type it into a search box: casual, short, lower case.
+Do not write "{answer}" or any of its digits in either question. Write only the two \
+questions, one per line."""
 
 ORACLE_PROMPT = {
     "system": "Answer the question from the context alone. Give the exact value.",
@@ -64,13 +67,18 @@ def language_name(code: str) -> str:
 
 
 def phrase_request(
-    sentence: str, heading: str | None, answer: str, anchor: str, language: str
+    title: str, sentence: str, heading: str | None, answer: str, anchor: str, language: str
 ) -> str:
     """The phrasing request for one fact, the text the phrasing prompt asks."""
     return PHRASE_REQUEST.format(
-        heading=heading or "(none)", sentence=" ".join(sentence.split()), answer=answer,
-        anchor=anchor, language=language_name(language),
+        title=title, heading=heading or "(none)", sentence=" ".join(sentence.split()),
+        answer=answer, anchor=anchor, language=language_name(language),
     )  # fmt: skip
+
+
+def document_title(doc_id: str) -> str:
+    """What a phrasing names the document by: its id's last part ('howto/setup' -> 'setup')."""
+    return doc_id.rstrip("/").rsplit("/", 1)[-1]
 
 
 def template_phrasings(anchor: str, language: str) -> tuple[str, str]:

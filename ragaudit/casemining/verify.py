@@ -34,6 +34,7 @@ from ragaudit.casemining.prompts import (
     ORACLE_PROMPT,
     PHRASE_PARAMS,
     PHRASE_PROMPT,
+    document_title,
     phrase_request,
     template_phrasings,
 )
@@ -117,8 +118,8 @@ class Verifier:
             return
         asks = [
             Ask(t.candidate.candidate_id, phrase_request(
-                t.candidate.sentence, t.candidate.heading, t.candidate.answer,
-                t.candidate.anchor, t.language))
+                document_title(t.candidate.doc_id), t.candidate.sentence, t.candidate.heading,
+                t.candidate.answer, t.candidate.anchor, t.language))
             for t in trials
         ]  # fmt: skip
         replies = self._ask("phrasing facts", asks, PHRASE_PROMPT, PHRASE_PARAMS)

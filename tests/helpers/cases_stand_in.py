@@ -30,7 +30,7 @@ from tests.helpers.stand_in import StandInHandler, StandInProcess  # noqa: E402
 def cases_reply(messages: list[dict]) -> str:
     system = next((m["content"] for m in messages if m["role"] == "system"), "")
     user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
-    if system.startswith("You write test questions"):
+    if system.startswith("You write the questions"):
         anchor = re.search(r'The statement gives "(.*)" for (.*)\.\n', user)
         answer, subject = anchor.group(1), anchor.group(2)
         if "MUTE" in subject:
