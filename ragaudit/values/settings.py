@@ -41,9 +41,11 @@ _TYPES = ("integer int boolean bool string str float double real enum list array
 _TYPED = re.compile(rf"\((?P<type>{alternation(cased(_TYPES))}|floating point)\)")
 """A setting's type in brackets after its name ('max_connections (integer)')."""
 _TYPED_KEY = re.compile(r"(?<![\w.\-])([A-Za-z_][\w.\-]*\w)[ \t]+\Z")
-_QUOTED = re.compile(r"`([^`\n]{1,40})`|'([^'\n\s][^'\n]{0,38})'|\"([^\"\n]{1,40})\"|"
-                     r"»([^«\n]{1,40})«|«\s?([^»\n]{1,40}?)\s?»|„([^“\n]{1,40})“|"
-                     r"“([^”\n]{1,40})”")  # fmt: skip
+_QUOTED = re.compile(
+    r"`([^`\n]{1,40})`|'([^'\n\s][^'\n]{0,38})'|\"([^\"\n]{1,40})\"|»([^«\n]{1,40})«"
+    r"|«\s?([^»\n]{1,40}?)\s?»|„([^“\n]{1,40})“|“([^”\n]{1,40})”|‘([^’\n]{1,40})’"
+)
+"""A quoted value, in any language's quotes: its inside is the value."""
 _SIGNED = re.compile(r"[\-−+]?\d+(?:[.,]\d+)*(?!\w|[.,]\d)")
 _TOKEN = re.compile(r"[^\s,;()\[\]{}\"'`«»]+")
 _SETTING_WORDS = frozenset(
@@ -85,7 +87,7 @@ def value_at(text: str, at: int, plain_at: dict[int, ValueMatch]) -> tuple[int, 
         return at, plain_at[at].end
     quoted = _QUOTED.match(text, at)
     if quoted:
-        group = next(i for i in range(1, 8) if quoted.group(i) is not None)
+        group = next(i for i in range(1, 9) if quoted.group(i) is not None)
         inner = quoted.group(group)
         start = quoted.start(group) + len(inner) - len(inner.lstrip())
         return (start, start + len(inner.strip())) if inner.strip() else None
@@ -100,8 +102,8 @@ def value_at(text: str, at: int, plain_at: dict[int, ValueMatch]) -> tuple[int, 
 def _setting_word(word: str) -> bool:
     """A word that is a value, not prose: a setting word, a short ALL-CAPS name (`HEAD`),
     a token with digits or code punctuation (`UTF-8`, `/etc/gitweb.conf`, `--mixed`)."""
-    if not word or not any(ch.isalnum() for ch in word) or word[0] == "<" or ":" in word:
-        return False  # a placeholder ('<UUID>'), a list or path of names ('APT::Get')
+    if not re.search(r"\w\w", word) or word[0] == "<" or ":" in word:
+        return False  # a placeholder ('<UUID>', 'n.n.n.n'), a path of names ('APT::Get')
     if word.lower() in _SETTING_WORDS:
         return True
     if word.isupper() and (len(word) <= 5 or any(ch.isdigit() or ch == "_" for ch in word)):

@@ -41,6 +41,9 @@ _LINE_JUNK = re.compile(
 """A line whose values are no facts: a copyright line, a line of code, a shell prompt, a
 man page's header or footer (it ends 'SLEEP(1)'), a numbered listing's line."""
 _KEY_LINE = re.compile(r"[ \t]*[\w.\-]+[ \t]*[:=]")
+_GROUP = re.compile(r"[ \t]*\[[\w .\-]+\][ \t]*")
+"""A configuration file's group line ('[Install]'): the `key=value` lines under it are
+a listing."""
 _ATTRIBUTE = re.compile(r"\[(?:verse|source|literal|listing)\b[^\]\n]*\]")
 """An AsciiDoc attribute line that makes the paragraph under it code."""
 _SEPARATOR = re.compile(r"={4,}|\+")
@@ -58,9 +61,35 @@ class Page:
         self.text = text
 
     @cached_property
+    def blocks(self) -> list[tuple[int, int]]:
+        """The (start, end) of each code block: fenced (```, ~~~), or an AsciiDoc listing
+        (----) or literal (....) block."""
+        spans = []
+        opened: tuple[str, int] | None = None
+        for m in _DELIMITER.finditer("\n" + self.text):
+            fence, at = m[1], m.start()  # the fence line's start in the text
+            if opened and fence == opened[0]:
+                spans.append((opened[1], m.end() - 1))
+                opened = None
+            elif opened is None and self._opens_block(at, fence):
+                opened = (fence, at)
+        if opened:
+            spans.append((opened[1], len(self.text)))
+        return spans
+
+    def _opens_block(self, at: int, fence: str) -> bool:
+        """A ``` fence opens a block; a run of tildes, dashes or dots does only after a
+        blank line, an attribute line ('[source,shell]'), a list continuation (+) or an
+        open block's fence (--), else it underlines a heading."""
+        if fence[0] == "`":
+            return True
+        before = self.text[: max(0, at - 1)].rsplit("\n", 1)[-1].strip()
+        return not before or before.startswith("[") or before in ("+", "--")
+
+    @cached_property
     def headings(self) -> list[tuple[int, int, str]]:
-        """(line start, line end, title) of each heading: an ALL-CAPS line at the margin, a
-        Markdown `#` line, a line underlined with === --- ~~~ or ^^^ (not a block's fence)."""
+        """(line start, line end, title) of each heading outside code blocks: an ALL-CAPS
+        line at the margin, a Markdown `#` line, a line underlined with === --- ~~~ or ^^^."""
         text, found = "\n" + self.text, []
         for m in _CAPS_HEADING.finditer(text):
             if sum(ch.isalpha() for ch in m[1]) >= 2 and not re.search(r"\(\d", m[1]):
@@ -72,36 +101,19 @@ class Page:
             title = text[line_start : m.start()].strip()
             if _titled(title) and abs(len(title) - len(m.group().strip())) <= 2:
                 found.append((line_start - 1, m.start() - 1, title))
-        return sorted(set(found))
+        blocks = self.blocks
+        return sorted(h for h in set(found) if not any(s <= h[0] < e for s, e in blocks))
 
     @cached_property
     def skipped(self) -> list[tuple[int, int]]:
         """The stretches whose values are not facts: code blocks and skipped sections."""
-        spans = []
+        spans = list(self.blocks)
         heads = self.headings
         for i, (start, _, title) in enumerate(heads):
             if re.sub(r"\s+", "-", title.strip().upper()) in _SKIPPED_SECTIONS:
                 stop = heads[i + 1][0] if i + 1 < len(heads) else len(self.text)
                 spans.append((start, stop))
-        opened: tuple[str, int] | None = None
-        for m in _DELIMITER.finditer("\n" + self.text):
-            fence, at = m[1], m.start() - 1 + 1
-            if opened and fence == opened[0]:
-                spans.append((opened[1], m.end() - 1))
-                opened = None
-            elif opened is None and self._opens_block(at, fence):
-                opened = (fence, at)
-        if opened:
-            spans.append((opened[1], len(self.text)))
         return spans
-
-    def _opens_block(self, at: int, fence: str) -> bool:
-        """A fence opens a block; a run of dashes does only after a blank line or an
-        attribute line ('[source,shell]'), else it underlines a heading."""
-        if fence[0] in "`~":
-            return True
-        before = self.text[: max(0, at - 1)].rsplit("\n", 1)[-1].strip()
-        return not before or before.startswith("[") or before == "+"
 
     @cached_property
     def title(self) -> str | None:
@@ -137,8 +149,10 @@ class Page:
             return True
         start, end = self.line(value.start)
         line = self.text[start:end]
-        if "\n" in value.text or "*" in value.text or _LINE_JUNK.search(line):
-            return True  # a glob is a pattern, not a value
+        if "\n" in value.text or "*" in value.text or "|" in value.text:
+            return True  # a glob or a list of alternatives is a pattern, not a value
+        if _LINE_JUNK.search(line):
+            return True
         if line.rstrip().endswith("::"):
             return True  # a definition list's term: its syntax, not a fact
         before = self.text[start : value.start]
@@ -155,7 +169,7 @@ class Page:
     def _among_key_lines(self, start: int, end: int) -> bool:
         above = self.text[: max(0, start - 1)].rsplit("\n", 1)[-1]
         below = self.text[end + 1 :].split("\n", 1)[0]
-        return bool(_KEY_LINE.match(above) or _KEY_LINE.match(below))
+        return bool(_KEY_LINE.match(above) or _KEY_LINE.match(below) or _GROUP.fullmatch(above))
 
     def _literal(self, line_start: int) -> bool:
         """In a paragraph shown as code: one under an attribute line ('[verse]'), or one
