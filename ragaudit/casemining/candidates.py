@@ -95,7 +95,15 @@ _STOPS = frozenset(
     "peuvent doit fait vaut contient définit indique es son era será ha han puede pueden "
     "debe tiene define indica contiene and or und oder et ou y o of in on at for by to with "
     "from von im am auf für mit bei zu de du des en dans sur pour par avec del en para por "
-    "con which that when if wenn falls si cuando".split()
+    "con which that when if wenn falls si cuando "
+    # verbs that state a value of their subject ('The proxy waits 30 seconds')
+    "waits keeps holds stores lasts expires retries runs listens accepts allows limits needs "
+    "requires supports reads writes sends starts stops caches lists shows prints counts "
+    "wartet hält speichert dauert läuft akzeptiert erlaubt begrenzt benötigt unterstützt "
+    "liest schreibt sendet startet zeigt verwendet nutzt umfasst liegt attend garde "
+    "conserve dure expire accepte permet limite nécessite utilise lit écrit envoie affiche "
+    "espera guarda conserva dura expira acepta permite limita necesita usa utiliza lee "
+    "escribe envía muestra".split()
 )
 """Words a sentence's subject stops before: verbs, conjunctions and prepositions."""
 _DEFINITE = frozenset("The Der Die Das Le La Les El Los Las".split())

@@ -76,7 +76,9 @@ _NUMBER_REST = (
 """The rest of a number: thousands grouped by a no-break or thin space ('1 024'), or
 digits with thousands separators and a decimal one ('1,024', '1.000.000', '2,5', '3.5');
 never a run of dotted numbers ('1.2.3.4' is a version or an address)."""
-_DOTTED_QUAD = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
+_NOT_VERSION = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|\d{1,2}\.\d{1,2}\.\d{4}")
+"""Dotted numbers that are no version: an address ('127.0.0.1'), a date ('45.03.2024',
+read as a date where its day and month can be one)."""
 _GAP = r"[ \u00a0\u202f\u2009]"
 _VERSION_END = r"(?:[-+~][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?![\w\-/]|\.\w)"
 
@@ -134,7 +136,7 @@ def plain_values(text: str, heads: Heads | None = None) -> list[ValueMatch]:
                 found.append(ValueMatch(m.start(), m.end(), m.group(), "money"))
     for name in ("version", "v_version"):
         for m in patterns[name].finditer(text):
-            if not _DOTTED_QUAD.fullmatch(m.group()):  # an address, not a version
+            if not _NOT_VERSION.fullmatch(m.group()):  # an address or a date
                 found.append(ValueMatch(m.start(), m.end(), m.group(), "version"))
     for _, end in heads.get("version", ()):
         m = patterns["named_version"].match(text, end)

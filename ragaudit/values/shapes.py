@@ -31,8 +31,8 @@ KINDS = ("quantity", "money", "percent", "date", "duration", "version", "setting
 """Every kind `find_values` reports."""
 
 _PRIORITY = {kind: rank for rank, kind in enumerate(
-    ("table_cell", "setting", "name", "date", "money", "percent", "duration", "version",
-     "quantity"))}  # fmt: skip
+    ("table_cell", "setting", "name", "date", "money", "percent", "duration", "quantity",
+     "version"))}  # fmt: skip
 """Which of two overlapping values is kept: the one whose label says more about it."""
 
 
