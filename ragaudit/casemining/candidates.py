@@ -80,6 +80,8 @@ _CODE_NAME = re.compile(
     r"|[A-Za-z][A-Za-z0-9]*_[\w]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
 )
 """An option or setting name: `--depth`, `-n`, `$HOME`, `core.abbrev`, `max_connections`."""
+_ELLIPSIS = re.compile(r"(?i:und|oder|bzw\.)\s$")
+"""Before '-gruppen' in 'Systembenutzer und -gruppen': German's dropped word, no option."""
 _TERM_NAME = re.compile(r"--[A-Za-z0-9][\w\-]*|-[A-Za-z0-9?]\b|[A-Za-z_][\w\-.]*\w|[A-Za-z]")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _ARTICLES = frozenset(
@@ -192,8 +194,12 @@ class _Anchors:
         return window + cut
 
     def _name_before(self, sentence_start: int, offset: int) -> str | None:
-        names = _CODE_NAME.findall(self.text, sentence_start, offset)
-        names = [n for n in names if not all(len(p) <= 2 for p in n.split("."))]
+        names = [
+            m.group()
+            for m in _CODE_NAME.finditer(self.text, sentence_start, offset)
+            if not all(len(p) <= 2 for p in m.group().split("."))  # 'e.g', 'z.B'
+            and not _ELLIPSIS.search(self.text, max(0, m.start() - 6), m.start())
+        ]
         return names[-1] if names else None
 
     def _term(self, offset: int) -> str | None:

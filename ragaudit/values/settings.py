@@ -47,7 +47,7 @@ _QUOTED = re.compile(
 )
 """A quoted value, in any language's quotes: its inside is the value."""
 _SIGNED = re.compile(r"[\-−+]?\d+(?:[.,]\d+)*(?!\w|[.,]\d)")
-_TOKEN = re.compile(r"[^\s,;()\[\]{}\"'`«»]+")
+_TOKEN = re.compile(r"[^\s,;()\[\]{}\"'`«»“”„‘’]+")
 _SETTING_WORDS = frozenset(
     "true false yes no on off none auto always never unlimited unset enabled disabled null "
     "empty ja nein wahr falsch aus ein an automatisch immer nie unbegrenzt aktiviert "
@@ -90,7 +90,9 @@ def value_at(text: str, at: int, plain_at: dict[int, ValueMatch]) -> tuple[int, 
         group = next(i for i in range(1, 9) if quoted.group(i) is not None)
         inner = quoted.group(group)
         start = quoted.start(group) + len(inner) - len(inner.lstrip())
-        return (start, start + len(inner.strip())) if inner.strip() else None
+        if not re.search(r"\w", inner) or re.search(r"\s[-+*/=<>|]\s", inner):
+            return None  # punctuation, or an expression ('a + b'), not a value
+        return start, start + len(inner.strip())
     number = _SIGNED.match(text, at)
     if number:
         return at, number.end()
@@ -102,7 +104,7 @@ def value_at(text: str, at: int, plain_at: dict[int, ValueMatch]) -> tuple[int, 
 def _setting_word(word: str) -> bool:
     """A word that is a value, not prose: a setting word, a short ALL-CAPS name (`HEAD`),
     a token with digits or code punctuation (`UTF-8`, `/etc/gitweb.conf`, `--mixed`)."""
-    if not re.search(r"\w\w", word) or word[0] == "<" or ":" in word:
+    if not re.search(r"\w\w", word) or word[0] == "<" or ":" in word or word[-1] == "=":
         return False  # a placeholder ('<UUID>', 'n.n.n.n'), a path of names ('APT::Get')
     if word.lower() in _SETTING_WORDS:
         return True

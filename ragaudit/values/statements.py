@@ -41,6 +41,9 @@ _LINE_JUNK = re.compile(
 """A line whose values are no facts: a copyright line, a line of code, a shell prompt, a
 man page's header or footer (it ends 'SLEEP(1)'), a numbered listing's line."""
 _KEY_LINE = re.compile(r"[ \t]*[\w.\-]+[ \t]*[:=]")
+_PATTERN_SIGNS = frozenset("*|[]<>…")
+"""What a pattern or a placeholder holds and a stated value does not ('*.c', 'a|b',
+'[Rechner:]Port', '<UUID>', '/dev/disk/by-…')."""
 _GROUP = re.compile(r"[ \t]*\[[\w .\-]+\][ \t]*")
 """A configuration file's group line ('[Install]'): the `key=value` lines under it are
 a listing."""
@@ -49,7 +52,10 @@ _ATTRIBUTE = re.compile(r"\[(?:verse|source|literal|listing)\b[^\]\n]*\]")
 _SEPARATOR = re.compile(r"={4,}|\+")
 """An example block's fence or a list continuation: a paragraph starts after it."""
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*•+]|\d{1,3}[.)]|[a-z][.)])[ \t]")
-_SECTION_NUMBER = re.compile(r"[ \t#]*$")
+_SECTION_NUMBER = re.compile(
+    r"[ \t#]*|.*(?<!\w)(?i:section|chapter|kapitel|abschnitt|chapitre|capítulo|sección|§)\s*"
+)
+"""What stands before a section number: nothing on its line, or the word for a section."""
 _URLISH = re.compile(r"://|@|^/|^www\.|^\w:\\")
 
 
@@ -149,8 +155,8 @@ class Page:
             return True
         start, end = self.line(value.start)
         line = self.text[start:end]
-        if "\n" in value.text or "*" in value.text or "|" in value.text:
-            return True  # a glob or a list of alternatives is a pattern, not a value
+        if "\n" in value.text or _PATTERN_SIGNS.intersection(value.text):
+            return True  # a glob, alternatives, a placeholder: a pattern, not a value
         if _LINE_JUNK.search(line):
             return True
         if line.rstrip().endswith("::"):
