@@ -153,6 +153,7 @@ def _key_lines(text: str, plain_at: dict[int, ValueMatch]) -> Iterator[ValueMatc
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end == -1 else line_end
         rest = text[span[1] : line_end].strip().strip("`'\"»«“”.,;") if span else "-"
-        if span and not rest and text[m.end() : m.end() + 2] != "//":
+        nested = span and "=" in text[span[0] : span[1]]  # 'Environment=A=b': a listing's
+        if span and not rest and not nested and text[m.end() : m.end() + 2] != "//":
             yield ValueMatch(*span, text[span[0] : span[1]], "setting", key["key"],
                              key.start("key"))  # fmt: skip
