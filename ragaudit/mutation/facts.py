@@ -63,6 +63,10 @@ class _Layout:
     def __init__(self, text: str) -> None:
         self.text = text
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        # what each line is, worked out once: a paragraph asks it of every line per statement
+        self._rows: dict[int, bool] = {}
+        self._headings: dict[int, bool] = {}
+        self._prose: dict[int, bool] = {}
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -81,6 +85,11 @@ class _Layout:
         """A Markdown `|` row, or a row of a delimited table: as many cell commas or tabs
         (two or more) as the line before or after it, or cells starting at the same
         columns as it (an aligned table; a justified paragraph's wide gaps fall anywhere)."""
+        if i not in self._rows:
+            self._rows[i] = self._table_row(i)
+        return self._rows[i]
+
+    def _table_row(self, i: int) -> bool:
         if self.line(i).lstrip().startswith("|"):
             return True
         mine = _cells(self.line(i))
@@ -90,6 +99,11 @@ class _Layout:
     def heading(self, i: int) -> bool:
         """A Markdown `#` heading, a man page's ALL-CAPS line, a line underlined with
         === or ---, or the underline itself."""
+        if i not in self._headings:
+            self._headings[i] = self._heading(i)
+        return self._headings[i]
+
+    def _heading(self, i: int) -> bool:
         line = self.line(i)
         if _MD_HEADING.match(line) or _UNDERLINE.fullmatch(line):
             return True
@@ -99,11 +113,13 @@ class _Layout:
         return bool(line.strip()) and _UNDERLINE.fullmatch(following) is not None
 
     def prose(self, i: int) -> bool:
-        line = self.line(i)
-        return (
-            bool(line.strip()) and not _CODE.search(line)
-            and not self.table_row(i) and not self.heading(i)
-        )  # fmt: skip
+        if i not in self._prose:
+            line = self.line(i)
+            self._prose[i] = (
+                bool(line.strip()) and not _CODE.search(line)
+                and not self.table_row(i) and not self.heading(i)
+            )  # fmt: skip
+        return self._prose[i]
 
     def continues(self, i: int) -> bool:
         """Line i carries on the paragraph of line i-1 (a hard-wrapped sentence)."""
@@ -154,9 +170,27 @@ class _Layout:
         following = self.text[match.end() : match.end() + 1]
         if following.islower():
             return False
-        word = _TRAILING_WORD.search(self.text, 0, match.start())
+        # the word before the stop, searched from its line's start (a word never spans a
+        # line break): from the text's start, a long page cost the square of its length
+        line_start = self.text.rfind("\n", 0, match.start()) + 1
+        word = _TRAILING_WORD.search(self.text, line_start, match.start())
         token = word.group(1).lstrip("(\"'").lower() if word else ""
         return token not in ABBREVIATIONS and not (len(token) == 1 and token.isalpha())
+
+
+_LAYOUTS: dict[int, _Layout] = {}
+_KEPT_LAYOUTS = 256
+
+
+def _layout(text: str) -> _Layout:
+    """The layout of `text`, reused while the same string is asked about again (mining asks
+    find_facts of one document for each of its values); a few hundred kept at most."""
+    layout = _LAYOUTS.get(id(text))
+    if layout is None or layout.text is not text:
+        if len(_LAYOUTS) >= _KEPT_LAYOUTS:
+            _LAYOUTS.pop(next(iter(_LAYOUTS)))
+        layout = _LAYOUTS[id(text)] = _Layout(text)
+    return layout
 
 
 def _cells(line: str) -> tuple[int, int, frozenset[int]]:
@@ -214,7 +248,7 @@ def find_facts(
     expected = next((d for d in documents if d.doc_id == expected_doc_id), None)
     if expected is None or find_whole_value(answer, expected.text, answer_start) != answer_start:
         return []
-    s, e, kind, _ = _Layout(expected.text).statement(answer_start, answer_start + len(answer))
+    s, e, kind, _ = _layout(expected.text).statement(answer_start, answer_start + len(answer))
     own = Fact(expected_doc_id, s, e, expected.text[s:e], kind)
     anchored = _words_pattern(anchor) if anchor else None
     found = {own}
@@ -223,7 +257,7 @@ def find_facts(
             continue
         layout = None
         for at in _occurrences(doc.text, answer):
-            layout = layout or _Layout(doc.text)
+            layout = layout or _layout(doc.text)
             s, e, kind, _ = layout.statement(at, at + len(answer))
             text = doc.text[s:e]
             same = anchored.search(text) if anchored else _normal(text) == _normal(own.text)

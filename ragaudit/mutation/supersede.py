@@ -8,8 +8,8 @@ from __future__ import annotations
 from ragaudit.mutation.changed_copy import answer_places, changed_copy_plan
 from ragaudit.mutation.edits import Edit
 from ragaudit.mutation.operator import Context, NotApplicable, Operator, Plan, Target, declare
-from ragaudit.mutation.text import MONTHS
 from ragaudit.mutation.value_forms import value_change
+from ragaudit.values.dates import MONTHS
 
 NAME = "supersede"
 

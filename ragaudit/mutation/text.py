@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ragaudit.values.dates import is_date
+
 SHINGLE_WORDS = 3
 """Word shingles of this many words: what a near-duplicate's similarity is counted over."""
 _WORD = re.compile(r"\w+")
@@ -35,16 +37,6 @@ def shingles(text: str, size: int = SHINGLE_WORDS) -> frozenset[tuple[str, ...]]
     return frozenset(tuple(words[i : i + size]) for i in range(len(words) - size + 1))
 
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-MONTHS = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-)  # fmt: skip
-_LONG_DATE = re.compile(r"^(\d{1,2}) (" + "|".join(MONTHS) + r") (\d{4})$")
-_US_DATE = re.compile(r"^(" + "|".join(MONTHS) + r") (\d{1,2}), (\d{4})$")
-
-
 NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
@@ -70,7 +62,7 @@ def shape(value: str) -> str:
     number kept as written since it is the unit: 'nine hours' and '72 hours' are both
     `number hours`, 'Helen Marsh' is `Name Name`. A replacement of the same shape is a
     duration for a duration and a name for a name, never a name for a duration."""
-    if _ISO_DATE.match(value) or _LONG_DATE.match(value) or _US_DATE.match(value):
+    if is_date(value):
         return "date"
     classes: list[str] = []
     for token in value.split():
@@ -80,24 +72,12 @@ def shape(value: str) -> str:
     return " ".join(classes)
 
 
-def numbers(value: str) -> list[re.Match]:
-    """The numbers written in `value`, in order."""
-    return list(_NUMBER.finditer(value))
-
-
-def date_parts(value: str) -> tuple[int, int, int, str] | None:
-    """(year, month, day, form) of a date `shape` calls `date`, else None."""
-    if m := _ISO_DATE.match(value):
-        return int(m[1]), int(m[2]), int(m[3]), "iso"
-    if m := _LONG_DATE.match(value):
-        return int(m[3]), MONTHS.index(m[2]) + 1, int(m[1]), "long"
-    if m := _US_DATE.match(value):
-        return int(m[3]), MONTHS.index(m[1]) + 1, int(m[2]), "us"
-    return None
-
-
+@lru_cache(maxsize=4096)
 def _value_pattern(value: str) -> re.Pattern[str]:
-    return re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)")
+    # the value first, its left edge checked behind it: the scan looks for the value's
+    # first character, not for every non-word boundary of the text
+    escaped = re.escape(value)
+    return re.compile(escaped + r"(?<!\w" + escaped + r")(?!\w)")
 
 
 def find_whole_value(value: str, text: str, start: int = 0) -> int:
