@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ragaudit import paths
 from ragaudit.backends.concurrency import DEFAULT_WORKERS, check_workers
@@ -101,7 +102,7 @@ def build_plan(
     *,
     n: int | None = None,
     embedders: Sequence[str] = DEFAULT_EMBEDDERS,
-    secondary_probes: Sequence[str] | None = presets.SECONDARY_PROBES,
+    secondary_probes: Sequence[str] | None | Literal["default"] = "default",
     generator: str | None = None,
     gen_configs: Sequence[str] | None = None,
     gen_probes: Sequence[str] | None = None,
@@ -141,7 +142,11 @@ def build_plan(
         preset="custom" if n is not None else preset.name,
         n=size,
         embedders=tuple(dict.fromkeys(embedders)),
-        secondary_probes=_probes(secondary_probes, available, "--secondary-probes"),
+        secondary_probes=_probes(
+            presets.secondary_probe_names() if secondary_probes == "default" else secondary_probes,
+            available,
+            "--secondary-probes",
+        ),  # fmt: skip
         generate=generate,
         generator=generator,
         gen_configs=gen_configs,
