@@ -130,3 +130,22 @@ def test_the_dry_run_mines_and_tells_the_calls_without_writing(env, tmp_path):
     # at least 5 calls per kept case (2 x 5 = 10), at most 5 per fact (8 x 5 = 40)
     assert "10" in run.stdout and "at most 40 calls" in run.stdout
     assert not out.exists() and not (tmp_path / "home" / "cache.sqlite").exists()
+
+
+def test_a_german_document_is_asked_in_german_and_read_back_as_german(env, tmp_path):
+    out = tmp_path / "de.yaml"
+    german = CORPUS.parent / "german"
+    run = cases(env, str(german), "--out", str(out), "--generator", GENERATOR)
+    assert run.returncode == 0, run.stderr
+    made = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert made["generated_by"]["languages"] == {"de": 1}
+    by_anchor = {i["anchor"]: i for i in made["intents"]}
+    assert {a: i["answer"] for a, i in by_anchor.items()} == {
+        "idle_wait": "fünf Sekunden", "max_threads": "16 Threads"}  # fmt: skip
+    wait = by_anchor["idle_wait"]
+    # the stand-in answers a request that says "in German" in German
+    assert wait["phrasings"] == ["Welchen Wert hat idle_wait laut Handbuch?",
+                                 "wie ist idle_wait eingestellt"]  # fmt: skip
+    assert wait["provenance"]["language"] == "de"
+    assert wait["provenance"]["checks"]["language"] == {
+        "document": "de", "phrasings": ["de", "de"], "passed": True}  # fmt: skip
