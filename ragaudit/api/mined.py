@@ -65,6 +65,7 @@ def cases(
     generate: bool = True,
     generator: str | None = None,
     seed: int = 0,
+    max_per_document: int | None = None,
     workers: int = 4,
     data_dir: str | Path | None = None,
     progress: ProgressArg = True,
@@ -74,13 +75,20 @@ def cases(
     """Mine, phrase and verify cases from `documents` (a folder or JSONL path, or documents
     in Python, as `ragaudit.mutate` takes them): `max_cases` kept at most (default 40),
     phrased by `generator` (default local:qwen2.5-1.5b) or by templates (`generate=False`,
-    no oracle or closed-book check). Every call goes through the data folder's call cache.
+    no oracle or closed-book check), at most `max_per_document` facts from one document
+    (default 3). Every call goes through the data folder's call cache.
     `out`: also write the cases file there."""
-    from ragaudit.casemining.run import DEFAULT_MAX_CASES, CasesOptions, make_cases
+    from ragaudit.casemining.run import (
+        DEFAULT_MAX_CASES,
+        MAX_PER_DOCUMENT,
+        CasesOptions,
+        make_cases,
+    )
 
     options = CasesOptions(
         documents, max_cases or DEFAULT_MAX_CASES, generate, generator, seed,
-        workers=workers, argv=list(argv or ["ragaudit.cases"]), progress=progress_of(progress),
+        max_per_document or MAX_PER_DOCUMENT, workers=workers,
+        argv=list(argv or ["ragaudit.cases"]), progress=progress_of(progress),
     )  # fmt: skip
     with data_folder(data_dir):
         mined = MinedCases(make_cases(options))

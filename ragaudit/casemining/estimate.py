@@ -21,10 +21,11 @@ CALLS_PER_KEPT_CASE = 5
 
 
 def estimate_lines(
-    documents: Path, max_cases: int, generate: bool, generator: str | None, seed: int
-) -> list[str]:
+    documents: Path, max_cases: int, generate: bool, generator: str | None, seed: int,
+    per_document: int = MAX_PER_DOCUMENT,
+) -> list[str]:  # fmt: skip
     corpus = as_corpus(documents)
-    candidates = mine_candidates(list(corpus.documents), max_per_document=MAX_PER_DOCUMENT,
+    candidates = mine_candidates(list(corpus.documents), max_per_document=per_document,
                                  seed=seed)  # fmt: skip
     lines = [f"mined {len(candidates)} facts from {len(corpus.documents)} documents"]
     if not generate:

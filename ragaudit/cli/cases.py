@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ragaudit.api.mined import cases
 from ragaudit.backends.specs import check_generator_spec
-from ragaudit.casemining.run import DEFAULT_CASES_GENERATOR, DEFAULT_MAX_CASES
+from ragaudit.casemining.run import DEFAULT_CASES_GENERATOR, DEFAULT_MAX_CASES, MAX_PER_DOCUMENT
 from ragaudit.cli.out_path import corpus_input, refuse_input_as_output
 from ragaudit.cli.workers import add_workers_argument
 from ragaudit.errors import RagauditError
@@ -42,6 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-generate", action="store_true",
         help="template phrasings, no model: the oracle and closed-book checks are not run",
     )  # fmt: skip
+    parser.add_argument(
+        "--per-document", type=int, default=MAX_PER_DOCUMENT, metavar="N",
+        help=f"at most N facts from one document (default {MAX_PER_DOCUMENT}): the cases "
+        "spread over the corpus",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="the mining seed (default 0)")
     parser.add_argument(
         "--dry-run", action="store_true",
@@ -54,13 +59,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.max_cases < 1:
         raise RagauditError(f"--max {args.max_cases}: give a number of cases of 1 or more")
+    if args.per_document < 1:
+        raise RagauditError(f"--per-document {args.per_document}: give 1 or more")
     if not args.no_generate:
         check_generator_spec(args.generator or DEFAULT_CASES_GENERATOR)
     if args.dry_run:
         from ragaudit.casemining.estimate import estimate_lines
 
         for line in estimate_lines(args.documents, args.max_cases, not args.no_generate,
-                                   args.generator, args.seed):  # fmt: skip
+                                   args.generator, args.seed, args.per_document):  # fmt: skip
             print(line)
         return 0
     refuse_input_as_output([("--out", args.out)], [corpus_input(args.documents)])
@@ -68,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     mined = cases(
         args.documents, max_cases=args.max_cases, generate=not args.no_generate,
         generator=args.generator, seed=args.seed, workers=args.workers,
+        max_per_document=args.per_document,
         argv=["cases", *sys.argv[2:]], out=args.out,
     )  # fmt: skip
     for line in cases_lines(mined.document):
