@@ -31,12 +31,44 @@ Section: {heading}
 Statement: {sentence}
 The statement gives "{answer}" for {anchor}.
 
-Write two questions in {language} whose answer is exactly "{answer}". Each must make clear \
-that it asks about {anchor} in {title}, so that only this statement answers it.
+Write two different questions in {language} whose answer is exactly "{answer}". Each must \
+make clear that it asks about {anchor} in {title}, so that only this statement answers it.
 Line 1: a precise question in the style of the manual.
-Line 2: the same question as a user would type it into a search box: casual, short, lower case.
-Do not write "{answer}" or any of its digits in either question. Write only the two \
-questions, one per line."""
+Line 2: a different, casual question as a user would type it into a search box: short, \
+lower case, in other words than line 1.
+Never write "{answer}" or any of its digits in a question. Write only the two questions, one \
+per line.
+
+{example}"""
+
+PHRASE_EXAMPLES = {
+    "en": (
+        'Example from another manual: the statement "The cache keeps entries for 15 minutes '
+        'by default." in cache-server gives "15 minutes" for the cache:\n'
+        "How long does cache-server keep a cache entry by default?\n"
+        "cache-server entry lifetime"
+    ),
+    "de": (
+        'Beispiel aus einem anderen Handbuch: die Aussage "Der Cache behält Einträge '
+        'standardmäßig 15 Minuten." in cache-server ergibt "15 Minuten" für den Cache:\n'
+        "Wie lange behält cache-server einen Cache-Eintrag standardmäßig?\n"
+        "cache-server eintrag wie lange gültig"
+    ),
+    "fr": (
+        "Exemple tiré d'un autre manuel : la phrase « Le cache conserve les entrées 15 "
+        "minutes par défaut. » dans cache-server donne « 15 minutes » pour le cache :\n"
+        "Combien de temps cache-server conserve-t-il une entrée par défaut ?\n"
+        "durée de vie d'une entrée cache-server"
+    ),
+    "es": (
+        'Ejemplo de otro manual: la frase "La caché conserva las entradas 15 minutos por '
+        'defecto." en cache-server da "15 minutos" para la caché:\n'
+        "¿Cuánto tiempo conserva cache-server una entrada por defecto?\n"
+        "duración de una entrada en cache-server"
+    ),
+}
+"""One worked example per language (English for any other), from a manual that is not the
+user's: without it the 1.5B model wrote the same question twice for 74 of 176 git-doc facts."""
 
 ORACLE_PROMPT = {
     "system": "Answer the question from the context alone. Give the exact value.",
@@ -44,7 +76,11 @@ ORACLE_PROMPT = {
 }
 """The oracle check: the generator given only the source paragraph."""
 
-PROMPTS = {"phrase": PHRASE_PROMPT, "oracle": ORACLE_PROMPT, "closed_book": CLOSED_BOOK_PROMPT}
+PROMPTS = {
+    "phrase": PHRASE_PROMPT, "phrase_request": PHRASE_REQUEST,
+    "phrase_examples": PHRASE_EXAMPLES, "oracle": ORACLE_PROMPT,
+    "closed_book": CLOSED_BOOK_PROMPT,
+}  # fmt: skip
 """Every prompt a cases file records (`generated_by.prompts`)."""
 
 PHRASE_PARAMS = {"max_tokens": 96}
@@ -73,6 +109,7 @@ def phrase_request(
     return PHRASE_REQUEST.format(
         title=title, heading=heading or "(none)", sentence=" ".join(sentence.split()),
         answer=answer, anchor=anchor, language=language_name(language),
+        example=PHRASE_EXAMPLES.get(language, PHRASE_EXAMPLES["en"]),
     )  # fmt: skip
 
 
