@@ -37,38 +37,14 @@ Line 1: a precise question in the style of the manual.
 Line 2: a different, casual question as a user would type it into a search box: short, \
 lower case, in other words than line 1.
 Never write "{answer}" or any of its digits in a question. Write only the two questions, one \
-per line.
+per line."""
 
-{example}"""
-
-PHRASE_EXAMPLES = {
-    "en": (
-        'Example from another manual: the statement "The cache keeps entries for 15 minutes '
-        'by default." in cache-server gives "15 minutes" for the cache:\n'
-        "How long does cache-server keep a cache entry by default?\n"
-        "cache-server entry lifetime"
-    ),
-    "de": (
-        'Beispiel aus einem anderen Handbuch: die Aussage "Der Cache behält Einträge '
-        'standardmäßig 15 Minuten." in cache-server ergibt "15 Minuten" für den Cache:\n'
-        "Wie lange behält cache-server einen Cache-Eintrag standardmäßig?\n"
-        "cache-server eintrag wie lange gültig"
-    ),
-    "fr": (
-        "Exemple tiré d'un autre manuel : la phrase « Le cache conserve les entrées 15 "
-        "minutes par défaut. » dans cache-server donne « 15 minutes » pour le cache :\n"
-        "Combien de temps cache-server conserve-t-il une entrée par défaut ?\n"
-        "durée de vie d'une entrée cache-server"
-    ),
-    "es": (
-        'Ejemplo de otro manual: la frase "La caché conserva las entradas 15 minutos por '
-        'defecto." en cache-server da "15 minutos" para la caché:\n'
-        "¿Cuánto tiempo conserva cache-server una entrada por defecto?\n"
-        "duración de una entrada en cache-server"
-    ),
-}
-"""One worked example per language (English for any other), from a manual that is not the
-user's: without it the 1.5B model wrote the same question twice for 74 of 176 git-doc facts."""
+CASUAL_REQUEST = """Rewrite this question in {language} as a user would type it into a \
+search box: short, lower case, in other words. Keep what it is about ({anchor} in {title}). \
+Reply with the rewritten question only.
+Question: {question}"""
+"""Asked only when the two phrasings of one reply are one question twice (the 1.5B model did
+so for 74 of 176 git-doc facts): the casual one is written again from the precise one."""
 
 ORACLE_PROMPT = {
     "system": "Answer the question from the context alone. Give the exact value.",
@@ -78,7 +54,7 @@ ORACLE_PROMPT = {
 
 PROMPTS = {
     "phrase": PHRASE_PROMPT, "phrase_request": PHRASE_REQUEST,
-    "phrase_examples": PHRASE_EXAMPLES, "oracle": ORACLE_PROMPT,
+    "casual_request": CASUAL_REQUEST, "oracle": ORACLE_PROMPT,
     "closed_book": CLOSED_BOOK_PROMPT,
 }  # fmt: skip
 """Every prompt a cases file records (`generated_by.prompts`)."""
@@ -109,8 +85,12 @@ def phrase_request(
     return PHRASE_REQUEST.format(
         title=title, heading=heading or "(none)", sentence=" ".join(sentence.split()),
         answer=answer, anchor=anchor, language=language_name(language),
-        example=PHRASE_EXAMPLES.get(language, PHRASE_EXAMPLES["en"]),
     )  # fmt: skip
+
+
+def casual_request(question: str, anchor: str, title: str, language: str) -> str:
+    return CASUAL_REQUEST.format(question=question, anchor=anchor, title=title,
+                                 language=language_name(language))  # fmt: skip
 
 
 def document_title(doc_id: str) -> str:

@@ -34,6 +34,7 @@ from ragaudit.casemining.prompts import (
     ORACLE_PROMPT,
     PHRASE_PARAMS,
     PHRASE_PROMPT,
+    casual_request,
     document_title,
     phrase_request,
     template_phrasings,
@@ -132,7 +133,10 @@ class Verifier:
             trial.checks["phrasing"] = {"reply": generation["reply"]}
             if trial.questions is None:
                 trial.reject("phrasing_unusable", "the reply holds fewer than two questions")
-                continue
+        self._rewrite_casual(
+            [t for t in _pending(trials) if not near_duplicate(*t.questions)["passed"]]
+        )
+        for trial in _pending(trials):
             read_as = [detect_language(q) for q in trial.questions]
             passed = read_as[0] in (trial.language, "und")
             trial.checks["language"] = {
@@ -141,6 +145,29 @@ class Verifier:
             if not trial.checks["language"]["passed"]:
                 detail = f"document {trial.language}, question {read_as[0]}"
                 trial.reject("wrong_language", detail)
+
+    def _rewrite_casual(self, trials: list[Trial]) -> None:
+        """The casual phrasing written again from the precise one, where one reply asked
+        one question twice; the near-duplicate check then judges the new pair."""
+        asks = [
+            Ask(f"{t.candidate.candidate_id}#casual", casual_request(
+                t.questions[0], t.candidate.anchor, document_title(t.candidate.doc_id),
+                t.language))
+            for t in trials
+        ]  # fmt: skip
+        replies = self._ask("rewriting casual phrasings", asks, PHRASE_PROMPT, PHRASE_PARAMS)
+        for trial in trials:
+            generation = replies[f"{trial.candidate.candidate_id}#casual"]
+            if failed(generation):
+                trial.unverify("rewriting call failed", generation)
+                continue
+            lines = [line for line in (generation["reply"] or "").splitlines() if line.strip()]
+            parsed = parse_phrasings(f"{lines[0]}\n{lines[0]}") if lines else None  # one line
+            rewritten = parsed[0] if parsed else None
+            trial.checks["phrasing"]["casual_rewritten"] = {
+                "was": trial.questions[1], "reply": generation["reply"]}  # fmt: skip
+            if rewritten is not None:
+                trial.questions = (trial.questions[0], rewritten)
 
     def _offline_checks(self, trial: Trial) -> None:
         c, (first, second) = trial.candidate, trial.questions

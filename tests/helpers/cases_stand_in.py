@@ -5,6 +5,8 @@ fixed rules, so which fact is kept or dropped, and why, is decided by the fact's
 - a phrasing request: "What is <anchor>?" and "<anchor> value" (in German for a German
   request); an anchor holding LEAK gets its answer written into the questions, one holding
   TWIN two identical questions, one holding MUTE a reply with one line;
+- a rewrite of a casual phrasing (asked when a reply's two are one question): the same
+  question again for TWIN, else "quick " and the precise question in lower case;
 - an oracle question: the context paragraph itself (it states the answer), unless the
   paragraph holds BLIND (then "I do not know");
 - a closed-book question: "5432" (so a fact whose answer is 5432 is known without context).
@@ -30,6 +32,9 @@ from tests.helpers.stand_in import StandInHandler, StandInProcess  # noqa: E402
 def cases_reply(messages: list[dict]) -> str:
     system = next((m["content"] for m in messages if m["role"] == "system"), "")
     user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
+    if user.startswith("Rewrite this question"):
+        question = user.rsplit("Question: ", 1)[1]
+        return question if "TWIN" in question else f"quick {question.lower()}"
     if system.startswith("You write the questions"):
         anchor = re.search(r'The statement gives "(.*)" for (.*)\.\n', user)
         answer, subject = anchor.group(1), anchor.group(2)
