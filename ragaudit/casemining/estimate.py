@@ -3,9 +3,9 @@ then the generator calls the checks would make and their time, told before any m
 loads; nothing is generated or written.
 
 How many facts a run checks depends on how many pass: each kept case costs five calls (one
-phrasing, two oracle answers, two closed-book answers), a fact dropped early fewer. So the
-figure is a range: every fact checked kept (the least), and every candidate checked (the
-most). Its time is at the mean the call cache recorded for the generator."""
+phrasing, two oracle answers, two closed-book answers) or six (its casual phrasing asked
+again), a fact dropped early fewer. So the figure is a range: every fact checked kept at
+five (the least), and every candidate checked at six (the most). Its time is at the mean the call cache recorded for the generator."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ragaudit.runner.estimate import generate_estimate, open_cache
 from ragaudit.runner.estimate_lines import estimate_lines as call_lines
 
 CALLS_PER_KEPT_CASE = 5
+MOST_CALLS_PER_FACT = 6
 
 
 def estimate_lines(
@@ -33,13 +34,14 @@ def estimate_lines(
         return [*lines, f"--no-generate: no model call; up to {kept} template cases"]
     spec = generator or DEFAULT_CASES_GENERATOR
     least = CALLS_PER_KEPT_CASE * min(max_cases, len(candidates))
-    most = CALLS_PER_KEPT_CASE * len(candidates)
+    most = MOST_CALLS_PER_FACT * len(candidates)
     cache = open_cache()
     fewest = generate_estimate(f"cases checks, {spec} (every fact kept)", spec, least, cache,
                                "not counted")  # fmt: skip
     lines += call_lines([fewest])
     lines.append(
         f"at most {most} calls if every one of the {len(candidates)} facts must be checked "
-        f"to keep {max_cases} (5 per fact: 1 phrasing, 2 oracle, 2 closed-book answers)"
+        f"to keep {max_cases} (6 per fact: 1 phrasing, 1 casual phrasing asked again, 2 "
+        "oracle and 2 closed-book answers)"
     )
     return lines
