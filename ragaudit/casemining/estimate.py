@@ -5,7 +5,8 @@ loads; nothing is generated or written.
 How many facts a run checks depends on how many pass: each kept case costs five calls (one
 phrasing, two oracle answers, two closed-book answers) or six (its casual phrasing asked
 again), a fact dropped early fewer. So the figure is a range: every fact checked kept at
-five (the least), and every candidate checked at six (the most). Its time is at the mean the call cache recorded for the generator."""
+five (the least), and every candidate checked at six (the most). Its time is at the mean
+the call cache recorded for the generator."""
 
 from __future__ import annotations
 
