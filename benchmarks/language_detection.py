@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -58,6 +59,10 @@ MAN_PAGES = {
 packages that ship Spanish pages)."""
 
 
+REFUSED: Counter = Counter()
+"""Texts a detector refused to read (an exception), per detector: each scored as undecided."""
+
+
 def _langdetect(languages: tuple[str, ...] | None) -> Callable[[str], str]:
     from langdetect import DetectorFactory, detect_langs
     from langdetect.lang_detect_exception import LangDetectException
@@ -68,6 +73,7 @@ def _langdetect(languages: tuple[str, ...] | None) -> Callable[[str], str]:
         try:
             guesses = detect_langs(text)  # best first; those above its 0.1 floor
         except LangDetectException:
+            REFUSED["langdetect"] += 1  # no letters to read: counted, scored as undecided
             return UNDECIDED
         codes = [guess.lang.split("-")[0] for guess in guesses]
         return next((c for c in codes if languages is None or c in languages), UNDECIDED)
@@ -179,7 +185,8 @@ def worker(label: str, texts_file: Path) -> dict:
         found[name] = [detect(text) for text in texts]
         seconds[name] = (time.perf_counter() - started) / max(1, len(texts))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
-    return {"first_call": first_call, "seconds": seconds, "found": found, "peak": peak}
+    return {"first_call": first_call, "seconds": seconds, "found": found, "peak": peak,
+            "refused": sum(REFUSED.values())}  # fmt: skip
 
 
 def man_pages(per_language: int, seed: int = 0) -> tuple[list[str], list[str]]:
@@ -260,8 +267,8 @@ def sizes(distribution: str, wheels: Path | None) -> tuple[str, str]:
 def version_of(distribution: str) -> str:
     try:
         return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "not installed"
+    except metadata.PackageNotFoundError as missing:
+        return f"not installed ({missing})"
 
 
 def report(label: str, measured: dict, sets: dict, labels: dict, wheels: Path | None) -> None:
@@ -272,7 +279,8 @@ def report(label: str, measured: dict, sets: dict, labels: dict, wheels: Path | 
     print(f"\n{label} ({distribution} {version_of(distribution)}; wheel {wheel} MiB, "
           f"installed with its requirements {installed} MiB; import and first call "
           f"{measured['first_call']:.2f} s; the process's peak memory "
-          f"{measured['peak'] / MIB:,.0f} MiB)")  # fmt: skip
+          f"{measured['peak'] / MIB:,.0f} MiB; texts it refused, scored undecided: "
+          f"{measured.get('refused', 0)})")  # fmt: skip
     others = tuple(sorted(set(labels["questions"]) - set(FOUR)))
     for name, found in measured["found"].items():
         truth = labels[name]
