@@ -50,6 +50,42 @@ def summary(judged: Path) -> int:
     return 0
 
 
+def funnel(cases: Path) -> int:
+    """The facts left after each check, in the order the checks run, the calls and the
+    wall time per kept case, and the phrasings' languages as the detector reads them."""
+    from collections import Counter
+
+    from ragaudit.casemining.verify import REASONS
+
+    document = yaml.safe_load(cases.read_text(encoding="utf-8"))
+    counts, made = document["counts"], document["generated_by"]
+    left = counts["checked"]
+    print(f"{cases}: {counts['candidates']} facts mined from {made['corpus']['documents']} "
+          f"documents; {counts['checked']} checked")  # fmt: skip
+    left -= counts["unverified"]
+    print(f"  unverified (a failed call): {counts['unverified']} -> {left}")
+    for reason in REASONS:
+        dropped = counts["rejected"].get(reason, 0)
+        left -= dropped
+        print(f"  {reason:24} -{dropped:<4} -> {left}")
+    kept = counts["kept"]
+    print(
+        f"  kept {kept}; known without context {fmt_ratio(counts['known_without_context'], kept)}"
+    )
+    calls = made.get("calls") or {}
+    total = sum(v for k, v in calls.items() if k in ("computed", "replayed", "failed"))
+    seconds = made["elapsed_seconds"]
+    print(f"  calls: {calls}; wall {seconds:.0f} s, {seconds / max(kept, 1):.0f} s per kept case, "
+          f"{total / max(kept, 1):.1f} calls per kept case")  # fmt: skip
+    read = Counter(
+        lang
+        for i in document["intents"]
+        for lang in i["provenance"]["checks"].get("language", {}).get("phrasings", [])
+    )
+    print(f"  phrasings of kept cases as the detector reads them: {dict(read)}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.cases_precision")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -60,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--out", type=Path, required=True)
     s = sub.add_parser("summary")
     s.add_argument("judged", type=Path)
+    f = sub.add_parser("funnel")
+    f.add_argument("cases", type=Path)
     args = parser.parse_args(argv)
+    if args.command == "funnel":
+        return funnel(args.cases)
     if args.command == "draw":
         return draw(args.cases, args.n, args.seed, args.out)
     return summary(args.judged)
