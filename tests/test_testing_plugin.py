@@ -41,6 +41,9 @@ def plugin_args() -> list[str]:
     installed = entry_points(group="pytest11", name="ragaudit")
     quiet = ["-p", "no:deepeval", "-p", "no:cacheprovider", "-p", "no:asyncio"]
     quiet += ["-p", "no:langsmith_plugin", "-p", "no:hypothesispytest", "-p", "no:benchmark"]
+    # the inner sessions run in this process: pytest-playwright's soft-assertion scope,
+    # open around the outer test, cannot be opened again around an inner one
+    quiet += ["-p", "no:playwright"]
     return quiet if installed else [*quiet, "-p", "ragaudit.testing"]
 
 
@@ -229,24 +232,24 @@ def test_update_baseline_writes_it_then_the_gate_reads_it(pytester, tmp_path):
     pytester.makepyfile(test_gate=GATE_TEST.format(new=str(before)))
     baseline = tmp_path / "baselines" / "run.json"
     option = ["--ragaudit-baseline", str(baseline)]
-    stored = pytester.runpytest_subprocess(*plugin_args(), *option, "--ragaudit-update-baseline")
+    stored = pytester.runpytest_inprocess(*plugin_args(), *option, "--ragaudit-update-baseline")
     stored.assert_outcomes(passed=1)
     assert baseline.read_bytes() == before.read_bytes()
     stored.stdout.fnmatch_lines([f"ragaudit: baseline written: {baseline}"])
     pytester.makepyfile(test_gate=GATE_TEST.format(new=str(after)))
-    gated = pytester.runpytest_subprocess(*plugin_args(), *option)
+    gated = pytester.runpytest_inprocess(*plugin_args(), *option)
     gated.assert_outcomes(failed=1)  # 1 of 5 lost: 20 points over 10
     gated.stdout.fnmatch_lines(["*5/5 → 4/5; lost 1, gained 0; *: FAIL on --max-drop*"])
 
 
 def test_the_plugin_is_inert_in_a_session_that_does_not_use_it(pytester):
     pytester.makepyfile(test_plain="def test_plain():\n    assert 1 + 1 == 2\n")
-    result = pytester.runpytest_subprocess(*plugin_args())
+    result = pytester.runpytest_inprocess(*plugin_args())
     result.assert_outcomes(passed=1)
     # pytest's header names every installed plugin's distribution; nothing else may
     said = [line for line in result.stdout.lines if not line.startswith("plugins:")]
     assert not [line for line in said if "ragaudit" in line]
-    helped = pytester.runpytest_subprocess(*plugin_args(), "--help")
+    helped = pytester.runpytest_inprocess(*plugin_args(), "--help")
     helped.stdout.fnmatch_lines(["*--ragaudit-baseline=PATH*", "*--ragaudit-update-baseline*"])
 
 
@@ -279,7 +282,7 @@ def test_a_mutation_assertion_in_a_suite_passes_fails_and_keeps_its_file(
         test_mutation=MUTATION_TEST.format(corpus=str(CORPUS), cases=str(CASES)),
     )
     kept = tmp_path / "kept"
-    result = pytester.runpytest_subprocess(*plugin_args(), "--ragaudit-results-dir", str(kept))
+    result = pytester.runpytest_inprocess(*plugin_args(), "--ragaudit-results-dir", str(kept))
     result.assert_outcomes(passed=1, failed=1)
     short = kept / "test_mutation.py_test_falls_short" / "mutate.json"
     scores = json.loads(short.read_text())["mutation"]["scores"]
