@@ -56,3 +56,31 @@ def test_the_oracle_is_given_the_paragraph_that_holds_the_answer():
     # 200 characters around the span, cut at line breaks: whole lines only, 050 among them
     assert "line 050" in cut and len(cut) <= 200
     assert all(line.startswith("line ") and line.endswith("paragraph") for line in cut.splitlines())
+
+
+def test_a_bare_name_asks_nothing_and_a_short_question_does():
+    from ragaudit.casemining.checks import asks_something
+
+    # words / plain words (letters only, two or more): 1/0, 2/0, 4/1, 3/1 -> no question
+    for name in ("gitcvs.dbDriver", "git-mailsplit -d", "git filter-branch --original <ref>",
+                 "fallback_encoding in gitweb.conf"):  # fmt: skip
+        assert asks_something(name)["passed"] is False, name
+    # 4/4 and 4/3 (German: Wert, hat, laut; idle_wait is a name)
+    assert asks_something("gitweb default project root")["passed"] is True
+    assert asks_something("Welchen Wert hat idle_wait?")["plain_words"] == 3
+
+
+def test_a_value_stated_as_a_bound_or_an_alternative_is_no_fact():
+    from types import SimpleNamespace
+
+    from ragaudit.casemining.mine import bounded
+
+    text = "It is at least 2GiB. Clocks of 1 ns or 1 s. Usually 40 hex. The default is 5."
+
+    def at(value: str) -> SimpleNamespace:
+        start = text.index(value)
+        return SimpleNamespace(start=start, end=start + len(value))
+
+    assert bounded(text, at("2GiB")) and bounded(text, at("1 ns")) and bounded(text, at("40"))
+    assert bounded(text, at("1 s"))  # the second of "1 ns or 1 s"
+    assert not bounded(text, at("5"))

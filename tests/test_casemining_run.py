@@ -111,7 +111,7 @@ def test_templates_without_a_generator_are_marked_and_run_no_model_check(env, tm
     made = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert made["counts"]["kept"] == 2 and made["generated_by"]["generator"] is None
     first = made["intents"][0]
-    assert first["phrasings"] == ["What is the value of listen_port?", "listen_port value?"]
+    assert first["phrasings"] == ["What is the value of listen_port?", "value of listen_port?"]
     assert first["provenance"]["phrasing"] == "template"
     assert first["provenance"]["checks"]["oracle"] == {
         "passed": None, "skipped": "--no-generate: no generator"}  # fmt: skip

@@ -36,6 +36,21 @@ def answer_in_question(answer: str, question: str) -> dict:
     return {"passed": True}
 
 
+_PLAIN_WORD = re.compile(r"[^\W\d_]{2,}")
+MIN_WORDS = 3
+MIN_PLAIN_WORDS = 2
+
+
+def asks_something(question: str) -> dict:
+    """A phrasing of at least MIN_WORDS words, MIN_PLAIN_WORDS of them words of the language
+    (not an option, a path or a setting name): 'gitcvs.dbDriver' or 'git-mailsplit -d' is a
+    name, not a question (three such were kept among 40 git-doc cases read by hand)."""
+    words = question.split()
+    plain = sum(1 for w in words if _PLAIN_WORD.fullmatch(w.strip("?¿!,.:;\"'()")))
+    return {"passed": len(words) >= MIN_WORDS and plain >= MIN_PLAIN_WORDS, "words": len(words),
+            "plain_words": plain}  # fmt: skip
+
+
 def question_tokens(text: str) -> set[str]:
     """Unicode word tokens of a question, case and width folded ('Größe' is one token)."""
     return set(re.findall(r"\w+", normalise_question(text)))

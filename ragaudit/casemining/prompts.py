@@ -65,8 +65,8 @@ ANSWER_PARAMS = {"max_tokens": 48}
 the 128 a RAG answer gets."""
 
 TEMPLATES = {
-    "en": ("What is the value of {anchor}?", "{anchor} value?"),
-    "de": ("Welchen Wert hat {anchor}?", "{anchor} Wert?"),
+    "en": ("What is the value of {anchor}?", "value of {anchor}?"),
+    "de": ("Welchen Wert hat {anchor}?", "Wert von {anchor}?"),
     "fr": ("Quelle est la valeur de {anchor} ?", "valeur de {anchor} ?"),
     "es": ("¿Cuál es el valor de {anchor}?", "¿valor de {anchor}?"),
 }

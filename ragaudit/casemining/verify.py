@@ -4,7 +4,8 @@ dropped early costs no further call.
 
 1. phrasing: two questions in the document's language (`phrasing_unusable` when the reply
    holds fewer than two, `wrong_language` when the precise one is read as another language);
-2. no model: the answer is not in either question (`answer_in_question`), it stands
+2. no model: each phrasing asks something (`not_a_question`: a bare name such as
+   'gitcvs.dbDriver'), the answer is not in either question (`answer_in_question`), it stands
    verbatim in the source (`not_verbatim_in_source`), the two are not one question twice
    (`near_duplicate`) nor a question already kept (`duplicate_question`);
 3. oracle: given only the source paragraph, the generator states the answer for both
@@ -23,6 +24,7 @@ from ragaudit.auditing.cases import normalise_question
 from ragaudit.casemining.asking import Ask, ask_all, failed, said_answer
 from ragaudit.casemining.checks import (
     answer_in_question,
+    asks_something,
     near_duplicate,
     parse_phrasings,
     source_paragraph,
@@ -43,8 +45,8 @@ from ragaudit.documents import Document
 from ragaudit.mutation.text import holds
 
 REASONS = (
-    "phrasing_unusable", "wrong_language", "answer_in_question", "not_verbatim_in_source",
-    "near_duplicate", "duplicate_question", "oracle_failed",
+    "phrasing_unusable", "wrong_language", "not_a_question", "answer_in_question",
+    "not_verbatim_in_source", "near_duplicate", "duplicate_question", "oracle_failed",
 )  # fmt: skip
 """Every reason a fact is dropped for, in the order the checks run."""
 
@@ -171,6 +173,8 @@ class Verifier:
 
     def _offline_checks(self, trial: Trial) -> None:
         c, (first, second) = trial.candidate, trial.questions
+        asks = [asks_something(q) for q in (first, second)]
+        trial.checks["asks_something"] = {"passed": all(a["passed"] for a in asks), "each": asks}
         given_away = [answer_in_question(c.answer, q) for q in (first, second)]
         trial.checks["answer_not_in_question"] = {
             "passed": all(g["passed"] for g in given_away),
@@ -184,7 +188,10 @@ class Verifier:
         }
         trial.checks["near_duplicate"] = near_duplicate(first, second)
         repeated = [q for q in (first, second) if normalise_question(q) in self.seen_questions]
-        if not trial.checks["answer_not_in_question"]["passed"]:
+        if not trial.checks["asks_something"]["passed"]:
+            bare = next(q for q, a in zip((first, second), asks, strict=True) if not a["passed"])
+            trial.reject("not_a_question", f"{bare!r} names something, asks nothing")
+        elif not trial.checks["answer_not_in_question"]["passed"]:
             trial.reject(
                 "answer_in_question",
                 f"{trial.checks['answer_not_in_question']['found'][0]!r} in a question",

@@ -43,7 +43,7 @@ def cases_reply(messages: list[dict]) -> str:
         if "TWIN" in subject:
             return f"What is {subject}?\nWhat is {subject}?"
         if "LEAK" in subject:
-            return f"Is {subject} set to {answer}?\n{subject} {answer}?"
+            return f"Is {subject} set to {answer}?\nis {subject} {answer} by default?"
         if "in German" in user:
             return f"Welchen Wert hat {subject} laut Handbuch?\nwie ist {subject} eingestellt"
         return f"What value does the manual give for {subject}?\nhow is {subject} set"
