@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
+from pathlib import Path
+
 import pytest
 
 # real llama.cpp servers; the guard that keeps them in slow tests; the guard's own test
@@ -11,6 +16,21 @@ pytest_plugins = [
     "helpers.slow_one_at_a_time",
     "pytester",
 ]
+
+# Where this session's bytecode goes: the test modules pytest rewrites, and every module a
+# `python -m ragaudit` a test starts imports. With PYTHONDONTWRITEBYTECODE set (as in some
+# sandboxes) each of the two workers rewrote all ~250 test modules on every run (about 5 s
+# each) and every subprocess compiled ragaudit from source; kept outside the checkout, so
+# the intent of that setting (no __pycache__ beside the sources) still holds.
+BYTECODE = Path(tempfile.gettempdir()) / "ragaudit-tests-pycache"
+
+
+def pytest_configure(config):
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not sys.pycache_prefix:
+        del os.environ["PYTHONDONTWRITEBYTECODE"]
+        sys.dont_write_bytecode = False
+        sys.pycache_prefix = str(BYTECODE)
+        os.environ["PYTHONPYCACHEPREFIX"] = str(BYTECODE)
 
 
 @pytest.fixture
