@@ -18,8 +18,10 @@ from ragaudit.errors import RagauditError
 from ragaudit.fileio.text import parse_yaml, read_text
 
 
-def mined_cases_path(digest: str, spec: str, seed: int, max_cases: int) -> Path:
-    key = hashlib.sha256(f"{digest}\0{spec}\0{seed}\0{max_cases}".encode()).hexdigest()[:16]
+def mined_cases_path(digest: str, spec: str, options: CasesOptions) -> Path:
+    """Where the cases mined for a corpus digest, a generator and `options` are kept."""
+    wanted = f"{options.seed}\0{options.max_cases}\0{options.max_per_document}"
+    key = hashlib.sha256(f"{digest}\0{spec}\0{wanted}".encode()).hexdigest()[:16]
     return paths.data_dir() / "cases" / f"mined-{key}.yaml"
 
 
@@ -30,7 +32,7 @@ def cases_for_mutate(options: CasesOptions, beside: Path | None) -> tuple[list[I
     corpus = as_corpus(options.documents)
     spec = options.generator or DEFAULT_CASES_GENERATOR
     digest = corpus_digest(corpus.documents)
-    kept = mined_cases_path(digest, spec, options.seed, options.max_cases)
+    kept = mined_cases_path(digest, spec, options)
     if kept.exists():
         document, _ = parse_yaml(read_text(kept, "mined cases"), kept)
         how = "reused"
