@@ -10,6 +10,7 @@ the call cache recorded for the generator."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ragaudit.auditing.corpus_io import as_corpus
@@ -18,6 +19,7 @@ from ragaudit.casemining.run import DEFAULT_CASES_GENERATOR, MAX_PER_DOCUMENT
 from ragaudit.runner.estimate import generate_estimate, open_cache
 from ragaudit.runner.estimate_lines import estimate_lines as call_lines
 
+NOT_TOLD = "cached: not told (which facts are checked, and so asked, depends on earlier replies)"
 CALLS_PER_KEPT_CASE = 5
 MOST_CALLS_PER_FACT = 6
 
@@ -37,8 +39,9 @@ def estimate_lines(
     least = CALLS_PER_KEPT_CASE * min(max_cases, len(candidates))
     most = MOST_CALLS_PER_FACT * len(candidates)
     cache = open_cache()
-    fewest = generate_estimate(f"cases checks, {spec} (every fact kept)", spec, least, cache,
-                               "not counted")  # fmt: skip
+    estimate = generate_estimate(f"cases checks, {spec} (every fact kept)", spec, least,
+                                 cache, "not counted")  # fmt: skip
+    fewest = replace(estimate, cached_reason=NOT_TOLD)
     lines += call_lines([fewest])
     lines.append(
         f"at most {most} calls if every one of the {len(candidates)} facts must be checked "
