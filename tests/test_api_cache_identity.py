@@ -268,7 +268,7 @@ NOTEBOOK_CELLS = [
 ]
 
 
-@pytest.mark.slow  # a Jupyter kernel started: about 10 s
+@pytest.mark.slow(model=False)  # a Jupyter kernel started: about 10 s
 def test_a_notebook_cell_edited_is_asked_again(tmp_path) -> None:
     """A real notebook, run by a Jupyter kernel: the factory's cell, run twice, then edited
     and run again, asks every time; with version= it replays."""

@@ -67,7 +67,7 @@ def test_the_stable_view_blanks_what_differs_between_runs_and_keeps_the_rest():
     assert stable({"run": {"n": 2}}) != stable({"run": {"n": 3}})
 
 
-@pytest.mark.slow
+@pytest.mark.slow(model=False)  # whole retrieval-only runs; no generator
 def test_mutate_cli_file_equals_the_library_save(tmp_path):
     corpus, cases = "examples/mutate/corpus", "examples/mutate/cases.yaml"
     settings = "examples/mutate/recursive.yaml"
@@ -84,7 +84,7 @@ def test_mutate_cli_file_equals_the_library_save(tmp_path):
     same_document(cli, api)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(model=False)  # whole retrieval-only runs; no generator
 def test_audit_cli_file_equals_the_library_save(tmp_path):
     corpus, cases = "examples/audit/corpus", "examples/audit/cases.yaml"
     settings = "examples/audit/prod.yaml"
@@ -101,7 +101,7 @@ def test_audit_cli_file_equals_the_library_save(tmp_path):
     same_document(cli, api)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(model=False)  # whole retrieval-only runs; no generator
 def test_a_quick_retrieval_only_run_cli_file_equals_the_library_save(tmp_path):
     cli = tmp_path / "cli.json"
     done = command(["run", "--quick", "--no-generate", "--out", str(cli)],

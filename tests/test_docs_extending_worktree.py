@@ -18,7 +18,8 @@ from test_docs_extending import RECIPES, apply, recipes
 
 from ragaudit import paths
 
-pytestmark = pytest.mark.slow  # and it embeds: the mutate check times a small model
+# no generator: its fast loop (two workers of its own), MiniLM and a browser in the checks
+pytestmark = pytest.mark.slow(model=False)
 
 CHECKOUT = paths.REPO_ROOT
 GENERATED = "corpus/"

@@ -73,7 +73,7 @@ def test_each_name_resolves(name):
     assert getattr(ragaudit, name) is not None
 
 
-@pytest.mark.slow  # MiniLM over examples/mutate's 14 cases x every mutant: about 30 s
+@pytest.mark.slow(model=False)  # MiniLM over examples/mutate's 14 cases x every mutant: about 30 s
 def test_the_readme_example_runs(tmp_path, monkeypatch):
     """The README's first Python block, as written, from a folder beside examples/."""
     readme = (paths.REPO_ROOT / "README.md").read_text(encoding="utf-8")

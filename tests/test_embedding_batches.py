@@ -28,7 +28,7 @@ TEXTS = [
 
 # E5 takes about 20 s a case here: the full suite only
 @pytest.mark.parametrize(
-    "engine_class", [MiniLMEngine, pytest.param(E5Engine, marks=pytest.mark.slow)]
+    "engine_class", [MiniLMEngine, pytest.param(E5Engine, marks=pytest.mark.slow(model=False))]
 )
 @pytest.mark.parametrize("role", ["passage", "query"])
 def test_each_vector_is_bitwise_the_one_its_text_gets_alone(engine_class, role):

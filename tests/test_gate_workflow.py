@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-pytestmark = pytest.mark.slow  # the CI jobs: four whole runs and a mutation audit
+pytestmark = pytest.mark.slow(model=False)  # the CI jobs: four whole runs and a mutation audit
 
 ROOT = Path(__file__).parents[1]
 WORKFLOW = ROOT / "examples" / "ci" / "github-actions.yml"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from helpers.judge_stand_in import start_judge_server
 
-pytestmark = pytest.mark.slow  # each run starts ragas afresh
+pytestmark = pytest.mark.slow(model=False)  # each run starts ragas afresh (a scripted judge)
 
 ASSETS = Path(__file__).resolve().parent.parent / "ragaudit" / "assets" / "reference"
 

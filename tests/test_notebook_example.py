@@ -14,7 +14,8 @@ from ragaudit import paths
 NOTEBOOK = paths.REPO_ROOT / "examples" / "notebook" / "mutation_audit.ipynb"
 OPERATORS = ("remove_answer", "supersede", "near_duplicate", "boundary", "dilute", "table_split")
 
-pytestmark = pytest.mark.slow  # a kernel, MiniLM over 14 cases x every mutant: about 40 s
+# a kernel, MiniLM over 14 cases x every mutant: about 40 s; no generator
+pytestmark = pytest.mark.slow(model=False)
 
 
 def _html_of(cell: dict) -> str:

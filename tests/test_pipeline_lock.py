@@ -16,7 +16,7 @@ import pytest
 
 from ragaudit.runner.lock import hold_run_lock
 
-pytestmark = pytest.mark.slow  # two real runs racing for the lock
+pytestmark = pytest.mark.slow(model=False)  # two real runs racing for the lock (no generator)
 
 FLAGS = ["--n", "1", "--embedders", "ollama:mxbai-embed-large", "--no-generate"]
 TRIES = 4  # without the lock about one try in three failed (the issue saw 2 in 3)

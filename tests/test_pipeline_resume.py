@@ -86,7 +86,7 @@ def runs(tmp_path_factory):
     }
 
 
-@pytest.mark.slow
+@pytest.mark.slow(model=False)  # whole retrieval-only runs; no generator
 def test_a_killed_run_resumes_without_recomputing_finished_work(runs):
     second = runs["second"]
     assert second["complete"] is True
@@ -104,7 +104,7 @@ def test_a_killed_run_resumes_without_recomputing_finished_work(runs):
     assert second["conditions"]["elapsed_seconds"] == pytest.approx(summed, abs=0.2)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(model=False)  # whole retrieval-only runs; no generator
 def test_a_warm_rerun_computes_nothing_and_adds_nothing_to_chroma(runs):
     third = runs["third"]
     assert third["conditions"]["calls"] == {
@@ -118,7 +118,7 @@ def test_a_warm_rerun_computes_nothing_and_adds_nothing_to_chroma(runs):
     assert [strip(r) for r in third["instances"]] == [strip(r) for r in runs["second"]["instances"]]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(model=False)  # whole retrieval-only runs; no generator
 def test_controls_have_gold_in_context_at_every_config_for_every_embedder(runs):
     results = runs["third"]
     assert {e["spec"] for e in results["embedders"]} == set(EMBEDDERS)
@@ -137,7 +137,7 @@ def test_controls_have_gold_in_context_at_every_config_for_every_embedder(runs):
             assert [r["gold_in_context"] for r in controls] == [True] * 5, (spec, config)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(model=False)  # whole retrieval-only runs; no generator
 def test_secondary_runs_its_probes_and_equal_k_configs_agree(runs):
     results = runs["third"]
     secondary = {r["probe"] for r in results["instances"] if r["embedder"] == "local:e5-small"}

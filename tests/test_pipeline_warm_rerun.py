@@ -144,7 +144,7 @@ def private_corpus(tmp_path):
     return corpus, env
 
 
-@pytest.mark.slow
+@pytest.mark.slow(model=False)  # whole retrieval-only runs; no generator
 def test_a_warm_rerun_rebuilds_the_cold_runs_records_and_refuses_a_changed_corpus(
     private_corpus, tmp_path
 ):

@@ -19,7 +19,7 @@ import pytest
 from helpers.ollama_fake import start_fake_ollama
 from helpers.run_fixtures import EMBEDDER, RECORDS, TINY, ragaudit_run
 
-pytestmark = pytest.mark.slow  # a real run, then a failing one
+pytestmark = pytest.mark.slow(model=False)  # a real run, then a failing one (no generator)
 
 
 def sha256(path) -> str:

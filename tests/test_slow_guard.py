@@ -1,4 +1,5 @@
-"""The conftest guard: a test that starts the generator without the slow mark fails."""
+"""The conftest guard: a test that starts the generator without the slow mark, or marked
+slow(model=False), fails."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ CASES = textwrap.dedent(
     def test_marked_starts_an_engine():
         note_engine_started(Path("qwen2.5-0.5b.gguf"))
 
+    @pytest.mark.slow(model=False)
+    def test_marked_modelless_starts_an_engine():
+        note_engine_started(Path("qwen2.5-0.5b.gguf"))
+
     def test_unmarked_starts_none():
         pass
     """
@@ -34,5 +39,8 @@ def test_an_unmarked_test_that_starts_an_engine_fails(pytester, monkeypatch):
     # only the guard: the installed plugins (DeepEval's among them) cost seconds of imports
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines(["*test_unmarked_starts_an_engine*without @pytest.mark.slow*"])
+    result.stdout.fnmatch_lines(
+        ["*test_marked_modelless_starts_an_engine*marked slow(model=False): drop model=False*"]
+    )

@@ -12,7 +12,7 @@ import sys
 import pytest
 from helpers.ui_fixtures import chart_specs, open_app, texts
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(model=False)  # retrieval-only runs and the Lab; no generator
 
 
 @pytest.fixture(scope="module")

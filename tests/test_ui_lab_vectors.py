@@ -137,7 +137,8 @@ def texts_of(at) -> str:
     return "\n".join(c.value for c in at.caption)
 
 
-@pytest.mark.slow  # embeds about 1,300 texts with the real model: a minute on a quiet machine
+# embeds about 1,300 texts with the real model (a minute on a quiet machine); no generator
+@pytest.mark.slow(model=False)
 def test_the_shipped_vectors_rank_every_question_as_the_model_s_float32_vectors_do(
     embedder, reference_corpus
 ):

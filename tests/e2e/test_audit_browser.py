@@ -19,7 +19,7 @@ from ui_browser_helpers import choose
 from ragaudit.cli.main import main
 from ragaudit.paths import REPO_ROOT
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(model=False)]  # a browser; no generator
 EXAMPLE = REPO_ROOT / "examples" / "audit"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 

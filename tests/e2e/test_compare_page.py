@@ -12,7 +12,7 @@ import sys
 import pytest
 from ui_browser_helpers import REPO, choose, serve_app, shot, wait_for_rerun
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(model=False)]  # a browser; no generator
 
 RUN = ["--n", "2", "--no-generate", "--embedders", "local:minilm"]
 STACK = REPO / "examples" / "stack" / "langchain_recursive.yaml"

@@ -12,7 +12,7 @@ from ui_browser_helpers import serve_app, shot, wait_for_rerun
 
 from ragaudit.ui.pages import PAGES_IN_ORDER
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(model=False)]  # a browser; no generator
 
 
 @pytest.fixture(scope="module")

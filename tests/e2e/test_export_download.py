@@ -13,7 +13,7 @@ from ui_browser_helpers import choose, serve_app, shot, wait_for_rerun
 from ragaudit.analysis import analyse
 from ragaudit.results.io import write_results
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(model=False)]  # a browser; no generator
 
 PROBE, CONFIG, EMBEDDER = "boundary", "C", "local:minilm"
 

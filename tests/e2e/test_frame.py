@@ -9,7 +9,7 @@ import pytest
 from helpers.ui_fixtures import write_results
 from ui_browser_helpers import serve_app, shot, wait_for_rerun
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(model=False)]  # a browser; no generator
 
 
 @pytest.fixture(scope="module")

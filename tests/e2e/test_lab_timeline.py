@@ -7,7 +7,7 @@ import pytest
 from helpers.ui_fixtures import write_results
 from ui_browser_helpers import choose, serve_app, shot, wait_for_rerun
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(model=False)]  # a browser; no generator
 
 # Every timeline on the page as drawn: its title, its chunk bars (start, end, label) and the
 # x of its boundary lines, read from plotly's own graph divs.

@@ -24,7 +24,7 @@ from ui_browser_helpers import REPO, serve_app, shot, wait_for_rerun
 from ragaudit.cli.main import main
 from ragaudit.ui.pages import PAGES_IN_ORDER
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(model=False)]  # a browser; no generator
 EXAMPLE = REPO / "examples" / "mutate"
 SETTINGS = (
     "name: recursive\nembedder: ollama:mxbai-embed-large\nsplitter: recursive\n"

@@ -10,7 +10,7 @@ import pytest
 from helpers.grid_fixtures import hand_results
 from ui_browser_helpers import serve_app, shot, wait_for_rerun
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(model=False)]  # a browser; no generator
 
 # The fixture's rows and columns, in the order the pages draw them (docs: probes by layer).
 PROBES = [

@@ -1,12 +1,17 @@
-"""A pytest plugin: under pytest-xdist, `slow` tests (a real model, a whole run, a cluster)
-run one at a time across the workers, while the fast tests share both cores.
+"""A pytest plugin: under pytest-xdist, `slow` tests that load a generator (llama.cpp: a
+local model answering, judging or serving) run one at a time across the workers, while
+every other test shares both cores.
 
 Two generators loaded at once on this 2-core machine each get half a core's worth of
-llama.cpp threads, and a model-backed test's timeouts were set for one. An exclusive
-lock on a file both workers name (the xdist run's id keys it, so two separate pytest
-runs on one machine do not wait for each other) serialises them; without xdist the lock
-is never contended. `@pytest.mark.slow(model=False)` marks a test that is slow for another
-reason (hundreds of CLI runs): it leaves the fast loop but needs no lock."""
+llama.cpp threads, which wait for each other at every step, and a generator test's
+timeouts were set for one. An exclusive lock on a file both workers name (the xdist run's
+id keys it, so two separate pytest runs on one machine do not wait for each other)
+serialises them; without xdist the lock is never contended.
+
+`@pytest.mark.slow(model=False)` marks a test that is slow for another reason (hundreds of
+CLI runs, an embedder over a corpus, a browser, whole retrieval-only runs): it leaves the
+fast loop but loads no generator, so it needs no lock, and a worker never sits waiting
+for one while the other runs it. helpers.slow_guard fails such a test if it starts one."""
 
 from __future__ import annotations
 
