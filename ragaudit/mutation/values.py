@@ -41,6 +41,12 @@ def _shifted_number(value: str, rng: random.Random) -> tuple[str, str]:
     written with the same decimals."""
     match = numbers(value)[-1]
     raw = match.group()
+    if raw.count(".") > 1:
+        # a version ('1.6.6'): its last part is the number shifted, the rest kept as written
+        head, _, last = raw.rpartition(".")
+        shifted = int(last) + 1 + rng.randrange(3)
+        new = value[: match.start()] + f"{head}.{shifted}" + value[match.end() :]
+        return new, f"version's last part shifted by +{shifted - int(last)}"
     decimals = len(raw.rsplit(".", 1)[1]) if "." in raw else 0
     number = float(raw.replace(",", ""))
     shifted, step = shifted_number(number, decimals, rng)
