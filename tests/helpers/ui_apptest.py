@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
+
+
+@functools.cache
+def installed_components():
+    """Streamlit's registry of the installed v2 components, found once per process. An
+    AppTest looks for them on its first run by reading the metadata of every installed
+    distribution (about 1,200 parses here: most of a page test's time), and what is
+    installed does not change during a session."""
+    from streamlit.components.v2.component_manager import BidiComponentManager
+
+    manager = BidiComponentManager()
+    manager.discover_and_register_components(start_file_watching=False)
+    return manager
 
 
 def open_app(results_path: Path | None = None, page: str | None = None, **query: str):
@@ -13,6 +27,7 @@ def open_app(results_path: Path | None = None, page: str | None = None, **query:
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(APP), default_timeout=30)
+    at._bidi_component_manager = installed_components()  # what its first run would find
     if results_path is not None:
         at.query_params["results"] = str(results_path)
     for name, value in query.items():
