@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from helpers.judge_stand_in import ABSTAIN, start_judge_server, supported
 
-pytestmark = pytest.mark.slow  # each case starts ragas and deepeval afresh
+# each case starts ragas and deepeval afresh; the judge is the scripted one (no generator)
+pytestmark = pytest.mark.slow(model=False)
 
 REFERENCE = Path(__file__).resolve().parent.parent / "ragaudit/assets/reference/reference.json.gz"
 METRICS = [

@@ -122,7 +122,7 @@ def reason(url: str) -> str:
     )
 
 
-@pytest.mark.slow  # a whole run
+@pytest.mark.slow(model=False)  # a whole run against a fake Ollama
 def test_every_call_failing_exits_1_and_names_the_cause(embed_500):
     done, url = embed_500["strict"], embed_500["url"]
     assert done.returncode == 1 and "Traceback" not in done.stderr
@@ -187,7 +187,7 @@ def test_help_names_the_exit_status_and_the_flag():
     assert "the results go to <out stem>.failed.json" in text
 
 
-@pytest.mark.slow  # a whole run
+@pytest.mark.slow(model=False)  # a whole run against a fake Ollama
 def test_calls_that_fail_once_and_then_succeed_cost_no_record_and_exit_0(tmp_path, fake_ollama):
     server = fake_ollama("embed500", failures=1)  # only the first /api/embed answers 500
     done = ragaudit_run(tmp_path, server.url, *TINY, "--embedders", EMBEDDER)

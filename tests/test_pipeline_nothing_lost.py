@@ -130,7 +130,7 @@ def story(tmp_path_factory):
     return {"home": home, "env": env, "target": target, **seen}
 
 
-@pytest.mark.slow  # a whole run
+@pytest.mark.slow(model=False)  # a whole run against a fake Ollama
 def test_a_kill_after_the_partial_write_leaves_the_previous_results_untouched(story):
     assert story["sha_after_kill"] == story["first_sha"]
     assert story["partial_after_kill"]["complete"] is False

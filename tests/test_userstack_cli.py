@@ -13,7 +13,8 @@ import pytest
 from ragaudit.cli.main import main
 from ragaudit.probes.catalogue import shipped
 
-pytestmark = pytest.mark.slow  # a whole run with the user's stack as a column
+# a whole run with the user's stack as a column; its generator is a fake Ollama
+pytestmark = pytest.mark.slow(model=False)
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGCHAIN = ROOT / "examples" / "stack" / "langchain_recursive.yaml"
