@@ -59,7 +59,9 @@ def test_a_library_error_quoting_a_judge_reply_is_redacted(judged):
     status, card, stored = judged("judge_invalid")
     assert status == 0
     evaluations = card["evaluations"]
-    assert {e["outcome"] for e in evaluations} == {"parse_failure"}
+    # each outcome with its reason: once, under load, one was `error` (not reproduced since)
+    said = [(e["metric"], e["outcome"], e["reason"]) for e in evaluations]
+    assert {e["outcome"] for e in evaluations} == {"parse_failure"}, said
     # pydantic's message quotes the reply the library validated: the redacted one
     assert all("input_value='bad token Bearer ***" in e["reason"] for e in evaluations)
     assert all(r.startswith('{"') and "bad token Bearer ***" in r
