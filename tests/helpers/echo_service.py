@@ -206,9 +206,9 @@ class EchoService(RunningService):
     """A running echo service: `base_url` has no path (`/ask`, `/v1` go after it)."""
 
     def set_mode(self, mode: str) -> None:
-        import httpx
+        from helpers.control import post_json
 
-        httpx.post(f"{self.base_url}/__mode", json={"mode": mode}, timeout=5)
+        post_json(f"{self.base_url}/__mode", {"mode": mode})
 
 
 def pipeline_stack(folder: Path, url: str, ingest: str = "none", mapped: bool = True) -> Path:

@@ -333,15 +333,15 @@ class HostileServer:
 
     def set_mode(self, mode: str) -> None:
         """Switch the running server to `mode`."""
-        import httpx
+        from helpers.control import post_json
 
-        httpx.post(f"{self.base_url[:-3]}/__mode", json={"mode": mode}, timeout=5)
+        post_json(f"{self.base_url[:-3]}/__mode", {"mode": mode})
 
     def seen(self) -> dict:
         """{"texts": every text asked to embed, "requests": API requests per path}."""
-        import httpx
+        from helpers.control import get_json
 
-        return httpx.get(f"{self.base_url[:-3]}/__seen", timeout=5).json()
+        return get_json(f"{self.base_url[:-3]}/__seen")
 
     def stop(self) -> None:
         """Terminate the process and wait for it."""

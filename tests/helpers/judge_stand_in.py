@@ -217,9 +217,9 @@ class JudgeProcess:
     base_url: str
 
     def stats(self) -> dict:
-        import httpx
+        from helpers.control import get_json
 
-        return httpx.get(self.base_url.removesuffix("/v1") + "/__stats", timeout=5).json()
+        return get_json(self.base_url.removesuffix("/v1") + "/__stats")
 
     def stop(self) -> None:
         self.process.terminate()

@@ -164,15 +164,15 @@ class FakeOllamaProcess:
 
     def requests(self) -> dict[str, int]:
         """API requests seen so far, per path."""
-        import httpx
+        from helpers.control import get_json
 
-        return httpx.get(f"{self.url}/__requests", timeout=5).json()
+        return get_json(f"{self.url}/__requests")
 
     def embed_options(self) -> dict | None:
         """The `options` the last /api/embed request sent."""
-        import httpx
+        from helpers.control import get_json
 
-        return httpx.get(f"{self.url}/__embed_options", timeout=5).json()["options"]
+        return get_json(f"{self.url}/__embed_options")["options"]
 
     def stop(self) -> None:
         """Terminate the process and wait for it."""

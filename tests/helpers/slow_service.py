@@ -138,9 +138,9 @@ class SlowService(RunningService):
     """A running slow service: `base_url` has no path (`/ask`, `/v1`... go after it)."""
 
     def seen(self) -> dict[str, int]:
-        import httpx
+        from helpers.control import get_json
 
-        return httpx.get(f"{self.base_url}/__seen", timeout=5).json()
+        return get_json(f"{self.base_url}/__seen")
 
 
 def start_slow(mode: str = "normal") -> SlowService:

@@ -166,15 +166,15 @@ class StandInProcess:
 
     def stats(self) -> dict:
         """{"calls": {path: n}, "peak_in_flight": n} since the start or the last reset."""
-        import httpx
+        from helpers.control import get_json
 
-        return httpx.get(f"{self.url}/__stats", timeout=10).json()
+        return get_json(f"{self.url}/__stats", timeout=10)
 
     def reset(self) -> None:
         """Clear the call counts and the peak."""
-        import httpx
+        from helpers.control import post_json
 
-        httpx.post(f"{self.url}/__reset", timeout=10)
+        post_json(f"{self.url}/__reset", timeout=10)
 
     def stop(self) -> None:
         """Terminate the process and wait for it."""
