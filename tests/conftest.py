@@ -58,3 +58,19 @@ def fake_ollama():
     yield start
     for server in started:
         server.stop()
+
+
+# pytest-playwright's browser on the system Chromium, for every browser test in the tree
+# (tests/e2e/ and the top-level ones): one Playwright per worker session, since a second
+# sync_playwright() in a worker that already holds one fails with "Sync API inside the
+# asyncio loop". Never `playwright install` (it downloads a browser).
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    from e2e.ui_browser_helpers import CHROMIUM, CHROMIUM_ARGS
+
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1400, "height": 1000}}

@@ -8,11 +8,10 @@ working folder)."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 import yaml
-from e2e.ui_browser_helpers import CHROMIUM, CHROMIUM_ARGS, serve_app, shot, wait_for_rerun
+from e2e.ui_browser_helpers import serve_app, shot, wait_for_rerun
 
 from ragaudit.paths import REPO_ROOT
 
@@ -50,31 +49,26 @@ def _edit_phrasing(tab, intent: str, number: int, text: str) -> None:
     wait_for_rerun(tab)
 
 
-def test_accept_one_edit_another_and_save(served):
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
+def test_accept_one_edit_another_and_save(served, page):
+    # pytest-playwright's page, on the system Chromium (tests/conftest.py)
     base, results = served
-    with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-        tab.goto(f"{base}/cases")
-        wait_for_rerun(tab, timeout=180_000)
-        shot(tab, "cases-opened")
-        # the fact is drawn in its document: the answer's span marked inside its sentence
-        answer = tab.locator(".ra-doc span", has_text="5432")
-        assert answer.first.inner_text() == "5432"
-        _decide(tab, "postgres-port", "accept")
-        _edit_phrasing(tab, "git-config-core-abbrev", 2, EDITED)
-        assert tab.get_by_text("Edited: phrasings.").count() == 1
-        _decide(tab, "git-config-core-abbrev", "accept")
-        _decide(tab, "release-2-3-1-date", "reject")
-        tab.get_by_role("button", name="Save reviewed cases").click()
-        wait_for_rerun(tab)
-        success = tab.get_by_test_id("stAlert").filter(has_text="Saved 2 accepted intents")
-        assert success.count() == 1
-        shot(tab, "cases-saved")
-        browser.close()
+    tab = page
+    tab.goto(f"{base}/cases")
+    wait_for_rerun(tab, timeout=180_000)
+    shot(tab, "cases-opened")
+    # the fact is drawn in its document: the answer's span marked inside its sentence
+    answer = tab.locator(".ra-doc span", has_text="5432")
+    assert answer.first.inner_text() == "5432"
+    _decide(tab, "postgres-port", "accept")
+    _edit_phrasing(tab, "git-config-core-abbrev", 2, EDITED)
+    assert tab.get_by_text("Edited: phrasings.").count() == 1
+    _decide(tab, "git-config-core-abbrev", "accept")
+    _decide(tab, "release-2-3-1-date", "reject")
+    tab.get_by_role("button", name="Save reviewed cases").click()
+    wait_for_rerun(tab)
+    success = tab.get_by_test_id("stAlert").filter(has_text="Saved 2 accepted intents")
+    assert success.count() == 1
+    shot(tab, "cases-saved")
     written = yaml.safe_load((results / "mined_cases.reviewed.yaml").read_text(encoding="utf-8"))
     assert written["counts"]["reviewed"] == {"accepted": 2, "rejected": 1, "edited": 1}
     assert [i["intent"] for i in written["intents"]] == ["postgres-port", "git-config-core-abbrev"]
