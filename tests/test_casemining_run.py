@@ -61,12 +61,12 @@ def test_every_fact_is_kept_rejected_or_unverified_for_its_own_reason(env, tmp_p
     port = kept["listen_port"]
     assert (port["answer"], port["expect"], port["known_without_context"]) == (
         "5432", ["server"], True)  # fmt: skip
-    assert port["phrasings"] == ["What value does the manual give for listen_port?",
-                                 "how is listen_port set"]  # fmt: skip
+    assert port["phrasings"] == ["What default does the manual give for listen_port?",
+                                 "how is listen_port set by default"]  # fmt: skip
     checks = port["provenance"]["checks"]
     assert checks["oracle"]["passed"] is True and checks["closed_book"]["known"] is True
-    # tokens 8 and 4, one shared (listen_port): 1/11
-    assert checks["near_duplicate"]["jaccard"] == 0.091
+    # tokens 8 and 6, two shared (default, listen_port): 2/12
+    assert checks["near_duplicate"]["jaccard"] == 0.167
     assert kept["checkpoint_timeout"]["known_without_context"] is False
     assert made["unverified"][0]["anchor"] == "FAILME_RATE"
     reasons = {r["anchor"]: r["reason"] for r in made["rejected"]}
@@ -77,7 +77,8 @@ def test_every_fact_is_kept_rejected_or_unverified_for_its_own_reason(env, tmp_p
     # TWIN's casual phrasing was asked again from its precise one, and came back the same
     twin = next(r for r in made["rejected"] if r["anchor"] == "TWIN_WINDOW")
     assert twin["checks"]["phrasing"]["casual_rewritten"] == {
-        "was": "What is TWIN_WINDOW?", "reply": "What is TWIN_WINDOW?"}  # fmt: skip
+        "was": "What is the default of TWIN_WINDOW?",
+        "reply": "What is the default of TWIN_WINDOW?"}  # fmt: skip
     assert "3 kept of 8 facts checked (38% 3/8)" in run.stdout
     assert "known without context: 33% 1/3" in run.stdout
     assert "unverified: 1 facts lost a generator call" in run.stdout
@@ -111,7 +112,9 @@ def test_templates_without_a_generator_are_marked_and_run_no_model_check(env, tm
     made = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert made["counts"]["kept"] == 2 and made["generated_by"]["generator"] is None
     first = made["intents"][0]
-    assert first["phrasings"] == ["What is the value of listen_port?", "value of listen_port?"]
+    # the statement gives a default ('defaults to 5432'): the default template, its page named
+    assert first["phrasings"] == ["What is the default of listen_port in server?",
+                                  "default listen_port in server?"]  # fmt: skip
     assert first["provenance"]["phrasing"] == "template"
     assert first["provenance"]["checks"]["oracle"] == {
         "passed": None, "skipped": "--no-generate: no generator"}  # fmt: skip
@@ -151,8 +154,8 @@ def test_a_german_document_is_asked_in_german_and_read_back_as_german(env, tmp_p
         "idle_wait": "fünf Sekunden", "max_threads": "16 Threads"}  # fmt: skip
     wait = by_anchor["idle_wait"]
     # the stand-in answers a request that says "in German" in German
-    assert wait["phrasings"] == ["Welchen Wert hat idle_wait laut Handbuch?",
-                                 "wie ist idle_wait eingestellt"]  # fmt: skip
+    assert wait["phrasings"] == ["Welchen Standardwert hat idle_wait laut Handbuch?",
+                                 "wie ist idle_wait standardmäßig eingestellt"]  # fmt: skip
     assert wait["provenance"]["language"] == "de"
     assert wait["provenance"]["checks"]["language"] == {
         "document": "de", "phrasings": ["de", "de"], "passed": True}  # fmt: skip

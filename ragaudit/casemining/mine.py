@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragaudit.casemining.candidates import Candidate, MinedValue, document_values
+from ragaudit.casemining.stated import unplain
 from ragaudit.documents import Document
 from ragaudit.mutation.facts import find_facts
 from ragaudit.mutation.text import holds
@@ -153,13 +154,14 @@ def _counted(
     r: _Ranked, documents: Sequence[Document], holders: _AnswerHolders
 ) -> Candidate | None:
     """The candidate of a value, its statement and pair documents from find_facts over the
-    documents holding its answer; None when find_facts does not see the value stated."""
+    documents holding its answer; None when find_facts does not see the value stated, or
+    sees it stated other than plainly (stated.unplain)."""
     value = r.value
     holding = [documents[i] for i in holders.with_anchor(value.answer, value.anchor, value.doc_id)]
     facts = find_facts(holding, value.answer, value.anchor, value.doc_id, value.start)
     own = next((f for f in facts if f.doc_id == value.doc_id and f.start <= value.start < f.end),
                None)  # fmt: skip
-    if own is None:
+    if own is None or unplain(value.start, own.start, own.text, value.kind) is not None:
         return None
     pair_docs = [value.doc_id] + [f.doc_id for f in facts if f.doc_id != value.doc_id]
     return Candidate(

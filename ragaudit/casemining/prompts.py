@@ -8,6 +8,9 @@ request's own text is what the prompt hash and the call cache see."""
 
 from __future__ import annotations
 
+import re
+
+from ragaudit.casemining.relation import stated_relation
 from ragaudit.mutation.closed_book import CLOSED_BOOK_PROMPT
 
 LANGUAGE_NAMES = {
@@ -40,11 +43,13 @@ Never write "{answer}" or any of its digits in a question. Write only the two qu
 per line."""
 
 CASUAL_REQUEST = """Rewrite this question in {language} as a user would type it into a \
-search box: short, lower case, in other words. Keep what it is about ({anchor} in {title}). \
-Reply with the rewritten question only.
+search box: short, lower case, in other words. It must still ask for the same value, not \
+how to set or change it, and still name {anchor} and {title}. Reply with the rewritten \
+question only.
 Question: {question}"""
 """Asked only when the two phrasings of one reply are one question twice (the 1.5B model did
-so for 74 of 176 git-doc facts): the casual one is written again from the precise one."""
+so for 74 of 176 git-doc facts), or the casual one asks another fact (relation.py): the
+casual one is written again from the precise one."""
 
 ORACLE_PROMPT = {
     "system": "Answer the question from the context alone. Give the exact value.",
@@ -65,13 +70,44 @@ ANSWER_PARAMS = {"max_tokens": 48}
 the 128 a RAG answer gets."""
 
 TEMPLATES = {
-    "en": ("What is the value of {anchor}?", "value of {anchor}?"),
-    "de": ("Welchen Wert hat {anchor}?", "Wert von {anchor}?"),
-    "fr": ("Quelle est la valeur de {anchor} ?", "valeur de {anchor} ?"),
-    "es": ("¿Cuál es el valor de {anchor}?", "¿valor de {anchor}?"),
-}
-"""--no-generate's phrasings, per language (English for any other): marked `template` in the
-file, they ask for the anchor's value without a generator."""
+    "en": {
+        None: ("What is the value of {anchor} in {title}?", "value of {anchor} in {title}?"),
+        "default": ("What is the default of {anchor} in {title}?", "default {anchor} in {title}?"),
+        "maximum": ("What is the maximum of {anchor} in {title}?", "max {anchor} in {title}?"),
+        "minimum": ("What is the minimum of {anchor} in {title}?", "minimum {anchor} in {title}?"),
+    },
+    "de": {
+        None: ("Welchen Wert hat {anchor} in {title}?", "Wert von {anchor} in {title}?"),
+        "default": ("Welchen Standardwert hat {anchor} in {title}?",
+                    "Standardwert von {anchor} in {title}?"),
+        "maximum": ("Welchen Höchstwert hat {anchor} in {title}?",
+                    "Höchstwert von {anchor} in {title}?"),
+        "minimum": ("Welchen Mindestwert hat {anchor} in {title}?",
+                    "Mindestwert von {anchor} in {title}?"),
+    },
+    "fr": {
+        None: ("Quelle est la valeur de {anchor} dans {title} ?",
+               "valeur de {anchor} dans {title} ?"),
+        "default": ("Quelle est la valeur par défaut de {anchor} dans {title} ?",
+                    "{anchor} par défaut dans {title} ?"),
+        "maximum": ("Quelle est la valeur maximale de {anchor} dans {title} ?",
+                    "maximum de {anchor} dans {title} ?"),
+        "minimum": ("Quelle est la valeur minimale de {anchor} dans {title} ?",
+                    "minimum de {anchor} dans {title} ?"),
+    },
+    "es": {
+        None: ("¿Cuál es el valor de {anchor} en {title}?", "¿valor de {anchor} en {title}?"),
+        "default": ("¿Cuál es el valor por defecto de {anchor} en {title}?",
+                    "¿{anchor} por defecto en {title}?"),
+        "maximum": ("¿Cuál es el valor máximo de {anchor} en {title}?",
+                    "¿máximo de {anchor} en {title}?"),
+        "minimum": ("¿Cuál es el valor mínimo de {anchor} en {title}?",
+                    "¿mínimo de {anchor} en {title}?"),
+    },
+}  # fmt: skip
+"""--no-generate's phrasings, per language (English for any other) and per relation its
+statement states (relation.stated_relation; None: the value itself): marked `template` in
+the file, they ask for the anchor's value in its document without a generator."""
 
 
 def language_name(code: str) -> str:
@@ -98,6 +134,10 @@ def document_title(doc_id: str) -> str:
     return doc_id.rstrip("/").rsplit("/", 1)[-1]
 
 
-def template_phrasings(anchor: str, language: str) -> tuple[str, str]:
-    precise, casual = TEMPLATES.get(language, TEMPLATES["en"])
-    return precise.format(anchor=anchor), casual.format(anchor=anchor)
+def template_phrasings(
+    anchor: str, title: str, sentence: str, answer: str, language: str
+) -> tuple[str, str]:
+    relation = stated_relation(sentence, answer, anchor)
+    precise, casual = TEMPLATES.get(language, TEMPLATES["en"])[relation]
+    title = re.sub(r"\.\d\w*$", "", title)  # a man page's section number aside
+    return precise.format(anchor=anchor, title=title), casual.format(anchor=anchor, title=title)

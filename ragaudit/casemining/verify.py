@@ -5,9 +5,12 @@ dropped early costs no further call.
 1. phrasing: two questions in the document's language (`phrasing_unusable` when the reply
    holds fewer than two, `wrong_language` when the precise one is read as another language);
 2. no model: each phrasing asks something (`not_a_question`: a bare name such as
-   'gitcvs.dbDriver'), the answer is not in either question (`answer_in_question`), it stands
-   verbatim in the source (`not_verbatim_in_source`), the two are not one question twice
-   (`near_duplicate`) nor a question already kept (`duplicate_question`);
+   'gitcvs.dbDriver'), the answer is not in either question (`answer_in_question`); each
+   asks for the fact its statement gives (relation.asks_the_fact: `asks_how_to`,
+   `relation_changed`, `anchor_not_named`, `document_not_named`; a casual phrasing failing
+   one is written again from the precise one first); the answer stands verbatim in the source
+   (`not_verbatim_in_source`), the two are not one question twice (`near_duplicate`)
+   nor a question already kept (`duplicate_question`);
 3. oracle: given only the source paragraph, the generator states the answer for both
    (`oracle_failed`);
 4. closed book: asked with no context; a right answer keeps the case, labelled
@@ -41,11 +44,14 @@ from ragaudit.casemining.prompts import (
     phrase_request,
     template_phrasings,
 )
+from ragaudit.casemining.relation import REASONS as FACT_REASONS
+from ragaudit.casemining.relation import asks_the_fact
 from ragaudit.documents import Document
 from ragaudit.mutation.text import holds
 
 REASONS = (
     "phrasing_unusable", "wrong_language", "not_a_question", "answer_in_question",
+    *FACT_REASONS.values(),
     "not_verbatim_in_source", "near_duplicate", "duplicate_question", "oracle_failed",
 )  # fmt: skip
 """Every reason a fact is dropped for, in the order the checks run."""
@@ -87,6 +93,7 @@ class Verifier:
     workers: int = 4
     stage: Stage | None = None
     seen_questions: set[str] = field(default_factory=set)
+    _anchor_documents: dict[str, int] = field(default_factory=dict)
 
     def run(self, candidates: Sequence[Any], languages: dict[str, str]) -> list[Trial]:
         trials = [Trial(c, languages[c.doc_id]) for c in candidates]
@@ -115,7 +122,9 @@ class Verifier:
             for trial in trials:
                 c = trial.candidate
                 trial.questions, trial.method = (
-                    template_phrasings(c.anchor, trial.language),
+                    template_phrasings(
+                        c.anchor, document_title(c.doc_id), c.sentence, c.answer, trial.language
+                    ),
                     "template",
                 )
             return
@@ -135,9 +144,7 @@ class Verifier:
             trial.checks["phrasing"] = {"reply": generation["reply"]}
             if trial.questions is None:
                 trial.reject("phrasing_unusable", "the reply holds fewer than two questions")
-        self._rewrite_casual(
-            [t for t in _pending(trials) if not near_duplicate(*t.questions)["passed"]]
-        )
+        self._rewrite_casual([t for t in _pending(trials) if self._casual_unfit(t)])
         for trial in _pending(trials):
             read_as = [detect_language(q) for q in trial.questions]
             passed = read_as[0] in (trial.language, "und")
@@ -148,9 +155,29 @@ class Verifier:
                 detail = f"document {trial.language}, question {read_as[0]}"
                 trial.reject("wrong_language", detail)
 
+    def _casual_unfit(self, trial: Trial) -> bool:
+        """One question asked twice, or a casual phrasing that asks another fact than the
+        precise one, which asks this one."""
+        precise, casual = trial.questions
+        if not near_duplicate(precise, casual)["passed"]:
+            return True
+        return self._fits(trial, precise)["passed"] and not self._fits(trial, casual)["passed"]
+
+    def _fits(self, trial: Trial, question: str) -> dict:
+        c = trial.candidate
+        if c.anchor not in self._anchor_documents:
+            self._anchor_documents[c.anchor] = sum(
+                holds(d.text, c.anchor) for d in self.documents.values()
+            )
+        return asks_the_fact(
+            question, sentence=c.sentence, answer=c.answer, anchor=c.anchor,
+            title=document_title(c.doc_id), elsewhere=self._anchor_documents[c.anchor] > 1,
+        )  # fmt: skip
+
     def _rewrite_casual(self, trials: list[Trial]) -> None:
         """The casual phrasing written again from the precise one, where one reply asked
-        one question twice; the near-duplicate check then judges the new pair."""
+        one question twice or its casual one asks another fact; the checks then judge the
+        new pair."""
         asks = [
             Ask(f"{t.candidate.candidate_id}#casual", casual_request(
                 t.questions[0], t.candidate.anchor, document_title(t.candidate.doc_id),
@@ -175,6 +202,8 @@ class Verifier:
         c, (first, second) = trial.candidate, trial.questions
         asks = [asks_something(q) for q in (first, second)]
         trial.checks["asks_something"] = {"passed": all(a["passed"] for a in asks), "each": asks}
+        fits = [self._fits(trial, q) for q in (first, second)]
+        trial.checks["asks_the_fact"] = {"passed": all(f["passed"] for f in fits), "each": fits}
         given_away = [answer_in_question(c.answer, q) for q in (first, second)]
         trial.checks["answer_not_in_question"] = {
             "passed": all(g["passed"] for g in given_away),
@@ -196,6 +225,10 @@ class Verifier:
                 "answer_in_question",
                 f"{trial.checks['answer_not_in_question']['found'][0]!r} in a question",
             )
+        elif not trial.checks["asks_the_fact"]["passed"]:
+            number, unfit = next((i, f) for i, f in enumerate(fits, 1) if not f["passed"])
+            check = unfit[unfit["failed"]]
+            trial.reject(FACT_REASONS[unfit["failed"]], f"phrasing {number}: {_said(check)}")
         elif not trial.checks["verbatim_in_source"]["passed"]:
             trial.reject("not_verbatim_in_source", f"{c.answer!r} not in {c.doc_id}")
         elif not trial.checks["near_duplicate"]["passed"]:
@@ -245,6 +278,12 @@ class Verifier:
             trial.unverify(what, broken)
             return None
         return [said_answer(g, trial.candidate.answer) for g in generations]
+
+
+def _said(check: dict) -> str:
+    """One line of what a failed fact check found."""
+    shown = {k: v for k, v in check.items() if k != "passed" and v}
+    return ", ".join(f"{k} {v}" for k, v in shown.items()) or "failed"
 
 
 def _pending(trials: list[Trial]) -> list[Trial]:

@@ -2,8 +2,9 @@
 (tests/helpers/stand_in.py's server) and answers the three prompts of ragaudit.casemining by
 fixed rules, so which fact is kept or dropped, and why, is decided by the fact's own text:
 
-- a phrasing request: "What is <anchor>?" and "<anchor> value" (in German for a German
-  request); an anchor holding LEAK gets its answer written into the questions, one holding
+- a phrasing request: "What default does the manual give for <anchor>?" and "how is
+  <anchor> set by default" (in German for a German request; every fact of the fixtures is
+  a default); an anchor holding LEAK gets its answer written into the questions, one holding
   TWIN two identical questions, one holding MUTE a reply with one line;
 - a rewrite of a casual phrasing (asked when a reply's two are one question): the same
   question again for TWIN, else "quick " and the precise question in lower case;
@@ -41,12 +42,13 @@ def cases_reply(messages: list[dict]) -> str:
         if "MUTE" in subject:
             return "Only one line here?"
         if "TWIN" in subject:
-            return f"What is {subject}?\nWhat is {subject}?"
+            return f"What is the default of {subject}?\nWhat is the default of {subject}?"
         if "LEAK" in subject:
             return f"Is {subject} set to {answer}?\nis {subject} {answer} by default?"
         if "in German" in user:
-            return f"Welchen Wert hat {subject} laut Handbuch?\nwie ist {subject} eingestellt"
-        return f"What value does the manual give for {subject}?\nhow is {subject} set"
+            return (f"Welchen Standardwert hat {subject} laut Handbuch?\n"
+                    f"wie ist {subject} standardmäßig eingestellt")  # fmt: skip
+        return f"What default does the manual give for {subject}?\nhow is {subject} set by default"
     if system.startswith("Answer the question from the context"):
         context = user.split("Question:")[0]
         return "I do not know." if "BLIND" in context else context.strip()

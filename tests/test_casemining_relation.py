@@ -1,0 +1,151 @@
+"""A phrasing asks the fact its statement gives (casemining/relation.py), and a value is
+stated plainly enough to ask for (casemining/stated.py). The phrasings and statements are
+those of cases read by hand and found invalid (benchmarks/cases_precision/judged/), and
+valid ones beside them; each expectation is what the rubric's reader decided."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragaudit.casemining.prompts import template_phrasings
+from ragaudit.casemining.relation import (
+    asks_how_to,
+    asks_the_fact,
+    names_anchor,
+    names_document,
+    same_relation,
+    stated_relation,
+)
+from ragaudit.casemining.stated import unplain
+
+
+@pytest.mark.parametrize(
+    ("question", "procedural"),
+    [
+        ("Wie kann ich den Standardwert für den LUKS2-Backend in homectl ändern?", True),
+        ("Wie kann man --bus-path in systemd-stdio-bridge konfigurieren?", True),
+        ("How do I set the width of git shortlog -w?", True),
+        ("how to change core.abbrev", True),
+        ("Comment configurer la taille du cache ?", True),
+        ("¿Cómo puedo cambiar el puerto?", True),
+        ("How many threads does git index-pack use at most?", False),
+        ("How long is the base object name in git-pack-objects?", False),
+        ("Wie hoch ist die Auflösung des --preview-Scans in sane-teco3?", False),
+        ("Comment s'appelle le fichier de configuration ?", False),
+        ("¿Cómo se llama el archivo?", False),
+    ],
+)
+def test_a_question_asking_a_way_is_told_from_one_asking_a_value(question, procedural):
+    assert asks_how_to(question)["passed"] is not procedural
+
+
+def test_a_minimum_asked_as_a_maximum_changes_the_relation():
+    # git-pack-objects: '--max-pack-size ... The minimum size allowed is limited to 1 MiB.'
+    sentence = "The minimum size allowed is limited to 1 MiB."
+    asked = same_relation(
+        "what is the maximum pack size with --max-pack-size", sentence, "1 MiB", "--max-pack-size"
+    )
+    assert asked == {"passed": False, "added": ["maximum"], "dropped": ["minimum"]}
+    kept = same_relation(
+        "what is the minimum size for --max-pack-size?", sentence, "1 MiB", "--max-pack-size"
+    )
+    assert kept["passed"] is True
+
+
+def test_a_default_asked_of_a_cap_or_a_cap_asked_as_a_default_changes_it():
+    # git-index-pack --threads: 'Specifying 0 ... use maximum 3 threads.' asked as a default
+    sentence = (
+        "Specifying 0 will cause Git to auto-detect the number of CPU's and use maximum 3 threads."
+    )
+    asked = same_relation(
+        "What is the default number of --threads?", sentence, "3 threads", "--threads"
+    )
+    assert (asked["added"], asked["dropped"]) == (["default"], ["maximum"])
+    # the option's name is no relation: '--max-pack-size' states no maximum
+    assert stated_relation("--max-pack-size=<n>: the size is limited to 1 MiB", "1 MiB",
+                           "--max-pack-size") is None  # fmt: skip
+
+
+def test_a_default_must_be_asked_as_one_in_either_language():
+    sentence = "Standardmäßig 85% des verfügbaren Plattenplatzes."
+    assert same_relation("Was ist der Standardwert von --disk-size in homectl?", sentence, "85%",
+                         "--disk-size")["passed"]  # fmt: skip
+    dropped = same_relation("Wie groß ist --disk-size in homectl?", sentence, "85%", "--disk-size")
+    assert dropped == {"passed": False, "added": [], "dropped": ["default"]}
+    # English 'standard' is no default ('standard output'); German 'Standard...' is
+    assert stated_relation("It writes 76 columns to standard output.", "76", "-w") is None
+
+
+def test_how_often_is_asked_only_where_the_statement_gives_a_frequency():
+    # git-gc: '--prune=<date> ... (default is "2 weeks ago")' asked as 'how often does gc prune'
+    sentence = 'Prune loose objects older than date (default is "2 weeks ago").'
+    asked = same_relation("how often does git gc prune by default", sentence, "2 weeks", "--prune")
+    assert asked["added"] == ["frequency"]
+    daily = "The job runs every 30 minutes."
+    assert same_relation("how often does the job run?", daily, "30 minutes", "job")["passed"]
+
+
+@pytest.mark.parametrize(
+    ("question", "anchor", "named"),
+    [
+        ("What is the size of the base object name with --delta-base-offset?",
+         "--delta-base-offset", True),
+        ("how long is the delta base offset name", "--delta-base-offset", True),
+        ("How big is the header of the first ref block in reftable?", "block_len", False),
+        ("what width does git shortlog -w use", "-w", True),
+        ("what width does git shortlog use", "-w", False),
+        ("Was ist die maximalen Auflösung des JX-250?", "maximale Auflösung", True),
+        ("Was ist der Standard-Modus für die Netzdevice?", "Mode=", False),
+        ("What is gc.reflogExpire by default?", "gc.reflogExpire", True),
+        ("How long are reflog entries kept by default?", "gc.reflogExpire", False),
+    ],
+)  # fmt: skip
+def test_a_phrasing_names_what_the_value_is_of(question, anchor, named):
+    assert names_anchor(question, anchor)["passed"] is named
+
+
+def test_a_page_is_named_by_its_title_its_section_number_and_separators_aside():
+    assert names_document(
+        "Wie hoch ist die Auflösung des --preview in sane-teco3?", "sane-teco3.5"
+    )["passed"]
+    assert names_document("size in git pack-objects", "git-pack-objects")["passed"]
+    assert not names_document("Was ist die Auflösung des Scans in --preview?", "sane-sceptre.5")[
+        "passed"
+    ]
+
+
+def test_the_document_is_required_only_where_the_anchor_is_written_elsewhere_too():
+    facts = {"sentence": "--preview uses 30 DPI.", "answer": "30 DPI", "anchor": "--preview",
+             "title": "sane-sceptre.5"}  # fmt: skip
+    question = "Was ist die Auflösung des Scans in --preview?"
+    alone = asks_the_fact(question, elsewhere=False, **facts)
+    assert alone["passed"] and "document" not in alone
+    shared = asks_the_fact(question, elsewhere=True, **facts)
+    assert (shared["passed"], shared["failed"]) == (False, "document")
+
+
+def test_templates_ask_the_relation_the_statement_states_and_name_the_page():
+    assert template_phrasings("listen_port", "server", "listen_port defaults to 5432.", "5432",
+                              "en") == ("What is the default of listen_port in server?",
+                                        "default listen_port in server?")  # fmt: skip
+    assert template_phrasings("-l", "scanimage.1", "-l: höchstens 218 mm", "218 mm", "de") == (
+        "Welchen Höchstwert hat -l in scanimage?", "Höchstwert von -l in scanimage?")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("sentence", "answer", "kind", "reason"),
+    [
+        ("This example shows that the index contained 3552 entries.", "3552 entries", "quantity",
+         "an example's value"),
+        ("An object name is usually 40 hexadecimal characters.", "40 hexadecimal characters",
+         "quantity", "a hedged value"),
+        ("restart_count is 2-byte, and each restart_offset a 3-byte value.", "3-byte",
+         "quantity", "a second value in its statement ('2-byte')"),
+        ("The index is 30%-50% smaller with version 4.", "30%", "percent",
+         "one end of a range"),
+        ("Ports 8000 to 8080 are tried.", "8080", "setting", "one end of a range"),
+        ("The default is 7 characters.", "7 characters", "setting", None),
+    ],
+)  # fmt: skip
+def test_a_value_is_asked_for_only_where_it_is_stated_plainly(sentence, answer, kind, reason):
+    assert unplain(sentence.index(answer), 0, sentence, kind) == reason
