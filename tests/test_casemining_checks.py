@@ -68,6 +68,11 @@ def test_a_bare_name_asks_nothing_and_a_short_question_does():
     # 4/4 and 4/3 (German: Wert, hat, laut; idle_wait is a name)
     assert asks_something("gitweb default project root")["passed"] is True
     assert asks_something("Welchen Wert hat idle_wait?")["plain_words"] == 3
+    # a command line is no question: 4 words, 2 plain, an option other than the anchor, and
+    # neither a question mark nor a question word (kept once among 40 git-doc cases)
+    command = asks_something("git config --get sendemail.cccover", "sendemail.cccover")
+    assert command == {"passed": False, "words": 4, "plain_words": 2, "command": True}
+    assert asks_something("what does git config --get print?", "x")["passed"] is True
 
 
 def test_a_value_stated_as_a_bound_or_an_alternative_is_no_fact():

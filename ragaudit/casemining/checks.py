@@ -37,18 +37,31 @@ def answer_in_question(answer: str, question: str) -> dict:
 
 
 _PLAIN_WORD = re.compile(r"[^\W\d_]{2,}")
+_QUESTION_WORD = re.compile(
+    r"(?i)^\W*(?:what|which|how|when|where|who|whom|whose|why|is|are|does|do|can|"
+    r"was|welche\w*|wie|wann|wo|wer|wem|wen|warum|wieviel\w*|gibt|ist|sind|"
+    r"que|qu'|quel\w*|comment|combien|où|quand|qui|pourquoi|est-ce|"
+    r"qué|cuál\w*|cómo|cuánt\w*|dónde|cuándo|quién\w*|por\s+qué)(?!\w)"
+)
 MIN_WORDS = 3
 MIN_PLAIN_WORDS = 2
 
 
-def asks_something(question: str) -> dict:
+def asks_something(question: str, anchor: str | None = None) -> dict:
     """A phrasing of at least MIN_WORDS words, MIN_PLAIN_WORDS of them words of the language
     (not an option, a path or a setting name): 'gitcvs.dbDriver' or 'git-mailsplit -d' is a
-    name, not a question (three such were kept among 40 git-doc cases read by hand)."""
+    name, not a question (three such were kept among 40 git-doc cases read by hand). A
+    search-box query ('gitweb default project root') asks; one holding an option other than
+    the anchor, with neither a question mark nor a question word, is a command line ('git
+    config --get sendemail.cccover')."""
     words = question.split()
     plain = sum(1 for w in words if _PLAIN_WORD.fullmatch(w.strip("?¿!,.:;\"'()")))
-    return {"passed": len(words) >= MIN_WORDS and plain >= MIN_PLAIN_WORDS, "words": len(words),
-            "plain_words": plain}  # fmt: skip
+    asked = question.rstrip().endswith(("?", "？")) or bool(_QUESTION_WORD.match(question))
+    options = [w for w in words if w.startswith("-") and len(w) > 1 and w.rstrip("=") != anchor]
+    command = not asked and bool(options)
+    return {"passed": len(words) >= MIN_WORDS and plain >= MIN_PLAIN_WORDS and not command,
+            "words": len(words), "plain_words": plain,
+            **({"command": True} if command else {})}  # fmt: skip
 
 
 def question_tokens(text: str) -> set[str]:

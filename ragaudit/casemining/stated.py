@@ -9,7 +9,9 @@ values that a plain question misreads (benchmarks/cases_precision/judged/):
 - a value of an example ('This example shows that the index contained 3552 entries') is
   no fact of the thing it shows;
 - a hedged value ('usually 40 hex characters', 'typically 100 MB') has no single answer,
-  nor has one end of a range ('30%-50%').
+  nor has one end of a range ('30%-50%'), one of alternatives ('either a 20-byte name or an
+  offset'), a value under a condition ('or 80 columns if not connected to a terminal') or
+  a bound ('smaller than 100%').
 A table row is exempt from the first rule: its cells are told apart by their headers."""
 
 from __future__ import annotations
@@ -25,9 +27,20 @@ _ILLUSTRATIVE = re.compile(
 )
 _HEDGED = re.compile(
     r"(?i)(?<!\w)(?:usually|typically|typical|normally|generally|roughly|approximately|"
-    r"normalerweise|üblicherweise|typischerweise|typisch\w*|ungefähr|circa|meistens|"
-    r"généralement|habituellement|typiquement|environ|normalement|generalmente|normalmente|"
-    r"típicamente|aproximadamente)(?!\w)"
+    r"commonly|often|normalerweise|üblicherweise|typischerweise|typisch\w*|ungefähr|circa|"
+    r"meistens|häufig|oft|généralement|habituellement|typiquement|environ|normalement|"
+    r"souvent|couramment|generalmente|normalmente|típicamente|aproximadamente|"
+    r"frecuentemente|a\s+menudo)(?!\w)"
+)
+_ALTERNATIVES = re.compile(r"(?i)(?<!\w)(?:either|entweder|soit|o\s+bien)(?!\w)")
+_ALTERNATIVE_BEFORE = re.compile(r"(?i)(?<!\w)(?:or|oder|ou|o)\s+(?:\w+\s+)?$")
+_CONDITION_AFTER = re.compile(
+    r"(?i)^\S*\s+(?:if|when|unless|wenn|falls|sofern|si|lorsque|quand|cuando)(?!\w)"
+)
+_BOUND_BEFORE = re.compile(
+    r"(?i)(?<!\w)(?:smaller|larger|greater|less|fewer|more|higher|lower|kleiner|größer|"
+    r"weniger|mehr|höher|niedriger|inférieur|supérieur|plus\s+petit|plus\s+grand|menor|"
+    r"mayor)\s+(?:than|als|que|à)\s+\S*\s*$"
 )
 
 
@@ -44,6 +57,13 @@ def unplain(answer_start: int, sentence_start: int, sentence: str, kind: str) ->
         return "a hedged value"
     own = answer_start - sentence_start
     end = own + len(_value_at(sentence, own))
+    before, after = sentence[max(0, own - 40) : own], sentence[end : end + 40]
+    if _ALTERNATIVES.search(sentence) or _ALTERNATIVE_BEFORE.search(before):
+        return "one of alternatives"
+    if _CONDITION_AFTER.search(after):
+        return "a value under a condition"
+    if _BOUND_BEFORE.search(before):
+        return "a bound"
     if _RANGE_AFTER.search(sentence[end : end + 8]) or _RANGE_BEFORE.search(sentence[:own][-12:]):
         return "one end of a range"
     if kind != "table_cell":

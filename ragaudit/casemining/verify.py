@@ -200,7 +200,7 @@ class Verifier:
 
     def _offline_checks(self, trial: Trial) -> None:
         c, (first, second) = trial.candidate, trial.questions
-        asks = [asks_something(q) for q in (first, second)]
+        asks = [asks_something(q, c.anchor) for q in (first, second)]
         trial.checks["asks_something"] = {"passed": all(a["passed"] for a in asks), "each": asks}
         fits = [self._fits(trial, q) for q in (first, second)]
         trial.checks["asks_the_fact"] = {"passed": all(f["passed"] for f in fits), "each": fits}
