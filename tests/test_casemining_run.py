@@ -5,8 +5,10 @@ is worked out by hand from those rules.
 
 - listen_port 5432: kept; the stand-in answers 5432 with no context, so known_without_context;
 - checkpoint_timeout 300 seconds, maxsize 128 entries: kept, not known without context;
-- LEAK_LIMIT: its questions hold "64 connections": answer_in_question;
-- TWIN_WINDOW: two identical questions: near_duplicate (token Jaccard 1.0 > 0.8);
+- LEAK_LIMIT: its questions hold "64 connections", so both are asked again (the stand-in's
+  rewrites still hold it): answer_in_question;
+- TWIN_WINDOW: two identical questions (token Jaccard 1.0 > 0.8), so the casual one is asked
+  again; it comes back the same, so the casual phrasing is the template's query: kept;
 - BLIND_SPAN: the oracle says "I do not know.": oracle_failed;
 - MUTE_DEPTH: a one-line reply: phrasing_unusable;
 - FAILME_RATE: HTTP 500 on every call: unverified (a failed call), never an intent."""
@@ -52,12 +54,12 @@ def test_every_fact_is_kept_rejected_or_unverified_for_its_own_reason(env, tmp_p
     assert run.returncode == 1, run.stderr  # a failed call: exit 1, the file still written
     made = yaml.safe_load(out.read_text(encoding="utf-8"))
     counts = made["counts"]
-    assert (counts["candidates"], counts["checked"], counts["kept"]) == (8, 8, 3)
-    assert counts["rejected"] == {"answer_in_question": 1, "near_duplicate": 1,
-                                  "oracle_failed": 1, "phrasing_unusable": 1}  # fmt: skip
+    assert (counts["candidates"], counts["checked"], counts["kept"]) == (8, 8, 4)
+    assert counts["rejected"] == {"answer_in_question": 1, "oracle_failed": 1,
+                                  "phrasing_unusable": 1}  # fmt: skip
     assert (counts["unverified"], counts["known_without_context"]) == (1, 1)
     kept = {i["anchor"]: i for i in made["intents"]}
-    assert set(kept) == {"listen_port", "checkpoint_timeout", "maxsize setting"}
+    assert set(kept) == {"listen_port", "checkpoint_timeout", "maxsize setting", "TWIN_WINDOW"}
     port = kept["listen_port"]
     assert (port["answer"], port["expect"], port["known_without_context"]) == (
         "5432", ["server"], True)  # fmt: skip
@@ -71,16 +73,24 @@ def test_every_fact_is_kept_rejected_or_unverified_for_its_own_reason(env, tmp_p
     assert made["unverified"][0]["anchor"] == "FAILME_RATE"
     reasons = {r["anchor"]: r["reason"] for r in made["rejected"]}
     assert reasons == {
-        "LEAK_LIMIT": "answer_in_question", "TWIN_WINDOW": "near_duplicate",
-        "BLIND_SPAN": "oracle_failed", "MUTE_DEPTH": "phrasing_unusable",
+        "LEAK_LIMIT": "answer_in_question", "BLIND_SPAN": "oracle_failed",
+        "MUTE_DEPTH": "phrasing_unusable",
     }  # fmt: skip
-    # TWIN's casual phrasing was asked again from its precise one, and came back the same
-    twin = next(r for r in made["rejected"] if r["anchor"] == "TWIN_WINDOW")
-    assert twin["checks"]["phrasing"]["casual_rewritten"] == {
+    # TWIN's casual phrasing was asked again from its precise one, came back the same, and
+    # the template's query for a default in window.md took its place
+    twin = kept["TWIN_WINDOW"]
+    phrasing = twin["provenance"]["checks"]["phrasing"]
+    assert phrasing["casual_rewritten"] == {
         "was": "What is the default of TWIN_WINDOW?",
         "reply": "What is the default of TWIN_WINDOW?"}  # fmt: skip
-    assert "3 kept of 8 facts checked (38% 3/8)" in run.stdout
-    assert "known without context: 33% 1/3" in run.stdout
+    assert twin["phrasings"] == ["What is the default of TWIN_WINDOW?",
+                                 "default TWIN_WINDOW in window?"]  # fmt: skip
+    assert twin["provenance"]["phrasing"] == "generator, casual from template"
+    # LEAK's two were both asked again, the precise one in the manual's style
+    leak = next(r for r in made["rejected"] if r["anchor"] == "LEAK_LIMIT")
+    assert set(leak["checks"]["phrasing"]) == {"reply", "precise_rewritten", "casual_rewritten"}
+    assert "4 kept of 8 facts checked (50% 4/8)" in run.stdout
+    assert "known without context: 25% 1/4" in run.stdout
     assert "unverified: 1 facts lost a generator call" in run.stdout
     # the file is the case format both readers take
     from ragaudit.auditing.cases import read_case_file
@@ -96,13 +106,13 @@ def test_a_rerun_replays_every_call_and_writes_the_same_cases(env, tmp_path):
     cases(env, str(CORPUS), "--out", str(second), "--generator", GENERATOR)
     a, b = (yaml.safe_load(p.read_text(encoding="utf-8")) for p in (first, second))
     assert a["intents"] == b["intents"] and a["rejected"] == b["rejected"]
-    # phrasings: 8 asked, FAILME's failed (never cached): 7; TWIN's two are one question, so
-    # its casual one is asked again: 1; MUTE, LEAK and TWIN stop there; oracle: 2 x 4
-    # (listen_port, checkpoint_timeout, maxsize, BLIND_SPAN) = 8; closed book: 2 x 3
-    # (BLIND_SPAN failed its oracle) = 6. 7 + 1 + 8 + 6 = 22 replayed, and nothing computed
-    # but FAILME's phrasing, asked again
+    # phrasings: 8 asked, FAILME's failed (never cached): 7; asked again: TWIN's casual one
+    # and LEAK's two: 3; MUTE and LEAK stop there; oracle: 2 x 5 (listen_port,
+    # checkpoint_timeout, maxsize, BLIND_SPAN, TWIN) = 10; closed book: 2 x 4 (BLIND_SPAN
+    # failed its oracle) = 8. 7 + 3 + 10 + 8 = 28 replayed, and nothing computed but
+    # FAILME's phrasing, asked again
     calls = b["generated_by"]["calls"]
-    assert (calls["replayed"], calls["computed"]) == (22, 0)
+    assert (calls["replayed"], calls["computed"]) == (28, 0)
 
 
 def test_templates_without_a_generator_are_marked_and_run_no_model_check(env, tmp_path):

@@ -48,8 +48,15 @@ how to set or change it, and still name {anchor} and {title}. Reply with the rew
 question only.
 Question: {question}"""
 """Asked only when the two phrasings of one reply are one question twice (the 1.5B model did
-so for 74 of 176 git-doc facts), or the casual one asks another fact (relation.py): the
+so for 74 of 176 git-doc facts), or the casual one would be dropped (phrasing.py): the
 casual one is written again from the precise one."""
+
+PRECISE_REQUEST = """Rewrite this question in {language} in the style of the manual. It must \
+ask for the same value, not how to set or change it, name {anchor} exactly as written and \
+name {title}. Never write the value itself. Reply with the rewritten question only.
+Question: {question}"""
+"""Asked only when a reply's precise phrasing would be dropped (not a question, not naming
+the anchor or the page, asking a way or another relation: relation.py)."""
 
 ORACLE_PROMPT = {
     "system": "Answer the question from the context alone. Give the exact value.",
@@ -59,7 +66,8 @@ ORACLE_PROMPT = {
 
 PROMPTS = {
     "phrase": PHRASE_PROMPT, "phrase_request": PHRASE_REQUEST,
-    "casual_request": CASUAL_REQUEST, "oracle": ORACLE_PROMPT,
+    "casual_request": CASUAL_REQUEST, "precise_request": PRECISE_REQUEST,
+    "oracle": ORACLE_PROMPT,
     "closed_book": CLOSED_BOOK_PROMPT,
 }  # fmt: skip
 """Every prompt a cases file records (`generated_by.prompts`)."""
@@ -127,6 +135,11 @@ def phrase_request(
 def casual_request(question: str, anchor: str, title: str, language: str) -> str:
     return CASUAL_REQUEST.format(question=question, anchor=anchor, title=title,
                                  language=language_name(language))  # fmt: skip
+
+
+def precise_request(question: str, anchor: str, title: str, language: str) -> str:
+    return PRECISE_REQUEST.format(question=question, anchor=anchor, title=title,
+                                  language=language_name(language))  # fmt: skip
 
 
 def document_title(doc_id: str) -> str:

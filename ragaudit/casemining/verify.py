@@ -2,15 +2,15 @@
 (or templates stand in), then every check runs and is recorded, cheapest first, so a fact
 dropped early costs no further call.
 
-1. phrasing: two questions in the document's language (`phrasing_unusable` when the reply
-   holds fewer than two, `wrong_language` when the precise one is read as another language);
+1. phrasing (phrasing.py): two questions in the document's language, a phrasing the checks
+   below would drop asked once more (`phrasing_unusable` when the reply holds fewer than
+   two, `wrong_language` when the precise one is read as another language);
 2. no model: each phrasing asks something (`not_a_question`: a bare name such as
    'gitcvs.dbDriver'), the answer is not in either question (`answer_in_question`); each
    asks for the fact its statement gives (relation.asks_the_fact: `asks_how_to`,
-   `relation_changed`, `anchor_not_named`, `document_not_named`; a casual phrasing failing
-   one is written again from the precise one first); the answer stands verbatim in the source
-   (`not_verbatim_in_source`), the two are not one question twice (`near_duplicate`)
-   nor a question already kept (`duplicate_question`);
+   `relation_changed`, `anchor_not_named`, `document_not_named`); the answer stands
+   verbatim in the source (`not_verbatim_in_source`), the two are not one question twice
+   (`near_duplicate`) nor a question already kept (`duplicate_question`);
 3. oracle: given only the source paragraph, the generator states the answer for both
    (`oracle_failed`);
 4. closed book: asked with no context; a right answer keeps the case, labelled
@@ -29,20 +29,14 @@ from ragaudit.casemining.checks import (
     answer_in_question,
     asks_something,
     near_duplicate,
-    parse_phrasings,
     source_paragraph,
 )
-from ragaudit.casemining.language import detect_language
+from ragaudit.casemining.phrasing import phrase, templates
 from ragaudit.casemining.prompts import (
     ANSWER_PARAMS,
     CLOSED_BOOK_PROMPT,
     ORACLE_PROMPT,
-    PHRASE_PARAMS,
-    PHRASE_PROMPT,
-    casual_request,
     document_title,
-    phrase_request,
-    template_phrasings,
 )
 from ragaudit.casemining.relation import REASONS as FACT_REASONS
 from ragaudit.casemining.relation import asks_the_fact
@@ -97,7 +91,10 @@ class Verifier:
 
     def run(self, candidates: Sequence[Any], languages: dict[str, str]) -> list[Trial]:
         trials = [Trial(c, languages[c.doc_id]) for c in candidates]
-        self._phrase(trials)
+        if self.generator is None:
+            templates(trials)
+        else:
+            phrase(trials, self._ask, self._usable)
         for trial in _pending(trials):
             self._offline_checks(trial)
         if self.generator is None:
@@ -117,51 +114,12 @@ class Verifier:
         progress = self.stage(name, len(asks)) if self.stage is not None and asks else None
         return ask_all(asks, self.generator, prompt, params, self.workers, progress)
 
-    def _phrase(self, trials: list[Trial]) -> None:
-        if self.generator is None:
-            for trial in trials:
-                c = trial.candidate
-                trial.questions, trial.method = (
-                    template_phrasings(
-                        c.anchor, document_title(c.doc_id), c.sentence, c.answer, trial.language
-                    ),
-                    "template",
-                )
-            return
-        asks = [
-            Ask(t.candidate.candidate_id, phrase_request(
-                document_title(t.candidate.doc_id), t.candidate.sentence, t.candidate.heading,
-                t.candidate.answer, t.candidate.anchor, t.language))
-            for t in trials
-        ]  # fmt: skip
-        replies = self._ask("phrasing facts", asks, PHRASE_PROMPT, PHRASE_PARAMS)
-        for trial in trials:
-            generation = replies[trial.candidate.candidate_id]
-            if failed(generation):
-                trial.unverify("phrasing call failed", generation)
-                continue
-            trial.questions = parse_phrasings(generation["reply"])
-            trial.checks["phrasing"] = {"reply": generation["reply"]}
-            if trial.questions is None:
-                trial.reject("phrasing_unusable", "the reply holds fewer than two questions")
-        self._rewrite_casual([t for t in _pending(trials) if self._casual_unfit(t)])
-        for trial in _pending(trials):
-            read_as = [detect_language(q) for q in trial.questions]
-            passed = read_as[0] in (trial.language, "und")
-            trial.checks["language"] = {
-                "document": trial.language, "phrasings": read_as, "passed": passed
-            }  # fmt: skip
-            if not trial.checks["language"]["passed"]:
-                detail = f"document {trial.language}, question {read_as[0]}"
-                trial.reject("wrong_language", detail)
-
-    def _casual_unfit(self, trial: Trial) -> bool:
-        """One question asked twice, or a casual phrasing that asks another fact than the
-        precise one, which asks this one."""
-        precise, casual = trial.questions
-        if not near_duplicate(precise, casual)["passed"]:
-            return True
-        return self._fits(trial, precise)["passed"] and not self._fits(trial, casual)["passed"]
+    def _usable(self, trial: Trial, question: str) -> bool:
+        """The offline checks would keep this phrasing (phrasing.py asks again if not)."""
+        c = trial.candidate
+        return (asks_something(question, c.anchor)["passed"]
+                and answer_in_question(c.answer, question)["passed"]
+                and self._fits(trial, question)["passed"])  # fmt: skip
 
     def _fits(self, trial: Trial, question: str) -> dict:
         c = trial.candidate
@@ -173,30 +131,6 @@ class Verifier:
             question, sentence=c.sentence, answer=c.answer, anchor=c.anchor,
             title=document_title(c.doc_id), elsewhere=self._anchor_documents[c.anchor] > 1,
         )  # fmt: skip
-
-    def _rewrite_casual(self, trials: list[Trial]) -> None:
-        """The casual phrasing written again from the precise one, where one reply asked
-        one question twice or its casual one asks another fact; the checks then judge the
-        new pair."""
-        asks = [
-            Ask(f"{t.candidate.candidate_id}#casual", casual_request(
-                t.questions[0], t.candidate.anchor, document_title(t.candidate.doc_id),
-                t.language))
-            for t in trials
-        ]  # fmt: skip
-        replies = self._ask("rewriting casual phrasings", asks, PHRASE_PROMPT, PHRASE_PARAMS)
-        for trial in trials:
-            generation = replies[f"{trial.candidate.candidate_id}#casual"]
-            if failed(generation):
-                trial.unverify("rewriting call failed", generation)
-                continue
-            lines = [line for line in (generation["reply"] or "").splitlines() if line.strip()]
-            parsed = parse_phrasings(f"{lines[0]}\n{lines[0]}") if lines else None  # one line
-            rewritten = parsed[0] if parsed else None
-            trial.checks["phrasing"]["casual_rewritten"] = {
-                "was": trial.questions[1], "reply": generation["reply"]}  # fmt: skip
-            if rewritten is not None:
-                trial.questions = (trial.questions[0], rewritten)
 
     def _offline_checks(self, trial: Trial) -> None:
         c, (first, second) = trial.candidate, trial.questions
