@@ -163,6 +163,14 @@ def test_templates_ask_the_relation_the_statement_states_and_name_the_page():
 @pytest.mark.parametrize(
     ("sentence", "answer", "kind", "reason"),
     [
+        ("Exactly `restart_count` 3-byte `restart_offset` values precede it.", "3-byte",
+         "quantity", "a value of another name ('restart_offset')"),
+        ("Defaults to `diff.submodule` or the 'short' format if unset.", "diff.submodule",
+         "setting", "one of alternatives"),
+        ("The standard input of the hook will be one line for each ref.", "one line",
+         "quantity", "a count in passing"),
+        ("The release cycle starts with a 2 weeks long merge window.", "2 weeks", "duration",
+         None),
         ("This example shows that the index contained 3552 entries.", "3552 entries", "quantity",
          "an example's value"),
         ("An object name is usually 40 hexadecimal characters.", "40 hexadecimal characters",
@@ -185,4 +193,5 @@ def test_templates_ask_the_relation_the_statement_states_and_name_the_page():
     ],
 )  # fmt: skip
 def test_a_value_is_asked_for_only_where_it_is_stated_plainly(sentence, answer, kind, reason):
-    assert unplain(sentence.index(answer), 0, sentence, kind) == reason
+    anchor = "restart_count"  # the name a value right after it is not
+    assert unplain(sentence.index(answer), 0, sentence, kind, answer, anchor) == reason

@@ -161,7 +161,8 @@ def _counted(
     facts = find_facts(holding, value.answer, value.anchor, value.doc_id, value.start)
     own = next((f for f in facts if f.doc_id == value.doc_id and f.start <= value.start < f.end),
                None)  # fmt: skip
-    if own is None or unplain(value.start, own.start, own.text, value.kind) is not None:
+    if own is None or unplain(value.start, own.start, own.text, value.kind, value.answer,
+                              value.anchor) is not None:  # fmt: skip
         return None
     pair_docs = [value.doc_id] + [f.doc_id for f in facts if f.doc_id != value.doc_id]
     return Candidate(

@@ -6,9 +6,12 @@ under --no-generate.
    a casual one that asks the precise one's question again, is asked once more, the
    precise one in the manual's style, the casual one from the precise one, each request
    naming what it must keep (the value, the anchor as written, the page).
-3. Where the casual one still fails and the precise one passes, the casual one is the
-   template's search-box query for the fact ('default gc.reflogExpire in git-config?'),
-   and the phrasing is recorded as `generator, casual from template`.
+3. Where the casual one still fails, the precise one passes and the statement gives a
+   default, maximum or minimum, the casual one is the template's search-box query for the
+   fact ('default gc.reflogExpire in git-config?'), and the phrasing is recorded as
+   `generator, casual from template`. Not for a value stated without one: 'value of
+   BITMAP_OPT_HASH_CACHE?' for the size of a cache that flag turns on asks another thing
+   (all five such queries of the first git-doc run did).
 Read by hand, the 1.5B generator left the anchor out of 24 of 100 git-doc facts' precise
 questions and wrote one question twice for 22 more; asking once more keeps such facts
 without keeping their faults. Every reply, first and second, is recorded."""
@@ -30,6 +33,7 @@ from ragaudit.casemining.prompts import (
     precise_request,
     template_phrasings,
 )
+from ragaudit.casemining.relation import stated_relation
 
 Asker = Callable[[str, list[Ask], dict, dict], dict[str, dict]]
 """(stage name, asks, prompt, params) -> key -> generation (Verifier._ask)."""
@@ -114,6 +118,9 @@ def _casual_from_template(trial: Any, usable: Usable) -> None:
         return  # the checks drop the fact for its precise phrasing
     if usable(trial, casual) and near_duplicate(precise, casual)["passed"]:
         return
+    c = trial.candidate
+    if stated_relation(c.sentence, c.answer, c.anchor) is None:
+        return  # 'value of <anchor>' presumes the value is the anchor's; a default says so
     query = _templates(trial)[1]
     trial.checks["phrasing"]["casual_from_template"] = {"was": casual, "template": query}
     trial.questions, trial.method = (precise, query), FROM_TEMPLATE

@@ -40,12 +40,18 @@ _RELATIONS = {
         r"(?i)(?<!\w)(?:minimum|minim\w*|smallest|lowest|least|mindest\w*|kleinst\w*|"
         r"niedrigst\w*|untergrenze|plus\s+petit\w*|mínim\w*)(?!\w)"
     ),
+    "purpose": re.compile(
+        r"(?i)(?<!\w)(?:purpose|used\s+for|what\s+does\s.+\sdo|zweck|wofür|à\s+quoi\s+sert|"
+        r"objectif|para\s+qué|propósito)(?!\w)"
+    ),
     "frequency": re.compile(
         r"(?i)(?<!\w)(?:how\s+often|how\s+frequently|frequency|wie\s+oft|häufigkeit|"
         r"fréquence|frecuencia|cada\s+cuánto)(?!\w)"
     ),
 }
-"""What a question can ask of a value other than the value itself, in en/de/fr/es."""
+"""What a question can ask of a value other than the value itself, in en/de/fr/es. No
+statement of a value states a purpose: 'what is the purpose of --annotate-stdin?' for its
+'40-character' asks another thing."""
 _FREQUENCY_STATED = re.compile(
     r"(?i)(?<!\w)(?:every|each|per|daily|weekly|hourly|monthly|times|interval\w*|frequen\w*|"
     r"alle|jede\w*|täglich|stündlich|wöchentlich|monatlich|mal|intervall\w*|chaque|tous\s+les|"
