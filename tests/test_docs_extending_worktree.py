@@ -1,17 +1,29 @@
 """docs/extending.md's six recipes hold on disk: applied as written to a `git worktree` of
-HEAD (files really written, tables really edited, the corpus regenerated), the fast loop
-passes there, and so does each recipe's own check. The places each recipe touches are
-counted from `git diff --stat` in the worktree, as the recipes are applied one by one.
+HEAD (files really written, tables really edited, the corpus regenerated), the fast loop's
+tests they can affect pass there, and so does each recipe's own check. The places each
+recipe touches are counted from `git diff --stat` in the worktree, as the recipes are
+applied one by one.
 
-About 5 minutes on two cores: the fast loop runs once, in the worktree, importing the
+The tests they can affect are computed from that diff: the test files that name a changed
+file (its path; its module, imported or dotted anywhere, as a lazy `module:attribute`
+entry is; the `ragaudit.paths` name of a folder it lies in, `corpus_dir` or `PACKAGE_DIR`,
+the package's folder also as `ragaudit.__file__`, which the layer contract walks), then
+those importing a module of tests/ so affected, to the fixed point (helpers.fixture reads
+the probe catalogue, so the UI tests built on it run; an affected conftest.py would bring
+every test beside it). The rest of the fast loop runs on the checkout, where the recipes'
+files do not exist and their tables are as they were. The files chosen are printed.
+
+About 3 minutes on two cores: the chosen tests run once, in the worktree, importing the
 worktree's ragaudit (PYTHONPATH), not the installed one."""
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from test_docs_extending import RECIPES, apply, recipes
@@ -60,7 +72,70 @@ def changed_files(root: Path) -> set[str]:
     return {line.split("\t")[2] for line in git("diff", "--numstat", cwd=root).splitlines()}
 
 
-def test_the_six_recipes_applied_to_a_worktree_pass_the_fast_loop_and_their_checks(
+def folders_by_name() -> dict[str, PurePosixPath]:
+    """The checkout's folders and files as `ragaudit.paths` names them (`corpus_dir`,
+    `PACKAGE_DIR`): its path constants and argument-free functions under the top folder."""
+    named = {}
+    for name, value in vars(paths).items():
+        if name.startswith("_") or (callable(value) and inspect.signature(value).parameters):
+            continue
+        where = value() if callable(value) else value
+        if isinstance(where, Path) and where.resolve().is_relative_to(CHECKOUT):
+            named[name] = PurePosixPath(where.resolve().relative_to(CHECKOUT).as_posix())
+    return {name: where for name, where in named.items() if where.parts}  # not the top
+
+
+def imports_of(module: PurePosixPath) -> list[str]:
+    """Patterns of an import of the module at `module` (a .py path from an import root):
+    `import a.b`, `from a.b import x`, `from a import (x, b)`, or `from .b import x`."""
+    parts = module.with_suffix("").parts
+    parts = parts[:-1] if parts[-1] == "__init__" else parts
+    dotted, package, name = ".".join(parts), ".".join(parts[:-1]), re.escape(parts[-1])
+    found = [rf"import {re.escape(dotted)}\b", rf"from {re.escape(dotted)} import ",
+             rf"from \.{name} import "]  # fmt: skip
+    if package:
+        found.append(rf"from {re.escape(package)} import (?:\([^)]*|[^\n]*)\b{name}\b")
+    return found
+
+
+def naming(changed: str, folders: dict[str, PurePosixPath]) -> list[str]:
+    """Patterns of a source that names the changed file `changed`: its path, its module
+    (imported, or dotted anywhere: a lazy `module:attribute` entry, a `python -c` line) or
+    the `ragaudit.paths` name of where it lies (the package's folder is also
+    `ragaudit.__file__`'s, which the layer contract walks)."""
+    path = PurePosixPath(changed)
+    names = [re.escape(changed)]
+    if path.suffix == ".py" and path.name != "__init__.py":
+        names += [rf"{re.escape('.'.join(path.with_suffix('').parts))}\b", *imports_of(path)]
+    for name, where in folders.items():
+        if where == path or where in path.parents:
+            names.append(rf"{name}\b")
+            if name == "PACKAGE_DIR":
+                names.append(r"ragaudit\.__file__")
+    return names
+
+
+def affected_tests(root: Path, changed: set[str]) -> list[str]:
+    """The test files under `root`/tests that the changed files can affect: those changed,
+    those naming a changed file, and those importing a module of tests/ that is affected in
+    turn (to the fixed point); an affected conftest.py affects every test beside it."""
+    tests = root / "tests"
+    sources = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+               for p in tests.rglob("*.py")}  # fmt: skip
+    folders = folders_by_name()
+    patterns = [re.compile(name) for file in changed for name in naming(file, folders)]
+    found = {file for file in sources if file in changed}
+    while new := {file for file, text in sources.items()
+                  if file not in found and any(p.search(text) for p in patterns)}:  # fmt: skip
+        found |= new
+        for file in new:
+            patterns += map(re.compile, imports_of(PurePosixPath(file).relative_to("tests")))
+    for conftest in [PurePosixPath(f) for f in found if f.endswith("/conftest.py")]:
+        found |= {f for f in sources if conftest.parent in PurePosixPath(f).parents}
+    return sorted(f for f in found if PurePosixPath(f).name.startswith("test_"))
+
+
+def test_the_six_recipes_applied_to_a_worktree_pass_the_tests_they_affect_and_their_checks(
     worktree, tmp_path
 ):
     env = worktree_env(worktree, tmp_path / "home")
@@ -89,9 +164,14 @@ def test_the_six_recipes_applied_to_a_worktree_pass_the_fast_loop_and_their_chec
               f" + {len(files) - len(by_hand)} regenerated under {GENERATED}")  # fmt: skip
         assert 2 <= len(by_hand) <= 3, (title, by_hand)
 
+    chosen = affected_tests(worktree, changed_files(worktree))
+    print(f"{len(chosen)} test files name what the recipes changed: {' '.join(chosen)}")
+    # the rule still reaches the tests that guard the tables: the corpus against the
+    # catalogue, the layer contract over every module
+    assert "tests/test_corpus_files.py" in chosen and "tests/test_layers.py" in chosen, chosen
     loop = subprocess.run(
         [sys.executable, "-m", "pytest", "-m", "not slow and not e2e", "-q", "-x",
-         "-p", "no:cacheprovider"],
+         "-p", "no:cacheprovider", *chosen],
         cwd=worktree, env=env, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     assert loop.returncode == 0, loop.stdout[-6000:] + loop.stderr[-2000:]
