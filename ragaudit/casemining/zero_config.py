@@ -1,7 +1,7 @@
 """Zero-config mutate: `ragaudit mutate DOCS --stack FILE` with no case file mines and
 verifies cases first (ragaudit.casemining.run), keeps them in the data folder under the
-corpus digest, the generator, the seed and the number wanted, and writes a copy beside the
-results so the user can review and pin them. A second run over the same corpus reads the
+corpus digest, the generator, the seed, the number wanted and the miner's own code, and
+writes a copy beside the results so the user can review and pin them. A second run over the same corpus reads the
 kept file and asks nothing; only the verified intents are used, never an unverified fact."""
 
 from __future__ import annotations
@@ -18,10 +18,23 @@ from ragaudit.errors import RagauditError
 from ragaudit.fileio.text import parse_yaml, read_text
 
 
+def miner_digest() -> str:
+    """The mining code itself (ragaudit/casemining and ragaudit/values): cases kept by an
+    earlier miner are mined again, not reused, once its rules change (the call cache
+    replays every call they share)."""
+    digest = hashlib.sha256()
+    for package in ("casemining", "values"):
+        for source in sorted((Path(__file__).parents[1] / package).glob("*.py")):
+            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()
+
+
 def mined_cases_path(digest: str, spec: str, options: CasesOptions) -> Path:
-    """Where the cases mined for a corpus digest, a generator and `options` are kept."""
+    """Where the cases mined for a corpus digest, a generator, `options` and this miner
+    are kept."""
     wanted = f"{options.seed}\0{options.max_cases}\0{options.max_per_document}"
-    key = hashlib.sha256(f"{digest}\0{spec}\0{wanted}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{digest}\0{spec}\0{wanted}\0{miner_digest()}".encode()).hexdigest()
+    key = key[:16]
     return paths.data_dir() / "cases" / f"mined-{key}.yaml"
 
 
