@@ -2,7 +2,8 @@
 verifies cases first (ragaudit.casemining.run), keeps them in the data folder under the
 corpus digest, the generator, the seed, the number wanted and the miner's own code, and
 writes a copy beside the results so the user can review and pin them. A second run over
-the same corpus reads the kept file and asks nothing; only the verified intents are used, never an unverified fact."""
+the same corpus reads the kept file and asks nothing; only the verified intents are used,
+never an unverified fact."""
 
 from __future__ import annotations
 
