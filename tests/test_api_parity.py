@@ -1,4 +1,4 @@
-"""The CLI is a shell over the library: for `run --quick --no-generate`, `mutate` and
+"""The CLI is a shell over the library: for `run --n 1 --no-generate`, `mutate` and
 `audit` on their examples, and `gate`, the command's file and the library's `.save()` are
 equal apart from what differs between any two runs (timestamps, durations, the command
 line a file records, and call counts: the second run replays what the first computed).
@@ -102,14 +102,16 @@ def test_audit_cli_file_equals_the_library_save(tmp_path):
 
 
 @pytest.mark.slow(model=False)  # whole retrieval-only runs; no generator
-def test_a_quick_retrieval_only_run_cli_file_equals_the_library_save(tmp_path):
+def test_a_small_retrieval_only_run_cli_file_equals_the_library_save(tmp_path):
+    # n=1 (`--n` runs the full preset's matrix, both default embedders): the same document,
+    # every config, probe and embedder role, in 148 model calls where --quick's n=5 is 782
     cli = tmp_path / "cli.json"
-    done = command(["run", "--quick", "--no-generate", "--out", str(cli)],
+    done = command(["run", "--n", "1", "--no-generate", "--out", str(cli)],
                    tmp_path / "home")  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     api = tmp_path / "api.json"
     library(
-        f"ragaudit.run('quick', generate=False, progress=False).save({str(api)!r})",
+        f"ragaudit.run('full', n=1, generate=False, progress=False).save({str(api)!r})",
         tmp_path / "home",
     )
     same_document(cli, api)
