@@ -73,6 +73,11 @@ def test_a_bare_name_asks_nothing_and_a_short_question_does():
     command = asks_something("git config --get sendemail.cccover", "sendemail.cccover")
     assert command == {"passed": False, "words": 4, "plain_words": 2, "command": True}
     assert asks_something("what does git config --get print?", "x")["passed"] is True
+    # nothing but the page's and the anchor's names: what about them is not said
+    named = asks_something("git am --show-current-patch", "--show-current-patch", "git-am")
+    assert named["passed"] is False and named["command"] is True
+    query = asks_something("gitweb default project root", "$projectroot", "gitweb")
+    assert query["passed"] is True
 
 
 def test_a_value_stated_as_a_bound_or_an_alternative_is_no_fact():

@@ -11,6 +11,7 @@ from ragaudit.casemining.prompts import template_phrasings
 from ragaudit.casemining.relation import (
     asks_how_to,
     asks_the_fact,
+    asks_yes_no,
     names_anchor,
     names_document,
     same_relation,
@@ -37,6 +38,22 @@ from ragaudit.casemining.stated import unplain
 )
 def test_a_question_asking_a_way_is_told_from_one_asking_a_value(question, procedural):
     assert asks_how_to(question)["passed"] is not procedural
+
+
+@pytest.mark.parametrize(
+    ("question", "whether"),
+    [
+        ("Is --show-config the default value for ctags?", True),
+        ("Does git gc prune loose objects by default?", True),
+        ("Ist --timeout in busctl standardmäßig gesetzt?", True),
+        ("Est-ce que le cache est activé ?", True),
+        ("What is the default of --show-config in ctags?", False),
+        ("Wie ist idle_wait standardmäßig eingestellt?", False),
+        ("Was ist der Standardwert von --timeout in busctl?", False),
+    ],
+)
+def test_a_question_answered_yes_or_no_asks_no_value(question, whether):
+    assert asks_yes_no(question)["passed"] is not whether
 
 
 def test_a_minimum_asked_as_a_maximum_changes_the_relation():
@@ -163,6 +180,8 @@ def test_templates_ask_the_relation_the_statement_states_and_name_the_page():
 @pytest.mark.parametrize(
     ("sentence", "answer", "kind", "reason"),
     [
+        ("GREP_COLORS defaults to ms=01;31:mc=01;31:sl=:cx=.", "ms=01", "setting",
+         "a fragment of a longer value"),
         ("Exactly `restart_count` 3-byte `restart_offset` values precede it.", "3-byte",
          "quantity", "a value of another name ('restart_offset')"),
         ("Defaults to `diff.submodule` or the 'short' format if unset.", "diff.submodule",

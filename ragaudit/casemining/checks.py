@@ -47,18 +47,21 @@ MIN_WORDS = 3
 MIN_PLAIN_WORDS = 2
 
 
-def asks_something(question: str, anchor: str | None = None) -> dict:
+def asks_something(question: str, anchor: str | None = None, title: str | None = None) -> dict:
     """A phrasing of at least MIN_WORDS words, MIN_PLAIN_WORDS of them words of the language
     (not an option, a path or a setting name): 'gitcvs.dbDriver' or 'git-mailsplit -d' is a
     name, not a question (three such were kept among 40 git-doc cases read by hand). A
     search-box query ('gitweb default project root') asks; one holding an option other than
-    the anchor, with neither a question mark nor a question word, is a command line ('git
-    config --get sendemail.cccover')."""
+    the anchor, or no word but the anchor's and the page's, with neither a question mark nor
+    a question word, is a command line ('git config --get sendemail.cccover', 'git am
+    --show-current-patch')."""
     words = question.split()
     plain = sum(1 for w in words if _PLAIN_WORD.fullmatch(w.strip("?¿!,.:;\"'()")))
     asked = question.rstrip().endswith(("?", "？")) or bool(_QUESTION_WORD.match(question))
     options = [w for w in words if w.startswith("-") and len(w) > 1 and w.rstrip("=") != anchor]
-    command = not asked and bool(options)
+    names = set(re.findall(r"[^\W\d_]+", f"{anchor or ''} {title or ''}".lower()))
+    says = [w for w in re.findall(r"[^\W\d_]{2,}", question.lower()) if w not in names]
+    command = not asked and (bool(options) or not says)
     return {"passed": len(words) >= MIN_WORDS and plain >= MIN_PLAIN_WORDS and not command,
             "words": len(words), "plain_words": plain,
             **({"command": True} if command else {})}  # fmt: skip

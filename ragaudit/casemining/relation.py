@@ -26,6 +26,13 @@ _HOW_TO = re.compile(
 configurer ...'): it asks a way, not a value. 'how many', 'how long', 'wie groß',
 'comment s'appelle' ask values and pass."""
 
+_YES_NO = re.compile(
+    r"(?i)^\W*(?:is|are|does|do|did|has|have|will|would|should|could|ist|sind|hat|"
+    r"haben|gibt\s+es|kann|wird|est-ce|existe|es|hay|tiene)(?!\w)"
+)
+"""A question answered yes or no ('Is --show-config the default for ...?'): it asks whether,
+not the value. Not 'was' (German 'what'), nor 'can' (a way: 'can I set ...')."""
+
 _RELATIONS = {
     "default": re.compile(
         r"(?i)(?<!\w)(?:defaults?|defaulted|(?-i:Standard\w*)|standardmäßig|voreingestellt\w*|"
@@ -73,6 +80,12 @@ def asks_how_to(question: str) -> dict:
     return {"passed": found is None, **({"found": found.group(0).strip()} if found else {})}
 
 
+def asks_yes_no(question: str) -> dict:
+    """A phrasing answered yes or no, not by the value."""
+    found = _YES_NO.search(question)
+    return {"passed": found is None, **({"found": found.group(0).strip()} if found else {})}
+
+
 def same_relation(question: str, sentence: str, answer: str, anchor: str) -> dict:
     """The phrasing asks the relation its statement states: a default, maximum or minimum
     the statement names is named in the question too, and the question names none the
@@ -117,7 +130,7 @@ def names_document(question: str, title: str) -> dict:
     return {"passed": passed, "document": bare}
 
 
-REASONS = {"how_to": "asks_how_to", "relation": "relation_changed",
+REASONS = {"how_to": "asks_how_to", "yes_no": "asks_yes_no", "relation": "relation_changed",
            "anchor": "anchor_not_named", "document": "document_not_named"}  # fmt: skip
 """The reason a fact is dropped for when one of its phrasings fails each check."""
 
@@ -130,6 +143,7 @@ def asks_the_fact(
     backend's page is another resolution on the next's."""
     checks = {
         "how_to": asks_how_to(question),
+        "yes_no": asks_yes_no(question),
         "relation": same_relation(question, sentence, answer, anchor),
         "anchor": names_anchor(question, anchor),
     }

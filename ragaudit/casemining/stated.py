@@ -38,6 +38,8 @@ _ALTERNATIVE_AFTER = re.compile(r"(?i)^[`'\"»“]*\s*(?:,\s*)?(?:or|oder|ou|o)\
 _NAME_AFTER = re.compile(r"^\s*`?([A-Za-z_][\w.]*_[\w.]+|[a-z]+\.[a-z][\w.]*)`?")
 """A name written right after a size ('3-byte `restart_offset` values'): the value is that
 name's, not the anchor's."""
+_CUT_AFTER = re.compile(r"^[;:=,/][^\s]")
+"""A value running on without a space ('ms=01' of 'ms=01;31:mc=01;31'): a cut fragment."""
 _SMALL_COUNT = re.compile(
     r"(?i)^(?:(?:zero|one|two|no|null|eins?|zwei|un|une|deux|cero|uno|una|dos)\b"
     r"|[012][\s-]+(?:lines?|files?|commits?|columns?|entr\w+|characters?|times?|items?|"
@@ -78,6 +80,8 @@ def unplain(
     if (_ALTERNATIVES.search(sentence) or _ALTERNATIVE_BEFORE.search(before)
             or _ALTERNATIVE_AFTER.search(after)):  # fmt: skip
         return "one of alternatives"
+    if _CUT_AFTER.match(after):
+        return "a fragment of a longer value"
     named = _NAME_AFTER.match(after)
     if named and named.group(1) != anchor.strip("`$-"):
         return f"a value of another name ({named.group(1)!r})"

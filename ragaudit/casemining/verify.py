@@ -8,7 +8,7 @@ dropped early costs no further call.
 2. no model: each phrasing asks something (`not_a_question`: a bare name such as
    'gitcvs.dbDriver'), the answer is not in either question (`answer_in_question`); each
    asks for the fact its statement gives (relation.asks_the_fact: `asks_how_to`,
-   `relation_changed`, `anchor_not_named`, `document_not_named`); the answer stands
+   `asks_yes_no`, `relation_changed`, `anchor_not_named`, `document_not_named`); the answer stands
    verbatim in the source (`not_verbatim_in_source`), the two are not one question twice
    (`near_duplicate`) nor a question already kept (`duplicate_question`);
 3. oracle: given only the source paragraph, the generator states the answer for both
@@ -117,7 +117,7 @@ class Verifier:
     def _usable(self, trial: Trial, question: str) -> bool:
         """The offline checks would keep this phrasing (phrasing.py asks again if not)."""
         c = trial.candidate
-        return (asks_something(question, c.anchor)["passed"]
+        return (asks_something(question, c.anchor, document_title(c.doc_id))["passed"]
                 and answer_in_question(c.answer, question)["passed"]
                 and self._fits(trial, question)["passed"])  # fmt: skip
 
@@ -134,7 +134,7 @@ class Verifier:
 
     def _offline_checks(self, trial: Trial) -> None:
         c, (first, second) = trial.candidate, trial.questions
-        asks = [asks_something(q, c.anchor) for q in (first, second)]
+        asks = [asks_something(q, c.anchor, document_title(c.doc_id)) for q in (first, second)]
         trial.checks["asks_something"] = {"passed": all(a["passed"] for a in asks), "each": asks}
         fits = [self._fits(trial, q) for q in (first, second)]
         trial.checks["asks_the_fact"] = {"passed": all(f["passed"] for f in fits), "each": fits}
