@@ -1,7 +1,8 @@
 """The CLI is a shell over the library: for `run --n 1 --no-generate`, `mutate` and
-`audit` on their examples, and `gate`, the command's file and the library's `.save()` are
-equal apart from what differs between any two runs (timestamps, durations, the command
-line a file records, and call counts: the second run replays what the first computed).
+`audit` on their examples (mutate on five of its cases), and `gate`, the command's file
+and the library's `.save()` are equal apart from what differs between any two runs
+(timestamps, durations, the command line a file records, and call counts: the second run
+replays what the first computed).
 
 Both sides run in subprocesses against one data folder, so they share the call cache as two
 runs of a user would."""
@@ -69,7 +70,9 @@ def test_the_stable_view_blanks_what_differs_between_runs_and_keeps_the_rest():
 
 @pytest.mark.slow(model=False)  # whole retrieval-only runs; no generator
 def test_mutate_cli_file_equals_the_library_save(tmp_path):
-    corpus, cases = "examples/mutate/corpus", "examples/mutate/cases.yaml"
+    # five of the example's fourteen intents, every kind of outcome among them: 20 mutants
+    # where the whole file makes 56
+    corpus, cases = "examples/mutate/corpus", "tests/helpers/mutate_cases.yaml"
     settings = "examples/mutate/recursive.yaml"
     cli = tmp_path / "cli.json"
     done = command(["mutate", corpus, cases, "--settings", settings, "--no-generate",
