@@ -4,8 +4,8 @@ edit's line is in its file exactly once today, and every recipe ends with its ow
 So a change that moves a table line, or a doc edit that breaks a block, fails the fast loop.
 
 Whether the applied recipes work is tests/test_docs_extending_worktree.py (slow): it writes
-them into a git worktree and runs the fast loop and each check there. This module also holds
-the parser and the applier that test uses.
+them into a git worktree and runs there the fast loop's tests they can affect, and each
+check. This module also holds the parser and the applier that test uses.
 """
 
 from __future__ import annotations
@@ -88,7 +88,8 @@ def anchored_line(text: str, block: Block) -> int:
 
 def applied(block: Block, root: Path) -> bool:
     """Whether `block` is already in its file under `root` (so the recipes' worktree, where
-    tests/test_docs_extending_worktree.py runs the fast loop, passes this module too)."""
+    tests/test_docs_extending_worktree.py runs the tests the recipes can affect, passes this
+    module too)."""
     target = root / block.path
     return target.is_file() and block.code in target.read_text(encoding="utf-8")
 
