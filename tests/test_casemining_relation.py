@@ -17,7 +17,7 @@ from ragaudit.casemining.relation import (
     same_relation,
     stated_relation,
 )
-from ragaudit.casemining.stated import unplain
+from ragaudit.casemining.stated import defined_again, unplain
 
 
 @pytest.mark.parametrize(
@@ -214,3 +214,14 @@ def test_templates_ask_the_relation_the_statement_states_and_name_the_page():
 def test_a_value_is_asked_for_only_where_it_is_stated_plainly(sentence, answer, kind, reason):
     anchor = "restart_count"  # the name a value right after it is not
     assert unplain(sentence.index(answer), 0, sentence, kind, answer, anchor) == reason
+
+
+def test_an_anchor_defined_in_several_sections_of_its_page_is_no_fact():
+    # systemd.netdev(5): Mode= in [MACVLAN], [IPVLAN] and [Bond], each with its own default
+    page = (
+        "[MACVLAN]\n   Mode=\n      Default bridge.\n[Bond]\n   Mode=\n      Default balance-rr.\n"
+    )
+    assert defined_again(page, "Mode=") is True
+    # one definition, mentioned again in prose: one fact
+    once = "   --timeout=SEC\n      Default 25s.\nSee --timeout=SEC above.\n"
+    assert defined_again(once, "--timeout") is False

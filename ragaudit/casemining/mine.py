@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragaudit.casemining.candidates import Candidate, MinedValue, document_values
-from ragaudit.casemining.stated import unplain
+from ragaudit.casemining.stated import defined_again, unplain
 from ragaudit.documents import Document
 from ragaudit.mutation.facts import find_facts
 from ragaudit.mutation.text import holds
@@ -154,8 +154,9 @@ def _counted(
     r: _Ranked, documents: Sequence[Document], holders: _AnswerHolders
 ) -> Candidate | None:
     """The candidate of a value, its statement and pair documents from find_facts over the
-    documents holding its answer; None when find_facts does not see the value stated, or
-    sees it stated other than plainly (stated.unplain)."""
+    documents holding its answer; None when find_facts does not see the value stated, sees
+    it stated other than plainly (stated.unplain), or its anchor is defined more than once
+    in its page (stated.defined_again)."""
     value = r.value
     holding = [documents[i] for i in holders.with_anchor(value.answer, value.anchor, value.doc_id)]
     facts = find_facts(holding, value.answer, value.anchor, value.doc_id, value.start)
@@ -163,6 +164,9 @@ def _counted(
                None)  # fmt: skip
     if own is None or unplain(value.start, own.start, own.text, value.kind, value.answer,
                               value.anchor) is not None:  # fmt: skip
+        return None
+    source = next(d for d in holding if d.doc_id == value.doc_id)  # `own` was found in it
+    if defined_again(source.text, value.anchor):
         return None
     pair_docs = [value.doc_id] + [f.doc_id for f in facts if f.doc_id != value.doc_id]
     return Candidate(

@@ -96,3 +96,15 @@ def unplain(
         if others:
             return f"a second value in its statement ({others[0].text!r})"
     return None
+
+
+def defined_again(text: str, anchor: str) -> bool:
+    """The anchor opens a definition line more than once in its document ('Mode=' in five
+    sections of systemd.netdev, '-mabi=' per target in as, 'iocharset=' per filesystem in
+    mount): which one a question means needs its section, which neither phrasing names (4
+    of 15 invalid cases in the English and German hand readings)."""
+    name = anchor.strip().rstrip("=:")
+    if len(name) < 2:
+        return False
+    opens = re.compile(rf"(?m)^[ \t]*{re.escape(name)}(?=[=:\s\[<,]|$)")
+    return len(opens.findall(text)) > 1
