@@ -222,6 +222,8 @@ def test_an_anchor_defined_in_several_sections_of_its_page_is_no_fact():
         "[MACVLAN]\n   Mode=\n      Default bridge.\n[Bond]\n   Mode=\n      Default balance-rr.\n"
     )
     assert defined_again(page, "Mode=") is True
+    # as(1): '-mabi=abi' under AArch64 and '-mabi=ABI' under MIPS, the anchor without its dash
+    assert defined_again("       -mabi=abi\n x\n       -mabi=ABI\n", "mabi") is True
     # one definition, mentioned again in prose: one fact
     once = "   --timeout=SEC\n      Default 25s.\nSee --timeout=SEC above.\n"
     assert defined_again(once, "--timeout") is False

@@ -103,8 +103,8 @@ def defined_again(text: str, anchor: str) -> bool:
     sections of systemd.netdev, '-mabi=' per target in as, 'iocharset=' per filesystem in
     mount): which one a question means needs its section, which neither phrasing names (4
     of 15 invalid cases in the English and German hand readings)."""
-    name = anchor.strip().rstrip("=:")
+    name = anchor.strip().lstrip("-").rstrip("=:")
     if len(name) < 2:
-        return False
-    opens = re.compile(rf"(?m)^[ \t]*{re.escape(name)}(?=[=:\s\[<,]|$)")
+        return False  # dashes aside ('-mabi' is anchored as 'mabi' too)
+    opens = re.compile(rf"(?m)^[ \t]*-{{0,2}}{re.escape(name)}(?=[=:\s\[<,]|$)")
     return len(opens.findall(text)) > 1
