@@ -83,7 +83,7 @@ def test_a_bare_name_asks_nothing_and_a_short_question_does():
 def test_a_value_stated_as_a_bound_or_an_alternative_is_no_fact():
     from types import SimpleNamespace
 
-    from ragaudit.casemining.mine import bounded
+    from ragaudit.casemining.stated import bounded
 
     text = "It is at least 2GiB. Clocks of 1 ns or 1 s. Usually 40 hex. The default is 5."
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragaudit.casemining.candidates import Candidate, MinedValue, document_values
-from ragaudit.casemining.stated import defined_again, unplain
+from ragaudit.casemining.stated import bounded, defined_again, unplain
 from ragaudit.documents import Document
 from ragaudit.mutation.facts import find_facts
 from ragaudit.mutation.text import holds
@@ -44,27 +44,7 @@ TITLE_ANCHOR = 4
 """MinedValue.anchor_rank of a value named only by its document's title: left out. In a
 how-to, a talk or design notes such a number ('142.6 hours', '10863 bytes') was phrased as
 'how long did it take to fix bugs in the past?': a question many places fit (16 of 27
-invalid git-doc cases read by hand were of this kind or a bound below)."""
-
-_BOUND_BEFORE = re.compile(
-    r"(?i:\b(?:at\s+least|at\s+most|more\s+than|less\s+than|fewer\s+than|up\s+to|about|"
-    r"around|approximately|roughly|usually|over|under|mindestens|höchstens|mehr\s+als|"
-    r"weniger\s+als|bis\s+zu|etwa|ungefähr|au\s+moins|au\s+plus|plus\s+de|moins\s+de|"
-    r"jusqu'à|environ|al\s+menos|más\s+de|menos\s+de|hasta|aproximadamente)\s*[`'\"]?\s*$)"
-)
-_OR_AFTER = re.compile(r"(?i:^\s*[`'\"]?\s*(?:or|oder|ou|o)\s+\S*\d)")
-_OR_BEFORE = re.compile(r"(?i:\d[\w.,]*(?:\s*[^\W\d]+)?\s+(?:or|oder|ou|o)\s*[`'\"]?\s*$)")
-
-
-def bounded(text: str, value: MinedValue) -> bool:
-    """A value the text states as a bound or one of alternatives ('at least 2GiB', 'more
-    than one second', '1 ns or 1 s'): a question for the bare value asks something the
-    text does not say."""
-    before = text[max(0, value.start - 30) : value.start]
-    after = text[value.end : value.end + 20]
-    return bool(
-        _BOUND_BEFORE.search(before) or _OR_AFTER.search(after) or _OR_BEFORE.search(before)
-    )
+invalid git-doc cases read by hand were of this kind or a bound: stated.bounded)."""
 
 
 @dataclass(frozen=True)

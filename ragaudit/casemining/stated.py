@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from ragaudit.casemining.candidates import MinedValue
 from ragaudit.values.shapes import find_values
 
 _ILLUSTRATIVE = re.compile(
@@ -53,14 +54,35 @@ _CONDITION_AFTER = re.compile(
     r"(?i)^\S*\s+(?:if|when|unless|wenn|falls|sofern|si|lorsque|quand|cuando)(?!\w)"
 )
 _BOUND_BEFORE = re.compile(
+    r"(?i:\b(?:at\s+least|at\s+most|more\s+than|less\s+than|fewer\s+than|up\s+to|about|"
+    r"around|approximately|roughly|usually|over|under|mindestens|höchstens|mehr\s+als|"
+    r"weniger\s+als|bis\s+zu|etwa|ungefähr|au\s+moins|au\s+plus|plus\s+de|moins\s+de|"
+    r"jusqu'à|environ|al\s+menos|más\s+de|menos\s+de|hasta|aproximadamente)\s*[`'\"]?\s*$)"
+)
+"""A bound written right before the value ('at least 2GiB'), read by `bounded` on the text."""
+_COMPARISON_BEFORE = re.compile(
     r"(?i)(?<!\w)(?:smaller|larger|greater|less|fewer|more|higher|lower|kleiner|größer|"
     r"weniger|mehr|höher|niedriger|inférieur|supérieur|plus\s+petit|plus\s+grand|menor|"
     r"mayor)\s+(?:than|als|que|à)\s+\S*\s*$"
 )
+"""A comparison before the value in its statement ('smaller than 100%'), read by `unplain`."""
+_OR_AFTER = re.compile(r"(?i:^\s*[`'\"]?\s*(?:or|oder|ou|o)\s+\S*\d)")
+_OR_BEFORE = re.compile(r"(?i:\d[\w.,]*(?:\s*[^\W\d]+)?\s+(?:or|oder|ou|o)\s*[`'\"]?\s*$)")
 
 
 _RANGE_AFTER = re.compile(r"^\s*(?:-|–|—|to|bis|à|a)\s*\d", re.I)
 _RANGE_BEFORE = re.compile(r"\d\S*\s*(?:-|–|—|to|bis|à|a)\s*$", re.I)
+
+
+def bounded(text: str, value: MinedValue) -> bool:
+    """A value the text states as a bound or one of numbers ('at least 2GiB', 'more than
+    one second', '1 ns or 1 s'): a question for the bare value asks something the text does
+    not say. Read on the text around the value, before its statement is found (mine.py)."""
+    before = text[max(0, value.start - 30) : value.start]
+    after = text[value.end : value.end + 20]
+    return bool(
+        _BOUND_BEFORE.search(before) or _OR_AFTER.search(after) or _OR_BEFORE.search(before)
+    )
 
 
 def unplain(
@@ -87,7 +109,7 @@ def unplain(
         return f"a value of another name ({named.group(1)!r})"
     if _CONDITION_AFTER.search(after):
         return "a value under a condition"
-    if _BOUND_BEFORE.search(before):
+    if _COMPARISON_BEFORE.search(before):
         return "a bound"
     if _RANGE_AFTER.search(sentence[end : end + 8]) or _RANGE_BEFORE.search(sentence[:own][-12:]):
         return "one end of a range"
