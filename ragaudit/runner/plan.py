@@ -142,11 +142,7 @@ def build_plan(
         preset="custom" if n is not None else preset.name,
         n=size,
         embedders=tuple(dict.fromkeys(embedders)),
-        secondary_probes=_probes(
-            presets.secondary_probe_names() if secondary_probes == "default" else secondary_probes,
-            available,
-            "--secondary-probes",
-        ),  # fmt: skip
+        secondary_probes=_secondary_probes(secondary_probes, available),
         generate=generate,
         generator=generator,
         gen_configs=gen_configs,
@@ -161,6 +157,14 @@ def build_plan(
         ray_address=ray_address,
         ray_workers=ray_workers,
     )
+
+
+def _secondary_probes(
+    asked: Sequence[str] | None | Literal["default"], available: list[str]
+) -> tuple | None:
+    """--secondary-probes checked; "default": the catalogue's, read when a plan is built."""
+    names = presets.secondary_probe_names() if asked == "default" else asked
+    return _probes(names, available, "--secondary-probes")
 
 
 def _configs(
