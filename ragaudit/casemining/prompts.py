@@ -8,9 +8,7 @@ request's own text is what the prompt hash and the call cache see."""
 
 from __future__ import annotations
 
-import re
-
-from ragaudit.casemining.relation import stated_relation
+from ragaudit.casemining.relation import page_name, stated_relation
 from ragaudit.mutation.closed_book import CLOSED_BOOK_PROMPT
 
 LANGUAGE_NAMES = {
@@ -152,5 +150,5 @@ def template_phrasings(
 ) -> tuple[str, str]:
     relation = stated_relation(sentence, answer, anchor)
     precise, casual = TEMPLATES.get(language, TEMPLATES["en"])[relation]
-    title = re.sub(r"\.\d\w*$", "", title)  # a man page's section number aside
+    title = page_name(title)
     return precise.format(anchor=anchor, title=title), casual.format(anchor=anchor, title=title)

@@ -122,10 +122,15 @@ def names_anchor(question: str, anchor: str) -> dict:
             **({"missing": missing} if missing else {})}  # fmt: skip
 
 
+def page_name(title: str) -> str:
+    """A document's title as a question names it: a man page's section number aside."""
+    return re.sub(r"\.\d\w*$", "", title)
+
+
 def names_document(question: str, title: str) -> dict:
     """The phrasing names its document (a man page's section number aside:
     'sane-teco3.5' is named by 'sane-teco3'; separators ignored: 'git pack-objects')."""
-    bare = re.sub(r"\.\d\w*$", "", title)
+    bare = page_name(title)
     passed = _compact(bare) in _compact(question)
     return {"passed": passed, "document": bare}
 
