@@ -82,6 +82,9 @@ _CODE_NAME = re.compile(
 """An option or setting name: `--depth`, `-n`, `$HOME`, `core.abbrev`, `max_connections`."""
 _ELLIPSIS = re.compile(r"(?i:und|oder|bzw\.)\s$")
 """Before '-gruppen' in 'Systembenutzer und -gruppen': German's dropped word, no option."""
+_COMPOUND_TAIL = re.compile(r"[«“]-[^\W\d_]")
+"""'-Puffer' of '»intro«-Puffer': a German compound's second half after a closing quote,
+no option."""
 _TERM_NAME = re.compile(r"--[A-Za-z0-9][\w\-]*|-[A-Za-z0-9?]\b|[A-Za-z_][\w\-.]*\w|[A-Za-z]")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _ARTICLES = frozenset(
@@ -199,6 +202,7 @@ class _Anchors:
             for m in _CODE_NAME.finditer(self.text, sentence_start, offset)
             if not all(len(p) <= 2 for p in m.group().split("."))  # 'e.g', 'z.B'
             and not _ELLIPSIS.search(self.text, max(0, m.start() - 6), m.start())
+            and not _COMPOUND_TAIL.match(self.text, max(0, m.start() - 1))
         ]
         return names[-1] if names else None
 

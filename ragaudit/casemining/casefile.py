@@ -35,14 +35,21 @@ def slug(anchor: str, answer: str, taken: set[str]) -> str:
     return name
 
 
+_PHRASED_BY = {
+    "generator": "the generator",
+    "template": "templates (--no-generate)",
+    "generator, casual from template": "the generator, the casual one from a template",
+}
+"""How `method` reads each Trial.method (phrasing.py): a case whose casual phrasing is the
+template's stand-in was phrased by the generator, not under --no-generate."""
+
+
 def intent_entry(trial, name: str, generator: dict | None, seed: int) -> dict:
     """One kept fact as an intent of the case format, with its provenance."""
     c = trial.candidate
     others = [d for d in c.pair_docs if d != c.doc_id]
     expect = {"expect_any": [c.doc_id, *others]} if others else {"expect": [c.doc_id]}
-    method = f"mined ({c.value_kind}); phrased by " + (
-        "the generator" if trial.method == "generator" else "templates (--no-generate)"
-    )
+    method = f"mined ({c.value_kind}); phrased by " + _PHRASED_BY.get(trial.method, trial.method)
     return {
         "intent": name, **expect, "answer": c.answer, "anchor": c.anchor,
         "phrasings": list(trial.questions),

@@ -87,7 +87,9 @@ def _ask_again(trials: list[Any], ask: Asker, usable: Usable) -> None:
         c = trial.candidate
         for which in wanted[c.candidate_id]:
             request = precise_request if which == "precise" else casual_request
-            text = request(trial.questions[0], c.anchor, document_title(c.doc_id), trial.language)
+            relation = stated_relation(c.sentence, c.answer, c.anchor)
+            text = request(trial.questions[0], c.anchor, document_title(c.doc_id),
+                           trial.language, relation)  # fmt: skip
             asks.append(Ask(f"{c.candidate_id}#{which}", text))
     replies = ask("rewriting phrasings", asks, PHRASE_PROMPT, PHRASE_PARAMS)
     for trial in trials:

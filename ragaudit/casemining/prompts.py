@@ -42,8 +42,8 @@ per line."""
 
 CASUAL_REQUEST = """Rewrite this question in {language} as a user would type it into a \
 search box: short, lower case, in other words. It must still ask for the same value, not \
-how to set or change it, and still name {anchor} and {title}. Reply with the rewritten \
-question only.
+how to set or change it, and still name {anchor} and {title}.{relation_rule} Reply with the \
+rewritten question only.
 Question: {question}"""
 """Asked only when the two phrasings of one reply are one question twice (the 1.5B model did
 so for 74 of 176 git-doc facts), or the casual one would be dropped (phrasing.py): the
@@ -51,10 +51,14 @@ casual one is written again from the precise one."""
 
 PRECISE_REQUEST = """Rewrite this question in {language} in the style of the manual. It must \
 ask for the same value, not how to set or change it, name {anchor} exactly as written and \
-name {title}. Never write the value itself. Reply with the rewritten question only.
+name {title}.{relation_rule} Never write the value itself. Reply with the rewritten question \
+only.
 Question: {question}"""
 """Asked only when a reply's precise phrasing would be dropped (not a question, not naming
 the anchor or the page, asking a way or another relation: relation.py)."""
+RELATION_RULE = " It must ask for the {relation} of {anchor}."
+"""Added to a rewrite request where the statement gives a default, maximum or minimum: the
+checks drop a phrasing that leaves a stated default unsaid (relation.same_relation)."""
 
 ORACLE_PROMPT = {
     "system": "Answer the question from the context alone. Give the exact value.",
@@ -130,14 +134,24 @@ def phrase_request(
     )  # fmt: skip
 
 
-def casual_request(question: str, anchor: str, title: str, language: str) -> str:
+def casual_request(
+    question: str, anchor: str, title: str, language: str, relation: str | None = None
+) -> str:
     return CASUAL_REQUEST.format(question=question, anchor=anchor, title=title,
-                                 language=language_name(language))  # fmt: skip
+                                 language=language_name(language),
+                                 relation_rule=_relation_rule(relation, anchor))  # fmt: skip
 
 
-def precise_request(question: str, anchor: str, title: str, language: str) -> str:
+def precise_request(
+    question: str, anchor: str, title: str, language: str, relation: str | None = None
+) -> str:
     return PRECISE_REQUEST.format(question=question, anchor=anchor, title=title,
-                                  language=language_name(language))  # fmt: skip
+                                  language=language_name(language),
+                                  relation_rule=_relation_rule(relation, anchor))  # fmt: skip
+
+
+def _relation_rule(relation: str | None, anchor: str) -> str:
+    return RELATION_RULE.format(relation=relation, anchor=anchor) if relation else ""
 
 
 def document_title(doc_id: str) -> str:

@@ -70,6 +70,47 @@ _OR_AFTER = re.compile(r"(?i:^\s*[`'\"]?\s*(?:or|oder|ou|o)\s+\S*\d)")
 _OR_BEFORE = re.compile(r"(?i:\d[\w.,]*(?:\s*[^\W\d]+)?\s+(?:or|oder|ou|o)\s*[`'\"]?\s*$)")
 
 
+_CONDITION_OPENING = re.compile(
+    r"(?i)^\W*(?:if|when|unless|wenn|falls|sofern|si|lorsque|quand|cuando)(?!\w)(?P<clause>.*?)"
+    r"(?:[,;]|\b(?:then|dann|alors|entonces|defaults?|vorgabe|standardmäßig|défaut|defecto)\b|$)",
+    re.S,
+)
+_OMITTED = frozenset(
+    "is are was were be being not no none nothing any omitted unspecified specified given set "
+    "unset used present absent missing provided supplied empty without this that option flag "
+    "argument value the it its an a or when to "
+    "ist sind wird wurde nicht kein keine nichts angegeben gesetzt fehlt fehlen weggelassen "
+    "verwandt verwendet festgelegt dieser diese dieses schalter option argument wert der die "
+    "das es er sie oder auf "
+    "est sont n ne pas aucun aucune spécifié spécifiée précisé précisée indiqué indiquée "
+    "donné donnée fourni absent absente cet cette ce option argument valeur le la l il elle ou "
+    "no se especifica especificado está esta opción argumento el valor".split()
+)
+"""The words of a condition that only says the value is not given ('If omitted, ...',
+'Falls er fehlt, ...', 'Si cet argument est absent, ...'): that states a default, no
+condition on anything else."""
+_PLACEHOLDER = re.compile(r"[A-Z][A-Z0-9_]*[A-Z][A-Z0-9_]*")
+_EXAMPLE_ROW = re.compile(r"^\W{0,2}[+\-~]?\d+[A-Za-z]+\d*\S*\s|^\W{0,2}[+~]\d")
+"""A statement opening with a literal of the syntax it explains ('+52w1d  Valid from now
+to 52 weeks and one day from now'): a row of examples, its values the example's."""
+_VERSION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.]*\d)")
+
+
+def _condition_opening(sentence: str, own: int, anchor: str) -> bool:
+    """The statement opens with a condition naming something besides its anchor before
+    the value ('If --tlsuser and --tlspassword are specified ... defaults to SRP', 'If mode
+    is omitted the default is NULLABLE' under --schema-file): the value holds only then,
+    or is another thing's."""
+    found = _CONDITION_OPENING.match(sentence[:own])
+    if not found:
+        return False
+    clause = re.sub(r"<[^>]*>|\[[^\]]*\]", " ", found.group("clause"))  # '<mode>': its own
+    clause = clause.replace(anchor.strip(), " ")
+    named = anchor.lower()
+    return any(w.lower() not in _OMITTED and w.lower()[:5] not in named
+               for w in re.findall(r"[^\W\d_][\w\-]*", clause))  # fmt: skip
+
+
 _RANGE_AFTER = re.compile(r"^\s*(?:-|–|—|to|bis|à|a)\s*\d", re.I)
 _RANGE_BEFORE = re.compile(r"\d\S*\s*(?:-|–|—|to|bis|à|a)\s*$", re.I)
 
@@ -102,8 +143,14 @@ def unplain(
     if (_ALTERNATIVES.search(sentence) or _ALTERNATIVE_BEFORE.search(before)
             or _ALTERNATIVE_AFTER.search(after)):  # fmt: skip
         return "one of alternatives"
-    if _CUT_AFTER.match(after):
+    if _CUT_AFTER.match(after) or _runs_on(answer, after):
         return "a fragment of a longer value"
+    if _placeholder(answer, anchor, sentence):
+        return "a placeholder"
+    if _EXAMPLE_ROW.match(sentence) and not sentence.lstrip().startswith(anchor.strip()):
+        return "an example's value"
+    if _condition_opening(sentence, own, anchor):
+        return "a value under a condition"
     named = _NAME_AFTER.match(after)
     if named and named.group(1) != anchor.strip("`$-"):
         return f"a value of another name ({named.group(1)!r})"
@@ -114,9 +161,12 @@ def unplain(
     if _RANGE_AFTER.search(sentence[end : end + 8]) or _RANGE_BEFORE.search(sentence[:own][-12:]):
         return "one end of a range"
     if kind != "table_cell":
-        others = [v for v in find_values(sentence) if not v.start <= own < v.end]
+        others = [v.text for v in find_values(sentence) if not v.start <= own < v.end]
+        if kind == "version":  # 'since APT 0.7.24, undocumented until APT 1.6'
+            others += [m.group() for m in _VERSION_NUMBER.finditer(sentence)
+                       if not m.start() <= own < m.end()]  # fmt: skip
         if others:
-            return f"a second value in its statement ({others[0].text!r})"
+            return f"a second value in its statement ({others[0]!r})"
     return None
 
 
@@ -130,3 +180,21 @@ def defined_again(text: str, anchor: str) -> bool:
         return False  # dashes aside ('-mabi' is anchored as 'mabi' too)
     opens = re.compile(rf"(?m)^[ \t]*-{{0,2}}{re.escape(name)}(?=[=:\s\[<,]|$)")
     return len(opens.findall(text)) > 1
+
+
+def _runs_on(answer: str, after: str) -> bool:
+    """The value is the first word of a longer one written with the same marks ('%Uuser'
+    of 'The default format is: %Uuser %Ssystem %Eelapsed ...')."""
+    marks = set(re.sub(r"[\w\s]", "", answer)) & set("%$@{}<>")
+    following = after.split()[:1]
+    return bool(marks and following and marks & set(following[0]))
+
+
+def _placeholder(answer: str, anchor: str, sentence: str) -> bool:
+    """The value is the metavariable of its anchor's synopsis ('conv=CONVS', '<FILE>'):
+    the name of what a user writes, not a value."""
+    if not _PLACEHOLDER.fullmatch(answer):
+        return False
+    name = re.escape(anchor.strip().rstrip("=:"))
+    return bool(re.search(rf"{name}\s*=\s*\[?{re.escape(answer)}\b|<{re.escape(answer)}>",
+                          sentence))  # fmt: skip
