@@ -83,19 +83,25 @@ def test_a_default_asked_of_a_cap_or_a_cap_asked_as_a_default_changes_it():
                            "--max-pack-size") is None  # fmt: skip
 
 
-def test_a_default_may_go_unsaid_but_none_may_be_added_in_either_language():
-    # read by hand, 'how many clients can git-daemon handle?' for '--max-connections ...
-    # defaults to 32' and 'how long are reflogs kept?' for 'kept by default for 30 days' were
-    # valid: leaving the relation unsaid asks the same value; adding one asks another
+def test_a_stated_default_must_be_asked_and_no_relation_added_in_either_language():
+    # read by hand: 'what is the routing algorithm in systemd.netdev?' for 'Standardmäßig
+    # »batman-v«' asks every allowed value, not the default; 'what is the maximum line width
+    # that can be set with --width?' for '(default of 75 columns)' asks another value
     sentence = "Standardmäßig 85% des verfügbaren Plattenplatzes."
     assert same_relation("Was ist der Standardwert von --disk-size in homectl?", sentence, "85%",
                          "--disk-size")["passed"]  # fmt: skip
     unsaid = same_relation("Wie groß ist --disk-size in homectl?", sentence, "85%", "--disk-size")
-    assert unsaid == {"passed": True, "added": []}
+    assert unsaid == {"passed": False, "added": [], "dropped": ["default"]}
     added = same_relation(
         "Was ist die Höchstgrenze von --disk-size?", sentence, "85%", "--disk-size"
     )
-    assert added == {"passed": False, "added": ["maximum"]}
+    assert added == {"passed": False, "added": ["maximum"], "dropped": ["default"]}
+    width = "-w, --width=WIDTH maximum line width (default of 75 columns)"
+    asked = same_relation("What is the maximum line width that can be set with --width in fmt?",
+                          width, "75 columns", "--width")  # fmt: skip
+    assert asked == {"passed": False, "added": [], "dropped": ["default"]}
+    assert same_relation("How wide is the default line width of --width in fmt?", width,
+                         "75 columns", "--width")["passed"]  # fmt: skip
     # English 'standard' is no default ('standard output'); German 'Standard...' is
     assert stated_relation("It writes 76 columns to standard output.", "76", "-w") is None
 
@@ -209,10 +215,34 @@ def test_templates_ask_the_relation_the_statement_states_and_name_the_page():
         ("Eine häufig für Wechselmedien verwendete Option ist 5 MB.", "5 MB", "quantity",
          "a hedged value"),
         ("The default is 7 characters.", "7 characters", "setting", None),
+        # curl: the default holds only with two other options given
+        ('If --tlsuser and --tlspassword are specified but --tlsauthtype is not, then this '
+         'option defaults to "SRP".', "SRP", "setting", "a value under a condition"),
+        # gcloud --schema-file: the default of a column's mode inside the file, not the flag's
+        ("If mode is omitted the default is 'NULLABLE'.", "NULLABLE", "setting",
+         "a value under a condition"),
+        # a condition that only says the value is not given states a default
+        ("If omitted, defaults to 5.", "5", "setting", None),
+        ("If `<mode>` is omitted, defaults to `--mixed`.", "--mixed", "setting", None),
+        ("Falls er fehlt, ist die Vorgabe »idle:sleep:shutdown«.", "idle:sleep:shutdown",
+         "setting", None),
+        ("Si cet argument est absent, sa valeur par défaut est yes.", "yes", "setting", None),
+        # dd: the synopsis' metavariable, not what conv takes
+        ("conv=CONVS convert the file as per the comma separated symbol list", "CONVS",
+         "setting", "a placeholder"),
+        # time(1): the first word of the default format, not the format
+        ("Le format par défaut est : %Uuser %Ssystem %Eelapsed %PCPU", "%Uuser", "setting",
+         "a fragment of a longer value"),
+        # ssh-keygen -V: a row of syntax examples
+        ("+52w1d Gültig von jetzt bis 52 Wochen und ein Tag von jetzt.", "52 Wochen",
+         "duration", "an example's value"),
+        # apt-transport-mirror: available since one version, documented since another
+        ("Die Grundfunktionalität ist seit APT 0.7.24 verfügbar, war jedoch bis APT 1.6 nicht "
+         "dokumentiert.", "0.7.24", "version", "a second value in its statement ('1.6')"),
     ],
 )  # fmt: skip
 def test_a_value_is_asked_for_only_where_it_is_stated_plainly(sentence, answer, kind, reason):
-    anchor = "restart_count"  # the name a value right after it is not
+    anchor = "conv" if answer == "CONVS" else "restart_count"  # a name a value after it is not
     assert unplain(sentence.index(answer), 0, sentence, kind, answer, anchor) == reason
 
 

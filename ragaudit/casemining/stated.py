@@ -186,7 +186,7 @@ def _runs_on(answer: str, after: str) -> bool:
     """The value is the first word of a longer one written with the same marks ('%Uuser'
     of 'The default format is: %Uuser %Ssystem %Eelapsed ...')."""
     marks = set(re.sub(r"[\w\s]", "", answer)) & set("%$@{}<>")
-    following = after.split()[:1]
+    following = after.split()[:1] if after[:1].isspace() else []  # '30%-50%': a range
     return bool(marks and following and marks & set(following[0]))
 
 
