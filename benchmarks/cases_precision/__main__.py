@@ -13,24 +13,67 @@ from ragaudit.results.format import fmt_interval, fmt_ratio
 REASONS = ("right", "natural", "unambiguous", "answerable")
 
 
-def draw(cases: Path, n: int, seed: int, out: Path) -> int:
+def _same_case(judgement: dict) -> tuple:
+    """What makes a judged case the same case: its intent, answer, source and phrasings."""
+    return (judgement["intent"], judgement["answer"], judgement["source"],
+            tuple(judgement["phrasings"]))  # fmt: skip
+
+
+def _judged(files: list[Path]) -> dict[tuple, tuple[dict, str]]:
+    """Every judged case of `files`, by _same_case, with the file that judged it."""
+    found = {}
+    for path in files:
+        for e in yaml.safe_load(path.read_text(encoding="utf-8"))["judgements"]:
+            if e.get("valid") is not None:
+                found.setdefault(_same_case(e), (e, path.name))
+    return found
+
+
+def draw(cases: Path, n: int, seed: int, out: Path, unread: list[Path] | None = None) -> int:
+    """A seeded sample of the kept intents; with `unread`, only of those no judged file
+    holds: the cases nobody has read, for a figure out of sample for every rule written
+    from the readings."""
     document = yaml.safe_load(cases.read_text(encoding="utf-8"))
     intents = document["intents"]
+    read = _judged(unread or [])
+    if read:
+        intents = [i for i in intents if _same_case(_entry(i)) not in read]
     drawn = random.Random(seed).sample(intents, min(n, len(intents)))
-    entries = [
-        {
-            "intent": i["intent"], "source": i["provenance"]["source"]["doc_id"],
-            "sentence": i["provenance"]["source"]["sentence"], "answer": i["answer"],
-            "anchor": i["anchor"], "phrasings": i["phrasings"],
-            "valid": None, "failed": [], "why": None,
-        }
-        for i in drawn
-    ]  # fmt: skip
+    entries = [_entry(i) for i in drawn]
     header = {"cases": str(cases), "drawn": len(entries), "of": len(intents), "seed": seed,
               "rubric": "benchmarks/cases_precision/RUBRIC.md"}  # fmt: skip
+    if unread:
+        header["unread"] = f"only cases no judgement of {', '.join(p.name for p in unread)} holds"
     out.write_text(yaml.safe_dump({"draw": header, "judgements": entries}, sort_keys=False,
                                   allow_unicode=True, width=100), encoding="utf-8")  # fmt: skip
     print(f"drew {len(entries)} of {len(intents)} kept cases (seed {seed}) into {out}")
+    return 0
+
+
+def _entry(intent: dict) -> dict:
+    source = intent["provenance"]["source"]
+    return {"intent": intent["intent"], "source": source["doc_id"],
+            "sentence": source["sentence"], "answer": intent["answer"],
+            "anchor": intent["anchor"], "phrasings": intent["phrasings"],
+            "valid": None, "failed": [], "why": None}  # fmt: skip
+
+
+def carry(drawn: Path, earlier: list[Path]) -> int:
+    """Copy the judgement of each drawn case identical to one judged in `earlier` files
+    (_same_case), marked `carried_from`; the rest stay open for a fresh reading."""
+    document = yaml.safe_load(drawn.read_text(encoding="utf-8"))
+    read = _judged(earlier)
+    carried = 0
+    for e in document["judgements"]:
+        found = read.get(_same_case(e))
+        if e["valid"] is None and found:
+            judgement, name = found
+            e.update(valid=judgement["valid"], failed=judgement["failed"], why=judgement["why"],
+                     carried_from=name)  # fmt: skip
+            carried += 1
+    drawn.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100),
+                     encoding="utf-8")  # fmt: skip
+    print(f"carried {carried} of {len(document['judgements'])} judgements into {drawn}")
     return 0
 
 
@@ -94,6 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--n", type=int, default=40)
     d.add_argument("--seed", type=int, default=44)
     d.add_argument("--out", type=Path, required=True)
+    d.add_argument("--unread", type=Path, nargs="+", help="judged files whose cases to leave out")
+    c = sub.add_parser("carry")
+    c.add_argument("drawn", type=Path)
+    c.add_argument("--from", dest="earlier", type=Path, nargs="+", required=True)
     s = sub.add_parser("summary")
     s.add_argument("judged", type=Path)
     f = sub.add_parser("funnel")
@@ -102,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "funnel":
         return funnel(args.cases)
     if args.command == "draw":
-        return draw(args.cases, args.n, args.seed, args.out)
+        return draw(args.cases, args.n, args.seed, args.out, args.unread)
+    if args.command == "carry":
+        return carry(args.drawn, args.earlier)
     return summary(args.judged)
 
 
