@@ -142,3 +142,15 @@ def test_an_answer_held_by_a_tenth_of_a_large_corpus_is_no_candidate():
     mined = mine_candidates(many)
     assert "7 days" not in {c.answer for c in mined}  # in 40 documents, more than 10
     assert {c.answer for c in mined} == {f"{i} MB" for i in range(40)}
+
+
+def test_a_version_bound_and_a_compound_s_tail_are_no_facts():
+    # bzip2(1), read out of sample: 'redundant in versions 0.9.5 and above' names no version
+    # the flags came in; hardlink(1) in German: '»intro«-Puffer' holds no option '-Puffer'
+    bzip2 = Document("bzip2", "--repetitive-best\n   These flags are redundant in versions "
+                              "0.9.5 and above.\n")  # fmt: skip
+    hardlink = Document("hardlink", "Für jede Datei wird auch ein »intro«-Puffer (32 bytes) "
+                                    "zwischengespeichert.\n")  # fmt: skip
+    mined = {(c.answer, c.anchor) for c in mine_candidates([bzip2, hardlink])}
+    assert ("0.9.5", "--repetitive-best") not in mined
+    assert all(anchor != "-Puffer" for _, anchor in mined)

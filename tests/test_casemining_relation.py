@@ -129,6 +129,9 @@ def test_how_often_is_asked_only_where_the_statement_gives_a_frequency():
         # an option is named as itself even where its name is a plain word
         ("Wie lange dauert die Verbindung mit busctl?", "--timeout", False),
         ("Was ist der Standardwert von --timeout in busctl?", "--timeout", True),
+        # read out of sample: 'size' in a question is no name of busctl's --size
+        ("What is the default size for busctl operations?", "--size", False),
+        ("default --size in busctl?", "--size", True),
         ("What is gc.reflogExpire by default?", "gc.reflogExpire", True),
         ("How long are reflog entries kept by default?", "gc.reflogExpire", False),
     ],
@@ -239,11 +242,28 @@ def test_templates_ask_the_relation_the_statement_states_and_name_the_page():
         # apt-transport-mirror: available since one version, documented since another
         ("Die Grundfunktionalität ist seit APT 0.7.24 verfügbar, war jedoch bis APT 1.6 nicht "
          "dokumentiert.", "0.7.24", "version", "a second value in its statement ('1.6')"),
+        # read out of sample (judged/en-manuals.80.v11.unread.yaml): the idx entries' size,
+        # not the header's; a scope; the opposite option's default; a case set up before
+        ("The header is followed by sorted 24-byte entries, one entry per object in the pack.",
+         "24-byte", "quantity", "a value of another name ('entries')"),
+        ("For non plumbing commands this defaults to UTF-8.", "UTF-8", "setting",
+         "a value under a condition"),
+        ("You can leave out at most one of `A` and `B`, in which case it defaults to `HEAD`.",
+         "HEAD", "setting", "a value under a condition"),
     ],
 )  # fmt: skip
 def test_a_value_is_asked_for_only_where_it_is_stated_plainly(sentence, answer, kind, reason):
     anchor = "conv" if answer == "CONVS" else "restart_count"  # a name a value after it is not
     assert unplain(sentence.index(answer), 0, sentence, kind, answer, anchor) == reason
+
+
+def test_a_yes_or_no_of_a_negated_option_and_a_size_of_its_own_noun():
+    # git-status: '--no-ahead-behind ... Defaults to true' means the counts are shown
+    assert unplain(12, 0, "Defaults to true.", "setting", "true", "--no-ahead-behind") == (
+        "a yes or no of a negated option")  # fmt: skip
+    assert unplain(12, 0, "Defaults to true.", "setting", "true", "--ahead-behind") is None
+    # a size of the noun the anchor names is the anchor's
+    assert unplain(10, 0, "Each is a 24-byte entry.", "quantity", "24-byte", "entry") is None
 
 
 def test_an_anchor_defined_in_several_sections_of_its_page_is_no_fact():

@@ -113,11 +113,14 @@ def same_relation(question: str, sentence: str, answer: str, anchor: str) -> dic
 def names_anchor(question: str, anchor: str) -> dict:
     """The phrasing names what the value is of: an option or setting name as written
     (its leading dashes, a trailing '=' and separators aside, any case; a one-letter
-    option only as itself: '-l'); a phrase of words by each of
+    option or one that is a plain word only as itself: '-l', '--size'); a phrase of words by
+    each of
     its longer words' stems (German and French inflect them: 'maximale' in 'maximalen')."""
     folded = _plain(question)
     name = anchor.strip().lstrip("-").rstrip("=:").strip()
-    if anchor.strip().startswith("-") and len(name) <= 2:  # '-l' only as itself
+    if anchor.strip().startswith("-") and (len(name) <= 2 or name.isalpha()):
+        # '-l' only as itself; '--size' too, a plain word being no name ('default size for
+        # busctl operations' named none of busctl's sizes)
         found = re.search(rf"(?<![\w-])-{{1,2}}{re.escape(name)}(?![\w-])", question)
         return {"passed": found is not None, "anchor": anchor, "code": True}
     if _is_code_name(name) or anchor.strip().startswith(

@@ -57,7 +57,8 @@ _BOUND_BEFORE = re.compile(
     r"(?i:\b(?:at\s+least|at\s+most|more\s+than|less\s+than|fewer\s+than|up\s+to|about|"
     r"around|approximately|roughly|usually|over|under|mindestens|höchstens|mehr\s+als|"
     r"weniger\s+als|bis\s+zu|etwa|ungefähr|au\s+moins|au\s+plus|plus\s+de|moins\s+de|"
-    r"jusqu'à|environ|al\s+menos|más\s+de|menos\s+de|hasta|aproximadamente)\s*[`'\"]?\s*$)"
+    r"jusqu'à|environ|al\s+menos|más\s+de|menos\s+de|hasta|aproximadamente)"
+    r"(?:\s+(?:a|an|one|ein|eine|einen|un|une|una))?\s*[`'\"]?\s*$)"
 )
 """A bound written right before the value ('at least 2GiB'), read by `bounded` on the text."""
 _COMPARISON_BEFORE = re.compile(
@@ -71,7 +72,8 @@ _OR_BEFORE = re.compile(r"(?i:\d[\w.,]*(?:\s*[^\W\d]+)?\s+(?:or|oder|ou|o)\s*[`'
 
 
 _CONDITION_OPENING = re.compile(
-    r"(?i)^\W*(?:if|when|unless|wenn|falls|sofern|si|lorsque|quand|cuando)(?!\w)(?P<clause>.*?)"
+    r"(?i)^\W*(?:if|when|unless|for|wenn|falls|sofern|für|si|lorsque|quand|pour|cuando|para)"
+    r"(?!\w)(?P<clause>.*?)"
     r"(?:[,;]|\b(?:then|dann|alors|entonces|defaults?|vorgabe|standardmäßig|défaut|defecto)\b|$)",
     re.S,
 )
@@ -89,6 +91,23 @@ _OMITTED = frozenset(
 """The words of a condition that only says the value is not given ('If omitted, ...',
 'Falls er fehlt, ...', 'Si cet argument est absent, ...'): that states a default, no
 condition on anything else."""
+_IN_THAT_CASE = re.compile(
+    r"(?i)(?<!\w)(?:in\s+(?:which|that|this|such\s+a)\s+case|in\s+(?:diesem|dem)\s+Fall|"
+    r"dans\s+ce\s+cas|en\s+ce\s+cas|auquel\s+cas|en\s+(?:cuyo|ese|este)\s+caso)(?!\w)"
+)
+"""'..., in which case it defaults to HEAD': the value holds in a case the sentence set up."""
+_BOOLEAN = frozenset(
+    "true false yes no on off ja nein wahr falsch an aus oui non vrai faux sí si verdadero "
+    "falso".split()
+)
+_NEGATED = re.compile(r"^-{0,2}no-", re.I)
+_SIZE_ADJECTIVE = re.compile(r"^\d[\d.,]*-[^\W\d_]+$")
+"""'24-byte', '40-character': a size written as an adjective, of the noun after it."""
+_SIZE_QUALIFIERS = frozenset(
+    "hexadecimal binary unsigned signed sorted long wide value values number numbers integer "
+    "integers field wert werte zahl zahlen valeur valeurs nombre entier valor valores".split()
+)
+"""Words after a size that name no other thing, or its own value ('a 3-byte value')."""
 _PLACEHOLDER = re.compile(r"[A-Z][A-Z0-9_]*[A-Z][A-Z0-9_]*")
 _EXAMPLE_ROW = re.compile(r"^\W{0,2}[+\-~]?\d+[A-Za-z]+\d*\S*\s|^\W{0,2}[+~]\d")
 """A statement opening with a literal of the syntax it explains ('+52w1d  Valid from now
@@ -115,6 +134,14 @@ _RANGE_AFTER = re.compile(r"^\s*(?:-|–|—|to|bis|à|a)\s*\d", re.I)
 _RANGE_BEFORE = re.compile(r"\d\S*\s*(?:-|–|—|to|bis|à|a)\s*$", re.I)
 
 
+_BOUND_AFTER = re.compile(
+    r"(?i:^[`'\"]?\s*(?:and|or|und|oder|et|ou|y|o)\s+(?:above|later|newer|higher|greater|more|"
+    r"höher|neuer|später|größer|mehr|plus|supérieure?s?|ultérieure?s?|superior|posterior|"
+    r"más)\b)"
+)
+"""'in versions 0.9.5 and above': a bound, read by `bounded` on the text after the value."""
+
+
 def bounded(text: str, value: MinedValue) -> bool:
     """A value the text states as a bound or one of numbers ('at least 2GiB', 'more than
     one second', '1 ns or 1 s'): a question for the bare value asks something the text does
@@ -122,7 +149,10 @@ def bounded(text: str, value: MinedValue) -> bool:
     before = text[max(0, value.start - 30) : value.start]
     after = text[value.end : value.end + 20]
     return bool(
-        _BOUND_BEFORE.search(before) or _OR_AFTER.search(after) or _OR_BEFORE.search(before)
+        _BOUND_BEFORE.search(before)
+        or _OR_AFTER.search(after)
+        or _OR_BEFORE.search(before)
+        or _BOUND_AFTER.search(after)
     )
 
 
@@ -149,8 +179,13 @@ def unplain(
         return "a placeholder"
     if _EXAMPLE_ROW.match(sentence) and not sentence.lstrip().startswith(anchor.strip()):
         return "an example's value"
-    if _condition_opening(sentence, own, anchor):
+    if _condition_opening(sentence, own, anchor) or _IN_THAT_CASE.search(sentence[:own]):
         return "a value under a condition"
+    if answer.lower() in _BOOLEAN and _NEGATED.match(anchor.strip()):
+        return "a yes or no of a negated option"  # '--no-ahead-behind ... Defaults to true'
+    described = _described(answer, after)
+    if described and described[:4].lower() not in anchor.lower():
+        return f"a value of another name ({described!r})"
     named = _NAME_AFTER.match(after)
     if named and named.group(1) != anchor.strip("`$-"):
         return f"a value of another name ({named.group(1)!r})"
@@ -198,3 +233,13 @@ def _placeholder(answer: str, anchor: str, sentence: str) -> bool:
     name = re.escape(anchor.strip().rstrip("=:"))
     return bool(re.search(rf"{name}\s*=\s*\[?{re.escape(answer)}\b|<{re.escape(answer)}>",
                           sentence))  # fmt: skip
+
+
+def _described(answer: str, after: str) -> str | None:
+    """The noun a size written as an adjective describes ('24-byte entries' of 'The header
+    is followed by sorted 24-byte entries'): its value, not the sentence's subject's."""
+    if not _SIZE_ADJECTIVE.match(answer):
+        return None
+    words = re.findall(r"[^\W\d_][\w\-]*", after[:40])
+    nouns = [w for w in words[:3] if w.lower() not in _SIZE_QUALIFIERS]
+    return nouns[0] if nouns else None
