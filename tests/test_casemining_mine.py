@@ -154,3 +154,17 @@ def test_a_version_bound_and_a_compound_s_tail_are_no_facts():
     mined = {(c.answer, c.anchor) for c in mine_candidates([bzip2, hardlink])}
     assert ("0.9.5", "--repetitive-best") not in mined
     assert all(anchor != "-Puffer" for _, anchor in mined)
+
+
+def test_a_timestamp_s_date_a_version_and_earlier_and_a_word_broken_at_a_line_end():
+    # read out of sample: '2000-01-01 00:00:00 UTC' is one value; '1.0.4 and earlier' a bound;
+    # tc-red(8)'s 'De‐\n fault : 10Mbit' holds no setting 'fault'
+    stamp = Document("networkd", "LinkLayerTime=\n   The default time value is "
+                                 '"2000-01-01 00:00:00 UTC".\n')  # fmt: skip
+    earlier = Document("crypt", "It gives bug-compatibility with crypt_blowfish 1.0.4 and "
+                                "earlier.\n")  # fmt: skip
+    broken = Document("tc-red", "bandwidth\n       Used for calculation. De\u2010\n       "
+                                "fault : 10Mbit\n")  # fmt: skip
+    mined = {(c.answer, c.anchor) for c in mine_candidates([stamp, earlier, broken])}
+    assert not any(answer in ("2000-01-01", "1.0.4") for answer, _ in mined)
+    assert all(anchor != "fault" for _, anchor in mined)

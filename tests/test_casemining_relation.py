@@ -250,6 +250,17 @@ def test_templates_ask_the_relation_the_statement_states_and_name_the_page():
          "a value under a condition"),
         ("You can leave out at most one of `A` and `B`, in which case it defaults to `HEAD`.",
          "HEAD", "setting", "a value under a condition"),
+        # read out of sample (judged/en-man-b.v12.yaml): a list's first item, a file name's
+        # stem, a banner of an example session, the bare number beside the value
+        ("The default is ~/.ssh/id_rsa, ~/.ssh/id_ecdsa and ~/.ssh/id_dsa.", "~/.ssh/id_rsa",
+         "setting", "one of a list"),
+        ("The backup file defaults to username.tar(.gz|.bz2) in the directory.", "username.tar",
+         "setting", "a fragment of a longer value"),
+        ("$ sqlite3 mydata.db SQLite version 3.8.8 Enter .help", "3.8.8", "version",
+         "an example's value"),
+        ("The minimum tlen is 0 and the maximum is 128 KiB.", "128 KiB", "quantity",
+         "a second value in its statement ('0')"),
+        ("The default is 5 (see below).", "5", "setting", None),
     ],
 )  # fmt: skip
 def test_a_value_is_asked_for_only_where_it_is_stated_plainly(sentence, answer, kind, reason):
@@ -257,10 +268,13 @@ def test_a_value_is_asked_for_only_where_it_is_stated_plainly(sentence, answer, 
     assert unplain(sentence.index(answer), 0, sentence, kind, answer, anchor) == reason
 
 
-def test_a_yes_or_no_of_a_negated_option_and_a_size_of_its_own_noun():
+def test_a_value_under_a_negated_option_and_a_size_of_its_own_noun():
     # git-status: '--no-ahead-behind ... Defaults to true' means the counts are shown
     assert unplain(12, 0, "Defaults to true.", "setting", "true", "--no-ahead-behind") == (
-        "a yes or no of a negated option")  # fmt: skip
+        "a value of the option it negates")  # fmt: skip
+    # gpg: '--no-auto-key-locate ... The default is "local,wkd"': --auto-key-locate's list
+    assert unplain(16, 0, 'The default is "local,wkd".', "setting", "local,wkd",
+                   "--no-auto-key-locate") == "a value of the option it negates"  # fmt: skip
     assert unplain(12, 0, "Defaults to true.", "setting", "true", "--ahead-behind") is None
     # a size of the noun the anchor names is the anchor's
     assert unplain(10, 0, "Each is a 24-byte entry.", "quantity", "24-byte", "entry") is None

@@ -82,6 +82,8 @@ _CODE_NAME = re.compile(
 """An option or setting name: `--depth`, `-n`, `$HOME`, `core.abbrev`, `max_connections`."""
 _ELLIPSIS = re.compile(r"(?i:und|oder|bzw\.)\s$")
 """Before '-gruppen' in 'Systembenutzer und -gruppen': German's dropped word, no option."""
+_HYPHENATED = re.compile(r"[^\W\d_][\u2010\u00ad-][ \t]*\n[ \t]*$")
+"""A line ending in a word's first part and a hyphen: the next line opens with its rest."""
 _COMPOUND_TAIL = re.compile(r"[«“]-[^\W\d_]")
 """'-Puffer' of '»intro«-Puffer': a German compound's second half after a closing quote,
 no option."""
@@ -183,7 +185,12 @@ class _Anchors:
             start, _ = self.line(value.start)
             cell = re.match(r"[ \t]*\|[ \t]*([^|\n]*?)[ \t]*\|", self.text[start : value.start])
             return cell[1] if cell else None
-        return value.label if value.kind == "setting" else None
+        if value.kind != "setting" or not value.label:
+            return None
+        at = self.text.find(value.label, self.line(value.start)[0], value.start)
+        if at >= 0 and _HYPHENATED.search(self.text, max(0, at - 80), at):
+            return None  # 'fault' of 'De‐\n   fault: 10Mbit': a word groff broke at a line end
+        return value.label
 
     def _sentence_start(self, offset: int) -> int:
         """Where the sentence holding `offset` starts: after the last sentence end, blank

@@ -35,12 +35,20 @@ _HEDGED = re.compile(
 )
 _ALTERNATIVES = re.compile(r"(?i)(?<!\w)(?:either|entweder|soit|o\s+bien)(?!\w)")
 _ALTERNATIVE_BEFORE = re.compile(r"(?i)(?<!\w)(?:or|oder|ou|o)\s+(?:\w+\s+)?$")
-_ALTERNATIVE_AFTER = re.compile(r"(?i)^[`'\"»“]*\s*(?:,\s*)?(?:or|oder|ou|o)\s")
+_ALTERNATIVE_AFTER = re.compile(r"(?i)^[`'\"»“]*\s*(?:[^\W\d_]+\s*)?(?:,\s*)?(?:or|oder|ou)\s")
+"""'… or …' right after the value or its noun ('a 32 byte array or, if …, an empty array')."""
+_LIST_AFTER = re.compile(r"^[`'\"»“”]*\s*,\s*[`'\"«„“]*(\S{3,})")
+_SESSION = re.compile(r"(?m)(?:^|\s)[$#%>]\s+[a-z][\w.-]*\s")
+"""A shell prompt before a command ('$ sqlite3 mydata.db'): an example session's output."""
+_STAMP_AFTER = re.compile(r"^\s+\d{1,2}:\d{2}\b")
+"""A date with a clock time after it ('2021-01-08 19:47 latin'): a listing's row."""
+_BARE_NUMBER = re.compile(r"(?i)(?<!\w)(?:is|are|of|=|to)\s+(-?\d[\d.,]*)(?![\w.])")
 _NAME_AFTER = re.compile(r"^\s*`?([A-Za-z_][\w.]*_[\w.]+|[a-z]+\.[a-z][\w.]*)`?")
 """A name written right after a size ('3-byte `restart_offset` values'): the value is that
 name's, not the anchor's."""
-_CUT_AFTER = re.compile(r"^[;:=,/][^\s]")
-"""A value running on without a space ('ms=01' of 'ms=01;31:mc=01;31'): a cut fragment."""
+_CUT_AFTER = re.compile(r"^(?:[;:=,/][^\s]|\((?!\s|default|see)[^)\s]*[|.])")
+"""A value running on without a space ('ms=01' of 'ms=01;31:mc=01;31', 'username.tar' of
+'username.tar(.gz|.bz2)'): a cut fragment."""
 _SMALL_COUNT = re.compile(
     r"(?i)^(?:(?:zero|one|two|no|null|eins?|zwei|un|une|deux|cero|uno|una|dos)\b"
     r"|[012][\s-]+(?:lines?|files?|commits?|columns?|entr\w+|characters?|times?|items?|"
@@ -96,10 +104,6 @@ _IN_THAT_CASE = re.compile(
     r"dans\s+ce\s+cas|en\s+ce\s+cas|auquel\s+cas|en\s+(?:cuyo|ese|este)\s+caso)(?!\w)"
 )
 """'..., in which case it defaults to HEAD': the value holds in a case the sentence set up."""
-_BOOLEAN = frozenset(
-    "true false yes no on off ja nein wahr falsch an aus oui non vrai faux sí si verdadero "
-    "falso".split()
-)
 _NEGATED = re.compile(r"^-{0,2}no-", re.I)
 _SIZE_ADJECTIVE = re.compile(r"^\d[\d.,]*-[^\W\d_]+$")
 """'24-byte', '40-character': a size written as an adjective, of the noun after it."""
@@ -136,8 +140,9 @@ _RANGE_BEFORE = re.compile(r"\d\S*\s*(?:-|–|—|to|bis|à|a)\s*$", re.I)
 
 _BOUND_AFTER = re.compile(
     r"(?i:^[`'\"]?\s*(?:and|or|und|oder|et|ou|y|o)\s+(?:above|later|newer|higher|greater|more|"
-    r"höher|neuer|später|größer|mehr|plus|supérieure?s?|ultérieure?s?|superior|posterior|"
-    r"más)\b)"
+    r"earlier|older|lower|less|below|höher|neuer|später|größer|mehr|früher|älter|niedriger|"
+    r"weniger|plus|moins|supérieure?s?|ultérieure?s?|antérieure?s?|inférieure?s?|superior|"
+    r"posterior|anterior|inferior|más|menos)\b)"
 )
 """'in versions 0.9.5 and above': a bound, read by `bounded` on the text after the value."""
 
@@ -177,12 +182,17 @@ def unplain(
         return "a fragment of a longer value"
     if _placeholder(answer, anchor, sentence):
         return "a placeholder"
+    listed = _LIST_AFTER.match(after)
+    if listed and listed.group(1).strip("`'\"»“”")[:3] == answer[:3]:
+        return "one of a list"  # '~/.ssh/id_rsa, ~/.ssh/id_ecdsa, …'
+    if _SESSION.search(sentence) or (kind == "date" and _STAMP_AFTER.match(after)):
+        return "an example's value"
     if _EXAMPLE_ROW.match(sentence) and not sentence.lstrip().startswith(anchor.strip()):
         return "an example's value"
     if _condition_opening(sentence, own, anchor) or _IN_THAT_CASE.search(sentence[:own]):
         return "a value under a condition"
-    if answer.lower() in _BOOLEAN and _NEGATED.match(anchor.strip()):
-        return "a yes or no of a negated option"  # '--no-ahead-behind ... Defaults to true'
+    if _NEGATED.match(anchor.strip()):
+        return "a value of the option it negates"  # '--no-ahead-behind ... Defaults to true'
     described = _described(answer, after)
     if described and described[:4].lower() not in anchor.lower():
         return f"a value of another name ({described!r})"
@@ -197,6 +207,9 @@ def unplain(
         return "one end of a range"
     if kind != "table_cell":
         others = [v.text for v in find_values(sentence) if not v.start <= own < v.end]
+        others += [
+            m.group(1) for m in _BARE_NUMBER.finditer(sentence) if not m.start(1) <= own < m.end(1)
+        ]  # 'The minimum tlen is 0 and …'
         if kind == "version":  # 'since APT 0.7.24, undocumented until APT 1.6'
             others += [m.group() for m in _VERSION_NUMBER.finditer(sentence)
                        if not m.start() <= own < m.end()]  # fmt: skip
