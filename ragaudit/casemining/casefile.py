@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from ragaudit.casemining.phrasing import FROM_TEMPLATE
 from ragaudit.fileio import write_text_atomic
 
 HEADER = (
@@ -38,7 +39,7 @@ def slug(anchor: str, answer: str, taken: set[str]) -> str:
 _PHRASED_BY = {
     "generator": "the generator",
     "template": "templates (--no-generate)",
-    "generator, casual from template": "the generator, the casual one from a template",
+    FROM_TEMPLATE: "the generator, the casual one from a template",
 }
 """How `method` reads each Trial.method (phrasing.py): a case whose casual phrasing is the
 template's stand-in was phrased by the generator, not under --no-generate."""

@@ -85,9 +85,9 @@ def _ask_again(trials: list[Any], ask: Asker, usable: Usable) -> None:
     asks = []
     for trial in trials:
         c = trial.candidate
+        relation = stated_relation(c.sentence, c.answer, c.anchor)
         for which in wanted[c.candidate_id]:
             request = precise_request if which == "precise" else casual_request
-            relation = stated_relation(c.sentence, c.answer, c.anchor)
             text = request(trial.questions[0], c.anchor, document_title(c.doc_id),
                            trial.language, relation)  # fmt: skip
             asks.append(Ask(f"{c.candidate_id}#{which}", text))

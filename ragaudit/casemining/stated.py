@@ -180,22 +180,9 @@ def unplain(
         return "one of alternatives"
     if _CUT_AFTER.match(after) or _runs_on(answer, after):
         return "a fragment of a longer value"
-    if _placeholder(answer, anchor, sentence):
-        return "a placeholder"
-    listed = _LIST_AFTER.match(after)
-    if listed and listed.group(1).strip("`'\"»“”")[:3] == answer[:3]:
-        return "one of a list"  # '~/.ssh/id_rsa, ~/.ssh/id_ecdsa, …'
-    if _SESSION.search(sentence) or (kind == "date" and _STAMP_AFTER.match(after)):
-        return "an example's value"
-    if _EXAMPLE_ROW.match(sentence) and not sentence.lstrip().startswith(anchor.strip()):
-        return "an example's value"
-    if _condition_opening(sentence, own, anchor) or _IN_THAT_CASE.search(sentence[:own]):
-        return "a value under a condition"
-    if _NEGATED.match(anchor.strip()):
-        return "a value of the option it negates"  # '--no-ahead-behind ... Defaults to true'
-    described = _described(answer, after)
-    if described and described[:4].lower() not in anchor.lower():
-        return f"a value of another name ({described!r})"
+    misread = _misread(own, sentence, kind, answer, anchor)
+    if misread:
+        return misread
     named = _NAME_AFTER.match(after)
     if named and named.group(1) != anchor.strip("`$-"):
         return f"a value of another name ({named.group(1)!r})"
@@ -215,6 +202,30 @@ def unplain(
                        if not m.start() <= own < m.end()]  # fmt: skip
         if others:
             return f"a second value in its statement ({others[0]!r})"
+    return None
+
+
+def _misread(own: int, sentence: str, kind: str, answer: str, anchor: str) -> str | None:
+    """Why a value at `own` in its statement is not the anchor's own plain value in the
+    ways read out of sample (the second English corpus): a metavariable, a list's first
+    item, an example's line, a condition, a negated option, a size of another noun."""
+    after = sentence[own + len(answer) : own + len(answer) + 40]
+    if _placeholder(answer, anchor, sentence):
+        return "a placeholder"
+    listed = _LIST_AFTER.match(after)
+    if listed and listed.group(1).strip("`'\"»“”")[:3] == answer[:3]:
+        return "one of a list"  # '~/.ssh/id_rsa, ~/.ssh/id_ecdsa, …'
+    if (_SESSION.search(sentence) or (kind == "date" and _STAMP_AFTER.match(after))
+            or (_EXAMPLE_ROW.match(sentence)
+                and not sentence.lstrip().startswith(anchor.strip()))):  # fmt: skip
+        return "an example's value"
+    if _condition_opening(sentence, own, anchor) or _IN_THAT_CASE.search(sentence[:own]):
+        return "a value under a condition"
+    if _NEGATED.match(anchor.strip()):
+        return "a value of the option it negates"  # '--no-ahead-behind ... Defaults to true'
+    described = _described(answer, after)
+    if described and described[:4].lower() not in anchor.lower():
+        return f"a value of another name ({described!r})"
     return None
 
 
