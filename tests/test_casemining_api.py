@@ -20,7 +20,9 @@ from tests.helpers.cases_stand_in import start_cases_stand_in
 CORPUS = Path(__file__).parent / "data" / "cases_mining" / "corpus"
 SETTINGS = Path(__file__).parents[1] / "examples" / "mutate" / "recursive.yaml"
 GENERATOR = "ollama:stand-in-chat"
-KEPT = {"listen_port", "checkpoint_timeout", "maxsize setting", "TWIN_WINDOW"}
+KEPT = {"listen_port", "checkpoint_timeout", "TWIN_WINDOW"}
+"""The facts tests/test_casemining_run.py keeps but 'maxsize setting': by default only a
+setting named in code is checked."""
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +43,7 @@ def test_cases_returns_the_verified_intents_as_case_objects(stand_in, tmp_path):
     assert {case.anchor for case in mined.intents} == KEPT
     assert all(isinstance(case, ragaudit.Case) for case in mined.intents)
     assert [u["anchor"] for u in mined.unverified] == ["FAILME_RATE"]
-    assert repr(mined) == "MinedCases(kept=4, checked=8, rejected=3, unverified=1)"
+    assert repr(mined) == "MinedCases(kept=3, checked=7, rejected=3, unverified=1)"
     written = yaml.safe_load((tmp_path / "mined.yaml").read_text(encoding="utf-8"))
     assert written["intents"] == mined.document["intents"]
 
@@ -63,7 +65,7 @@ def test_mutate_without_cases_mines_them_first_then_reuses_them(stand_in, tmp_pa
                "--out", str(out)]  # fmt: skip
     first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert first.returncode in (0, 1), first.stderr
-    assert "cases: mined 4 verified cases for corpus sha256" in first.stderr
+    assert "cases: mined 3 verified cases for corpus sha256" in first.stderr
     copy = out.with_name("zero.cases.yaml")
     assert f"a copy to review and pin: {copy}" in first.stderr
     pinned = yaml.safe_load(copy.read_text(encoding="utf-8"))
@@ -74,4 +76,4 @@ def test_mutate_without_cases_mines_them_first_then_reuses_them(stand_in, tmp_pa
     asked = {r["mutation"]["mutant"].split("/", 1)[1] for r in results["instances"]}
     assert asked == {i["intent"] for i in pinned["intents"]}
     second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-    assert "cases: reused 4 verified cases" in second.stderr
+    assert "cases: reused 3 verified cases" in second.stderr

@@ -168,3 +168,27 @@ def test_a_timestamp_s_date_a_version_and_earlier_and_a_word_broken_at_a_line_en
     mined = {(c.answer, c.anchor) for c in mine_candidates([stamp, earlier, broken])}
     assert not any(answer in ("2000-01-01", "1.0.4") for answer, _ in mined)
     assert all(anchor != "fault" for _, anchor in mined)
+
+
+def test_trusted_only_keeps_a_setting_named_in_code():
+    # read by hand out of sample, only such settings held up (mine.trusted_shape): of the
+    # documents above, max_connections' 250 and --timeout's 30 Sekunden; not the server's
+    # 90 seconds (a duration of 'server'), nor 'timeout: 30 seconds' (in code), nor a price
+    # (the pair stated in both guides is mined once)
+    mined = [(c.answer, c.anchor) for c in mine_candidates(DOCUMENTS, trusted_only=True)]
+    assert sorted(mined) == [("250", "max_connections"), ("30 Sekunden", "--timeout")]
+
+
+def test_an_option_whose_entry_gives_two_defaults_is_no_fact():
+    # git-show(1), read out of sample: -B's m 'defaults to 60%' and its n 'defaults to 50%';
+    # asked for the default of --break-rewrites, either fits
+    entry = ("OPTIONS\n       -B[<n>][/<m>], --break-rewrites[=[<n>][/<m>]]\n"
+             "\t   Break complete rewrite changes into pairs of delete and create.\n"
+             "\t   The number m controls this aspect of the -B option (defaults to 60%).\n\n"
+             "\t   The number n controls this aspect of the -B option (defaults to 50%).\n"
+             "       --limit=N\n\t   Remove no more than N objects (default 1000).\n")  # fmt: skip
+    one = entry.split("       --limit")[0].replace("(defaults to 50%)", "(see above)")
+    mined = {(c.answer, c.anchor) for c in mine_candidates([Document("git-show", entry)])}
+    assert mined == {("1000", "--limit")}  # the next entry's one default still counts
+    alone = {(c.answer, c.anchor) for c in mine_candidates([Document("git-show", one)])}
+    assert alone == {("60%", "--break-rewrites")}

@@ -66,6 +66,7 @@ def cases(
     generator: str | None = None,
     seed: int = 0,
     max_per_document: int | None = None,
+    all_kinds: bool = False,
     workers: int = 4,
     data_dir: str | Path | None = None,
     progress: ProgressArg = True,
@@ -76,7 +77,9 @@ def cases(
     in Python, as `ragaudit.mutate` takes them): `max_cases` kept at most (default 40),
     phrased by `generator` (default local:qwen2.5-1.5b) or by templates (`generate=False`,
     no oracle or closed-book check), at most `max_per_document` facts from one document
-    (default 3). Every call goes through the data folder's call cache.
+    (default 3); only a setting's value named by an option or setting name unless
+    `all_kinds` (the other kinds read by hand were often invalid: docs/cases.md).
+    Every call goes through the data folder's call cache.
     `out`: also write the cases file there."""
     from ragaudit.casemining.run import (
         DEFAULT_MAX_CASES,
@@ -87,7 +90,7 @@ def cases(
 
     options = CasesOptions(
         documents, max_cases or DEFAULT_MAX_CASES, generate, generator, seed,
-        max_per_document or MAX_PER_DOCUMENT, workers=workers,
+        max_per_document or MAX_PER_DOCUMENT, workers=workers, all_kinds=all_kinds,
         argv=list(argv or ["ragaudit.cases"]), progress=progress_of(progress),
     )  # fmt: skip
     with data_folder(data_dir):

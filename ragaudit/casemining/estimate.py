@@ -26,11 +26,11 @@ MOST_CALLS_PER_FACT = 6
 
 def estimate_lines(
     documents: Path, max_cases: int, generate: bool, generator: str | None, seed: int,
-    per_document: int = MAX_PER_DOCUMENT,
+    per_document: int = MAX_PER_DOCUMENT, all_kinds: bool = False,
 ) -> list[str]:  # fmt: skip
     corpus = as_corpus(documents)
     candidates = mine_candidates(list(corpus.documents), max_per_document=per_document,
-                                 seed=seed)  # fmt: skip
+                                 seed=seed, trusted_only=not all_kinds)  # fmt: skip
     lines = [f"mined {len(candidates)} facts from {len(corpus.documents)} documents"]
     if not generate:
         kept = min(max_cases, len(candidates))

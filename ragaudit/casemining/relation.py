@@ -123,9 +123,7 @@ def names_anchor(question: str, anchor: str) -> dict:
         # busctl operations' named none of busctl's sizes)
         found = re.search(rf"(?<![\w-])-{{1,2}}{re.escape(name)}(?![\w-])", question)
         return {"passed": found is not None, "anchor": anchor, "code": True}
-    if _is_code_name(name) or anchor.strip().startswith(
-        "-"
-    ):  # separators aside: 'delta base offset' names it
+    if code_anchor(anchor):  # separators aside: 'delta base offset' names it
         return {"passed": _compact(name) in _compact(question), "anchor": anchor, "code": True}
     stems = [w[: max(4, len(w) - 3)].lower() for w in re.findall(r"\w+", name) if len(w) >= 4]
     words = re.findall(r"\w+", folded)
@@ -175,6 +173,13 @@ def asks_the_fact(
 
 def _without(text: str, part: str) -> str:
     return re.sub(re.escape(part.strip()), " ", text, flags=re.I) if part.strip() else text
+
+
+def code_anchor(anchor: str) -> bool:
+    """The anchor is written as code: an option ('--depth', '-n') or a name no prose word
+    is ('core.abbrev', 'RestartSec', 'SYS_DIR_MODE', '$HOME')."""
+    name = anchor.strip().lstrip("-").rstrip("=:").strip()
+    return anchor.strip().startswith("-") or _is_code_name(name)
 
 
 def _is_code_name(name: str) -> bool:

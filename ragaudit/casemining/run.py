@@ -43,6 +43,8 @@ class CasesOptions:
     seed: int = 0
     max_per_document: int = MAX_PER_DOCUMENT
     workers: int = 4
+    all_kinds: bool = False
+    """Also phrase and check values other than mine.trusted_shape (measured less precise)."""
     argv: list[str] = field(default_factory=lambda: ["ragaudit.cases"])
     progress: Progress = field(default_factory=lambda: Progress(stream=None))
 
@@ -71,7 +73,7 @@ def make_cases(options: CasesOptions, cache: CallCache | None = None) -> dict:
     documents = list(corpus.documents)
     progress.stage("mining facts", len(documents))
     candidates = mine_candidates(documents, max_per_document=options.max_per_document,
-                                 seed=options.seed)  # fmt: skip
+                                 seed=options.seed, trusted_only=not options.all_kinds)  # fmt: skip
     progress.advance(len(documents))
     languages = document_languages(documents)
     cache = cache if cache is not None else CallCache()
@@ -90,6 +92,7 @@ def make_cases(options: CasesOptions, cache: CallCache | None = None) -> dict:
         "language_detector": detector_identity(), "prompts": PROMPTS,
         "thresholds": {"near_duplicate_jaccard": NEAR_DUPLICATE,
                        "max_per_document": options.max_per_document,
+                       "kinds": "all" if options.all_kinds else "trusted",
                        "max_cases": options.max_cases,
                        "oracle_paragraph_characters": PARAGRAPH_CHARACTERS},
         "calls": cache.stats() if generator is not None else None,

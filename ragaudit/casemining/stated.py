@@ -20,6 +20,7 @@ import re
 
 from ragaudit.casemining.candidates import MinedValue
 from ragaudit.values.shapes import find_values
+from ragaudit.values.statements import indent
 
 _ILLUSTRATIVE = re.compile(
     r"(?i)(?<!\w)(?:for\s+example|for\s+instance|e\.\s?g\.|examples?|sample|zum\s+Beispiel|"
@@ -234,11 +235,59 @@ def defined_again(text: str, anchor: str) -> bool:
     sections of systemd.netdev, '-mabi=' per target in as, 'iocharset=' per filesystem in
     mount): which one a question means needs its section, which neither phrasing names (4
     of 15 invalid cases in the English and German hand readings)."""
+    opens = _definition_lines(anchor)
+    return opens is not None and len(opens.findall(text)) > 1
+
+
+_DEFAULT_WORD = re.compile(
+    r"(?i)(?<!\w)(?:defaults?|Standardwert\w*|standardmäßig|Vorgabe\w*|voreingestellt|"
+    r"défaut|predeterminad\w*|por\s+defecto)(?!\w)"
+)
+
+
+def one_of_defaults(text: str, value: MinedValue) -> bool:
+    """The value's entry in an option list gives two defaults ('-B[<n>][/<m>] ... the
+    number m ... (defaults to 60%) ... the number n ... (defaults to 50%)'): a question
+    for the option's default fits either (read out of sample twice, in git-show and
+    diff-options)."""
+    entry = _entry(text, value.anchor, value.start)
+    if entry is None:
+        return False
+    given = set()
+    for word in _DEFAULT_WORD.finditer(entry):
+        found = find_values(entry[word.end() : word.end() + 30])
+        if found:
+            given.add(found[0].text)
+    return len(given) > 1
+
+
+def _entry(text: str, anchor: str, at: int) -> str | None:
+    """The option list entry holding `at`: from the anchor's term line before it to the
+    next line set no deeper than that one; None when no line before it is the anchor's."""
     name = anchor.strip().lstrip("-").rstrip("=:")
     if len(name) < 2:
-        return False  # dashes aside ('-mabi' is anchored as 'mabi' too)
-    opens = re.compile(rf"(?m)^[ \t]*-{{0,2}}{re.escape(name)}(?=[=:\s\[<,]|$)")
-    return len(opens.findall(text)) > 1
+        return None
+    # the anchor first on its line, or after the entry's other spellings ('-B[<n>], --break-…')
+    opens = re.compile(rf"(?m)^[ \t]*(?:-[^\n]*?[\s,])?-{{0,2}}{re.escape(name)}(?=[=:\s\[<,]|$)")
+    starts = [m.start() for m in opens.finditer(text, 0, at)]
+    if not starts:
+        return None
+    lines = text[starts[-1] :].split("\n")
+    depth = indent(lines[0])
+    body = [lines[0]]
+    for line in lines[1:]:
+        if line.strip() and indent(line) <= depth:
+            break
+        body.append(line)
+    return "\n".join(body)
+
+
+def _definition_lines(anchor: str) -> re.Pattern | None:
+    """Lines opening with the anchor as a term ('--depth=<n>', 'Mode=', '-mabi=')."""
+    name = anchor.strip().lstrip("-").rstrip("=:")
+    if len(name) < 2:
+        return None  # dashes aside ('-mabi' is anchored as 'mabi' too)
+    return re.compile(rf"(?m)^[ \t]*-{{0,2}}{re.escape(name)}(?=[=:\s\[<,]|$)")
 
 
 def _runs_on(answer: str, after: str) -> bool:

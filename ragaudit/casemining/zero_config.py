@@ -33,7 +33,7 @@ def miner_digest() -> str:
 def mined_cases_path(digest: str, spec: str, options: CasesOptions) -> Path:
     """Where the cases mined for a corpus digest, a generator, `options` and this miner
     are kept."""
-    wanted = f"{options.seed}\0{options.max_cases}\0{options.max_per_document}"
+    wanted = f"{options.seed}\0{options.max_cases}\0{options.max_per_document}\0{options.all_kinds}"
     key = hashlib.sha256(f"{digest}\0{spec}\0{wanted}\0{miner_digest()}".encode()).hexdigest()
     key = key[:16]
     return paths.data_dir() / "cases" / f"mined-{key}.yaml"

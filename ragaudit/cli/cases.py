@@ -1,6 +1,6 @@
 """`ragaudit cases DOCS --out cases.yaml [--max N] [--generator SPEC | --no-generate]
-[--seed N] [--dry-run]`: mine cases from your own documents, phrase them in the documents'
-language and verify each (ragaudit.casemining).
+[--all-kinds] [--seed N] [--dry-run]`: mine cases from your own documents, phrase them in
+the documents' language and verify each (ragaudit.casemining).
 
 Exit status: 0 when cases were kept and every call answered; 1 when a generator call
 failed (its facts are listed as unverified) or no case was kept (the file is still written,
@@ -47,6 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"at most N facts from one document (default {MAX_PER_DOCUMENT}): the cases "
         "spread over the corpus",
     )  # fmt: skip
+    parser.add_argument(
+        "--all-kinds", action="store_true",
+        help="also check values whose cases read by hand were often invalid (versions, "
+        "counts, durations, dates, names, table cells, settings named in plain words); by "
+        "default only a setting's value named by an option or setting name is checked",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="the mining seed (default 0)")
     parser.add_argument(
         "--dry-run", action="store_true",
@@ -67,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         from ragaudit.casemining.estimate import estimate_lines
 
         for line in estimate_lines(args.documents, args.max_cases, not args.no_generate,
-                                   args.generator, args.seed, args.per_document):  # fmt: skip
+                                   args.generator, args.seed, args.per_document,
+                                   args.all_kinds):  # fmt: skip
             print(line)
         return 0
     refuse_input_as_output([("--out", args.out)], [corpus_input(args.documents)])
@@ -75,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     mined = cases(
         args.documents, max_cases=args.max_cases, generate=not args.no_generate,
         generator=args.generator, seed=args.seed, workers=args.workers,
-        max_per_document=args.per_document,
+        max_per_document=args.per_document, all_kinds=args.all_kinds,
         argv=["cases", *sys.argv[2:]], out=args.out,
     )  # fmt: skip
     for line in cases_lines(mined.document):
