@@ -192,3 +192,15 @@ def test_an_option_whose_entry_gives_two_defaults_is_no_fact():
     assert mined == {("1000", "--limit")}  # the next entry's one default still counts
     alone = {(c.answer, c.anchor) for c in mine_candidates([Document("git-show", one)])}
     assert alone == {("60%", "--break-rewrites")}
+
+
+def test_a_setting_s_type_is_no_value():
+    # PostgreSQL's manual writes each parameter's type beside its name: 'boolean' is what
+    # create_slot takes, its default is stated after
+    page = Document(
+        "create-subscription",
+        "create_slot (boolean)\n    Specifies whether "
+        "the command should create the replication slot. The default is true.\n",
+    )
+    mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
+    assert ("boolean", "create_slot") not in mined

@@ -117,6 +117,13 @@ _PLACEHOLDER = re.compile(r"[A-Z][A-Z0-9_]*[A-Z][A-Z0-9_]*")
 _EXAMPLE_ROW = re.compile(r"^\W{0,2}[+\-~]?\d+[A-Za-z]+\d*\S*\s|^\W{0,2}[+~]\d")
 """A statement opening with a literal of the syntax it explains ('+52w1d  Valid from now
 to 52 weeks and one day from now'): a row of examples, its values the example's."""
+_TYPE_NAMES = frozenset(
+    "boolean bool integer int string enum float double real bitmask number text char "
+    "floating point ganzzahl zeichenkette wahrheitswert entier booléen chaîne réel "
+    "entero cadena booleano".split()
+) | {"floating point"}
+"""A setting's type written beside its name ('create_slot (boolean)', 'jit_above_cost
+(floating point)'): what kind of value it takes, not the value it has."""
 _VERSION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.]*\d)")
 
 
@@ -169,6 +176,8 @@ def unplain(
     (which starts at `sentence_start` in the same text), or None when it is."""
     if kind == "quantity" and _SMALL_COUNT.match(answer):
         return "a count in passing"
+    if kind == "setting" and answer.lower() in _TYPE_NAMES:
+        return "a type, not a value"
     if _ILLUSTRATIVE.search(sentence):
         return "an example's value"
     if _HEDGED.search(sentence):
