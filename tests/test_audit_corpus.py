@@ -113,6 +113,22 @@ def test_html_blocks_become_lines():
     assert html_to_text("<ul><li>one</li><li>two &amp; three</li></ul>") == "one\n\ntwo & three"
 
 
+def test_an_html_pre_block_keeps_its_lines_and_is_fenced_as_code():
+    # PostgreSQL's manual (postgresql-doc-15): a <pre> example's values were mined as facts
+    page = (
+        "<p>The  default is\n<code>1000</code>.</p>"
+        '<pre class="programlisting">CREATE TABLE t (\n    n int DEFAULT 5\n);</pre>'
+    )
+    assert html_to_text(page) == (
+        "The default is\n1000.\n\n```\nCREATE TABLE t (\n    n int DEFAULT 5\n);\n```"
+    )
+    from ragaudit.casemining.mine import mine_candidates
+    from ragaudit.documents import Document
+
+    mined = {c.answer for c in mine_candidates([Document("page", html_to_text(page))])}
+    assert "5" not in mined
+
+
 def test_a_users_corpus_and_the_planted_corpus_are_the_one_corpus_type(tmp_path):
     from ragaudit.corpus.build import build_corpus
     from ragaudit.documents import Corpus

@@ -204,3 +204,15 @@ def test_a_setting_s_type_is_no_value():
     )
     mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
     assert ("boolean", "create_slot") not in mined
+
+
+def test_a_number_before_its_magnitude_or_beside_a_second_after_a_comma_is_no_fact():
+    # PostgreSQL's manual: '150' of '150 million transactions' is a fragment; '256kB on
+    # Linux, 0 elsewhere' states two values of checkpoint_flush_after
+    # (as html_to_text renders its <dt> and <dd>)
+    page = Document("runtime-config", "vacuum_freeze_table_age (integer)\n\n    The default is"
+                    " 150 million transactions.\n\ncheckpoint_flush_after (integer)\n\n    The "
+                    "default is 256kB on Linux, 0 elsewhere.\n\nwal_sender_timeout (integer)\n"
+                    "\n    The default value is 60 seconds.\n")  # fmt: skip
+    mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
+    assert mined == {("60 seconds", "wal_sender_timeout")}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from html.parser import HTMLParser
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -151,38 +152,61 @@ def _load_jsonl(file: Path) -> Corpus:
 
 
 class _TextExtractor(HTMLParser):
-    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "pre"}
+    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "pre",
+             "dt", "dd"}  # fmt: skip
     SKIP = {"script", "style", "head", "title"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
+        self.runs: list[tuple[str, bool, int]] = []
+        """(text, literal, depth): the page's text in order, `literal` inside <pre>, `depth`
+        how many <dd> hold it."""
         self.skipping = 0
+        self.literal = 0
+        self.depth = 0
 
     def handle_starttag(self, tag: str, attrs) -> None:
         if tag in self.SKIP:
             self.skipping += 1
         elif tag in self.BLOCK:
-            self.parts.append("\n")
+            self.runs.append(("\n", False, self.depth))
+        self.literal += tag == "pre"
+        self.depth += tag == "dd"
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.SKIP:
             self.skipping = max(0, self.skipping - 1)
         elif tag in self.BLOCK:
-            self.parts.append("\n")
+            self.runs.append(("\n", False, self.depth))
+        if tag == "pre":
+            self.literal = max(0, self.literal - 1)
+        if tag == "dd":
+            self.depth = max(0, self.depth - 1)
 
     def handle_data(self, data: str) -> None:
         if not self.skipping:
-            self.parts.append(data)
+            self.runs.append((data, self.literal > 0, self.depth))
 
 
 def html_to_text(html: str) -> str:
-    """Visible text of an HTML page, block elements on their own lines."""
+    """Visible text of an HTML page, block elements on their own lines. A <pre> block
+    keeps its lines and is fenced (```), so that a reader of facts sees it is code (an
+    example's `CREATE TABLE … 1000` in PostgreSQL's manual is no fact); a definition's
+    <dd> is indented under its <dt> term, as a man page's option list is
+    (`shared_buffers (integer)` over its description)."""
     parser = _TextExtractor()
     parser.feed(html)
     parser.close()
-    lines = [" ".join(line.split()) for line in "".join(parser.parts).splitlines()]
-    text = "\n".join(lines)
+    pieces = []
+    for (literal, depth), runs in groupby(parser.runs, key=lambda run: run[1:]):
+        text = "".join(run[0] for run in runs)
+        if literal:
+            lines = [line.rstrip() for line in text.strip("\n").splitlines()]
+            pieces.append("\n```\n" + "\n".join(lines) + "\n```\n")
+        else:
+            lines = (" ".join(line.split()) for line in text.split("\n"))
+            pieces.append("\n".join("    " * depth + line if line else "" for line in lines))
+    text = "".join(pieces)
     while "\n\n\n" in text:
         text = text.replace("\n\n\n", "\n\n")
     return text.strip()

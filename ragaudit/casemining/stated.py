@@ -43,7 +43,7 @@ _SESSION = re.compile(r"(?m)(?:^|\s)[$#%>]\s+[a-z][\w.-]*\s")
 """A shell prompt before a command ('$ sqlite3 mydata.db'): an example session's output."""
 _STAMP_AFTER = re.compile(r"^\s+\d{1,2}:\d{2}\b")
 """A date with a clock time after it ('2021-01-08 19:47 latin'): a listing's row."""
-_BARE_NUMBER = re.compile(r"(?i)(?<!\w)(?:is|are|of|=|to)\s+(-?\d[\d.,]*)(?![\w.])")
+_BARE_NUMBER = re.compile(r"(?i)(?:(?<!\w)(?:is|are|of|=|to)|,)\s+(-?\d[\d.,]*)(?![\w.])")
 _NAME_AFTER = re.compile(r"^\s*`?([A-Za-z_][\w.]*_[\w.]+|[a-z]+\.[a-z][\w.]*)`?")
 """A name written right after a size ('3-byte `restart_offset` values'): the value is that
 name's, not the anchor's."""
@@ -299,9 +299,19 @@ def _definition_lines(anchor: str) -> re.Pattern | None:
     return re.compile(rf"(?m)^[ \t]*-{{0,2}}{re.escape(name)}(?=[=:\s\[<,]|$)")
 
 
+_MAGNITUDE_AFTER = re.compile(
+    r"(?i)^\s+(?:thousand|million|billion|trillion|tausend|millionen|million|milliarden|"
+    r"milliarde|mille|millions|milliards?|mil|millón|millones)(?!\w)"
+)
+"""'150' of 'The default is 150 million transactions': a number's magnitude in words."""
+
+
 def _runs_on(answer: str, after: str) -> bool:
     """The value is the first word of a longer one written with the same marks ('%Uuser'
-    of 'The default format is: %Uuser %Ssystem %Eelapsed ...')."""
+    of 'The default format is: %Uuser %Ssystem %Eelapsed ...') or a number whose
+    magnitude follows in words ('150' of '150 million')."""
+    if _MAGNITUDE_AFTER.match(after):
+        return True
     marks = set(re.sub(r"[\w\s]", "", answer)) & set("%$@{}<>")
     following = after.split()[:1] if after[:1].isspace() else []  # '30%-50%': a range
     return bool(marks and following and marks & set(following[0]))
