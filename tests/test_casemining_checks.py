@@ -94,3 +94,14 @@ def test_a_value_stated_as_a_bound_or_an_alternative_is_no_fact():
     assert bounded(text, at("2GiB")) and bounded(text, at("1 ns")) and bounded(text, at("40"))
     assert bounded(text, at("1 s"))  # the second of "1 ns or 1 s"
     assert not bounded(text, at("5"))
+
+
+def test_a_phrasing_ending_in_a_full_stop_states_and_asks_nothing():
+    from ragaudit.casemining.checks import asks_something
+
+    # read out of sample (systemd.exec(5)): the casual phrasing asserted a value instead
+    stated = asks_something('LogsDirectoryMode in systemd.exec.5 defaults to "append".',
+                            "LogsDirectoryMode", "systemd.exec.5")  # fmt: skip
+    assert stated["passed"] is False and stated["statement"] is True
+    assert asks_something("default LogsDirectoryMode in systemd.exec?")["passed"] is True
+    assert asks_something("What does LogsDirectoryMode default to.")["passed"] is True

@@ -54,7 +54,7 @@ def asks_something(question: str, anchor: str | None = None, title: str | None =
     search-box query ('gitweb default project root') asks; one holding an option other than
     the anchor, or no word but the anchor's and the page's, with neither a question mark nor
     a question word, is a command line ('git config --get sendemail.cccover', 'git am
-    --show-current-patch')."""
+    --show-current-patch'); one ending in a full stop is a statement."""
     words = question.split()
     plain = sum(1 for w in words if _PLAIN_WORD.fullmatch(w.strip("?¿!,.:;\"'()")))
     asked = question.rstrip().endswith(("?", "？")) or bool(_QUESTION_WORD.match(question))
@@ -62,9 +62,13 @@ def asks_something(question: str, anchor: str | None = None, title: str | None =
     names = set(re.findall(r"[^\W\d_]+", f"{anchor or ''} {title or ''}".lower()))
     says = [w for w in re.findall(r"[^\W\d_]{2,}", question.lower()) if w not in names]
     command = not asked and (bool(options) or not says)
-    return {"passed": len(words) >= MIN_WORDS and plain >= MIN_PLAIN_WORDS and not command,
-            "words": len(words), "plain_words": plain,
-            **({"command": True} if command else {})}  # fmt: skip
+    # a sentence ending in a full stop, neither asked nor a search-box query, states
+    # something ('LogsDirectoryMode in systemd.exec.5 defaults to "append".')
+    statement = not asked and question.rstrip().endswith(".")
+    return {"passed": len(words) >= MIN_WORDS and plain >= MIN_PLAIN_WORDS and not command
+            and not statement, "words": len(words), "plain_words": plain,
+            **({"command": True} if command else {}),
+            **({"statement": True} if statement else {})}  # fmt: skip
 
 
 def question_tokens(text: str) -> set[str]:
