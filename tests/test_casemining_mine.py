@@ -216,3 +216,19 @@ def test_a_number_before_its_magnitude_or_beside_a_second_after_a_comma_is_no_fa
                     "\n    The default value is 60 seconds.\n")  # fmt: skip
     mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
     assert mined == {("60 seconds", "wal_sender_timeout")}
+
+
+def test_two_defaults_of_one_entry_are_told_by_their_values():
+    # File::Listing(3pm), read out of sample: parse_dir's $type 'unix' and $error 'ignore';
+    # tcp(7) states 7200 twice ('default: 7200', '7200 seconds'): one default
+    pod = ("FUNCTIONS\n   parse_dir\n       The third parameter ($type) is the type of listing."
+           " The\n       default value is 'unix'.\n\n       The fourth parameter ($error) says "
+           "how lines are\n       treated. The default is\n       'ignore'.\n")  # fmt: skip
+    tcp = (
+        "       tcp_keepalive_time (integer; default: 7200; since Linux 2.2)\n\t      The "
+        "seconds before probes.  The  default\n\t      value  is\t 7200 seconds (2 hours).\n"
+    )
+    mined = {(c.answer, c.anchor) for c in mine_candidates([Document("File::Listing", pod)])}
+    assert not {a for a, anchor in mined if anchor == "parse_dir"}
+    kept = {(c.answer, c.anchor) for c in mine_candidates([Document("tcp", tcp)])}
+    assert ("7200", "tcp_keepalive_time") in kept

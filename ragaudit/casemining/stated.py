@@ -254,6 +254,12 @@ _DEFAULT_WORD = re.compile(
 )
 
 
+_SWITCH_WORDS = frozenset(
+    "yes no true false on off enabled disabled ja nein wahr falsch an aus aktiviert "
+    "deaktiviert oui non vrai faux activé désactivé sí verdadero falso".split()
+)
+
+
 def one_of_defaults(text: str, value: MinedValue) -> bool:
     """The value's entry in an option list gives two defaults ('-B[<n>][/<m>] ... the
     number m ... (defaults to 60%) ... the number n ... (defaults to 50%)'): a question
@@ -264,10 +270,14 @@ def one_of_defaults(text: str, value: MinedValue) -> bool:
         return False
     given = set()
     for word in _DEFAULT_WORD.finditer(entry):
-        found = find_values(entry[word.end() : word.end() + 30])
+        # read from the word on: a bare word is a value only after its label ('default is')
+        found = find_values(entry[word.start() : word.end() + 30])
         if found:
-            given.add(found[0].text)
-    return len(given) > 1
+            given.add(re.sub(r"\W", "", found[0].text.lower()))
+    if given <= _SWITCH_WORDS:
+        return False  # 'standardmäßig ja' and 'ist standardmäßig aktiviert' say one thing
+    # '7200' and '7200 seconds' are one value written twice
+    return any(not (a.startswith(b) or b.startswith(a)) for a in given for b in given)
 
 
 def _entry(text: str, anchor: str, at: int) -> str | None:
