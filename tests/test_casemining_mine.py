@@ -232,3 +232,16 @@ def test_two_defaults_of_one_entry_are_told_by_their_values():
     assert not {a for a, anchor in mined if anchor == "parse_dir"}
     kept = {(c.answer, c.anchor) for c in mine_candidates([Document("tcp", tcp)])}
     assert ("7200", "tcp_keepalive_time") in kept
+
+
+def test_the_value_of_an_option_given_without_its_argument_is_no_default():
+    # man(1) in German and a French page, read out of sample: the value applies when the
+    # option is given bare, not when it is left out
+    german = Document("man", "--warnings[=Warnungen]\n    Aktiviert Warnmeldungen. Wird kein "
+                      "Wert vorgegeben, wird die Voreinstellung »mac« angewendet.\n")  # fmt: skip
+    english = Document("ls", "--color[=WHEN]\n    Colorize the output. If the when argument "
+                       "is omitted, it defaults to auto.\n--width=COLS\n    If omitted, "
+                       "defaults to 80 columns.\n")  # fmt: skip
+    mined = {(c.answer, c.anchor) for c in mine_candidates([german, english])}
+    assert ("mac", "--warnings") not in mined and ("auto", "--color") not in mined
+    assert ("80 columns", "--width") in mined  # 'If omitted': the option left out

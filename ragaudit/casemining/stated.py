@@ -105,6 +105,17 @@ _IN_THAT_CASE = re.compile(
     r"dans\s+ce\s+cas|en\s+ce\s+cas|auquel\s+cas|en\s+(?:cuyo|ese|este)\s+caso)(?!\w)"
 )
 """'..., in which case it defaults to HEAD': the value holds in a case the sentence set up."""
+_NO_ARGUMENT = re.compile(
+    r"(?i)\b(?:if|when|wenn|falls|si|lorsque|cuando)\b[^.;]{0,40}?\b(?:argument|arg|value|"
+    r"wert|valeur|valor|paramètre|parameter)\b[^.;]{0,30}?\b(?:omitted|not\s+given|not\s+"
+    r"specified|missing|absent|fehlt|weggelassen|nicht\s+angegeben|omise?|ausente)\b"
+    r"|\b(?:wird|ist)\s+kein(?:e|en)?\s+(?:Wert|Argument)\s+(?:vorgegeben|angegeben)"
+    r"|\b(?:without|ohne|sans|sin)\s+(?:an?\s+|un\s+|une\s+)?(?:argument|value|Wert|valeur|"
+    r"valor)\b"
+)
+"""'If the when argument is omitted, it defaults to auto', 'Wird kein Wert vorgegeben, …',
+'Si cet argument est absent, …': the value of an option given without its argument, not
+what holds when the option is not given (read out of sample in German and French)."""
 _NEGATED = re.compile(r"^-{0,2}no-", re.I)
 _SIZE_ADJECTIVE = re.compile(r"^\d[\d.,]*-[^\W\d_]+$")
 """'24-byte', '40-character': a size written as an adjective, of the noun after it."""
@@ -231,6 +242,8 @@ def _misread(own: int, sentence: str, kind: str, answer: str, anchor: str) -> st
         return "an example's value"
     if _condition_opening(sentence, own, anchor) or _IN_THAT_CASE.search(sentence[:own]):
         return "a value under a condition"
+    if _NO_ARGUMENT.search(sentence[:own]):
+        return "a value of the option given without its argument"
     if _NEGATED.match(anchor.strip()):
         return "a value of the option it negates"  # '--no-ahead-behind ... Defaults to true'
     described = _described(answer, after)
