@@ -245,3 +245,16 @@ def test_the_value_of_an_option_given_without_its_argument_is_no_default():
     mined = {(c.answer, c.anchor) for c in mine_candidates([german, english])}
     assert ("mac", "--warnings") not in mined and ("auto", "--color") not in mined
     assert ("80 columns", "--width") in mined  # 'If omitted': the option left out
+
+
+def test_a_default_qualified_after_it_and_a_list_of_capitals_are_no_facts():
+    # PostgreSQL's manual, read out of sample: 'ISO' of 'ISO, MDY'; a built-in default that
+    # initdb replaces ('but initdb will initialize …') leaves which default is meant open
+    page = Document("runtime-config-client", "DateStyle (string)\n\n    The built-in default "
+                    "is ISO, MDY, but initdb will set another.\n\ndefault_text_search_config "
+                    "(string)\n\n    The built-in default is pg_catalog.simple, but initdb will"
+                    " set another.\n\nextra_float_digits (integer)\n\n    The default is 1.\n"
+                    "\nstatement_timeout (integer)\n\n    The default is 30 seconds.\n"
+                    )  # fmt: skip
+    mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
+    assert mined == {("1", "extra_float_digits"), ("30 seconds", "statement_timeout")}

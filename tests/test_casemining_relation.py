@@ -229,7 +229,10 @@ def test_templates_ask_the_relation_the_statement_states_and_name_the_page():
         ("If `<mode>` is omitted, defaults to `--mixed`.", "--mixed", "setting", None),
         ("Falls er fehlt, ist die Vorgabe »idle:sleep:shutdown«.", "idle:sleep:shutdown",
          "setting", None),
-        ("Si cet argument est absent, sa valeur par défaut est yes.", "yes", "setting", None),
+        # cfdisk --lock[=mode], read out of sample: yes is a bare --lock's value; left out,
+        # no lock is used
+        ("Si cet argument est absent, sa valeur par défaut est yes.", "yes", "setting",
+         "a value of the option given without its argument"),
         # dd: the synopsis' metavariable, not what conv takes
         ("conv=CONVS convert the file as per the comma separated symbol list", "CONVS",
          "setting", "a placeholder"),

@@ -116,6 +116,10 @@ _NO_ARGUMENT = re.compile(
 """'If the when argument is omitted, it defaults to auto', 'Wird kein Wert vorgegeben, …',
 'Si cet argument est absent, …': the value of an option given without its argument, not
 what holds when the option is not given (read out of sample in German and French)."""
+_BUT_AFTER = re.compile(r"(?i)^[`'\"»”]*\s*[,;]\s*(?:but|aber|jedoch|mais|pero|sin\s+embargo)\b")
+"""'The built-in default is pg_catalog.simple, but initdb will initialize the configuration
+file with a setting that corresponds to the chosen lc_ctype locale': which default a
+question means is left open (read in PostgreSQL's manual)."""
 _NEGATED = re.compile(r"^-{0,2}no-", re.I)
 _SIZE_ADJECTIVE = re.compile(r"^\d[\d.,]*-[^\W\d_]+$")
 """'24-byte', '40-character': a size written as an adjective, of the noun after it."""
@@ -234,8 +238,10 @@ def _misread(own: int, sentence: str, kind: str, answer: str, anchor: str) -> st
     if _placeholder(answer, anchor, sentence):
         return "a placeholder"
     listed = _LIST_AFTER.match(after)
-    if listed and listed.group(1).strip("`'\"»“”")[:3] == answer[:3]:
-        return "one of a list"  # '~/.ssh/id_rsa, ~/.ssh/id_ecdsa, …'
+    if listed and _alike(listed.group(1).strip("`'\"»“”").rstrip(",.;:"), answer):
+        return "one of a list"  # '~/.ssh/id_rsa, ~/.ssh/id_ecdsa, …', 'ISO, MDY'
+    if _BUT_AFTER.match(after):
+        return "a value qualified after it"  # 'The built-in default is X, but initdb …'
     if (_SESSION.search(sentence) or (kind == "date" and _STAMP_AFTER.match(after))
             or (_EXAMPLE_ROW.match(sentence)
                 and not sentence.lstrip().startswith(anchor.strip()))):  # fmt: skip
@@ -250,6 +256,13 @@ def _misread(own: int, sentence: str, kind: str, answer: str, anchor: str) -> st
     if described and described[:4].lower() not in anchor.lower():
         return f"a value of another name ({described!r})"
     return None
+
+
+def _alike(item: str, answer: str) -> bool:
+    """The next item of a list is of the answer's kind: the same opening ('~/.ssh/id_')
+    or both a word in capitals ('ISO, MDY')."""
+    capitals = re.compile(r"[A-Z][A-Z0-9_]*")
+    return item[:3] == answer[:3] or bool(capitals.fullmatch(item) and capitals.fullmatch(answer))
 
 
 def defined_again(text: str, anchor: str) -> bool:
