@@ -50,3 +50,17 @@ def test_an_unread_draw_and_carried_verdicts(tmp_path):
     assert carried["opt1"]["valid"] is False and carried["opt1"]["carried_from"] == "judged.yaml"
     assert carried["opt0"]["valid"] is True
     assert carried["opt2"]["valid"] is None and "carried_from" not in carried["opt2"]
+
+
+def test_a_summary_of_several_judged_files_is_each_then_pooled(tmp_path, capsys):
+    def verdict(name: str, valid: bool) -> dict:
+        return {"intent": name, "valid": valid, "failed": [] if valid else ["right"],
+                "why": "w"}  # fmt: skip
+
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    _write(first, {"judgements": [verdict("x", True), verdict("y", False)]})
+    _write(second, {"judgements": [verdict("z", True), verdict("w", True)]})
+    assert main(["summary", str(first), str(second)]) == 0
+    out = capsys.readouterr().out
+    assert f"{first}: valid: 50% 1/2" in out and f"{second}: valid: 100% 2/2" in out
+    assert "pooled: valid 75% 3/4" in out  # 1 + 2 of 2 + 2

@@ -77,19 +77,32 @@ def carry(drawn: Path, earlier: list[Path]) -> int:
     return 0
 
 
-def summary(judged: Path) -> int:
-    document = yaml.safe_load(judged.read_text(encoding="utf-8"))
-    entries = document["judgements"]
-    open_ = [e["intent"] for e in entries if e["valid"] is None]
-    if open_:
-        print(f"{len(open_)} cases not judged yet: {', '.join(open_[:5])}", file=sys.stderr)
-        return 2
-    valid = sum(1 for e in entries if e["valid"])
-    print(f"valid: {fmt_ratio(valid, len(entries))} "
-          f"{fmt_interval(wilson_interval(valid, len(entries)))} (Wilson 95%)")  # fmt: skip
-    for e in entries:
-        if not e["valid"]:
-            print(f"  invalid {e['intent']}: {', '.join(e['failed'])}: {e['why']}")
+def summary(files: list[Path]) -> int:
+    """valid/n with its Wilson interval and the invalid cases of each judged file; for
+    several, each under its name and then pooled (the files must hold different cases)."""
+    pooled = [0, 0]
+    for judged in files:
+        document = yaml.safe_load(judged.read_text(encoding="utf-8"))
+        entries = document["judgements"]
+        open_ = [e["intent"] for e in entries if e["valid"] is None]
+        if open_:
+            print(f"{judged}: {len(open_)} cases not judged yet: {', '.join(open_[:5])}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        valid = sum(1 for e in entries if e["valid"])
+        pooled[0] += valid
+        pooled[1] += len(entries)
+        name = f"{judged}: " if len(files) > 1 else ""
+        print(f"{name}valid: {fmt_ratio(valid, len(entries))} "
+              f"{fmt_interval(wilson_interval(valid, len(entries)))} (Wilson 95%)")  # fmt: skip
+        for e in entries:
+            if not e["valid"]:
+                print(f"  invalid {e['intent']}: {', '.join(e['failed'])}: {e['why']}")
+    if len(files) > 1:
+        print(
+            f"pooled: valid {fmt_ratio(*pooled)} {fmt_interval(wilson_interval(*pooled))} "
+            "(Wilson 95%)"
+        )
     return 0
 
 
@@ -142,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("drawn", type=Path)
     c.add_argument("--from", dest="earlier", type=Path, nargs="+", required=True)
     s = sub.add_parser("summary")
-    s.add_argument("judged", type=Path)
+    s.add_argument("judged", type=Path, nargs="+")
     f = sub.add_parser("funnel")
     f.add_argument("cases", type=Path)
     args = parser.parse_args(argv)
