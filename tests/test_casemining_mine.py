@@ -258,3 +258,14 @@ def test_a_default_qualified_after_it_and_a_list_of_capitals_are_no_facts():
                     )  # fmt: skip
     mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
     assert mined == {("1", "extra_float_digits"), ("30 seconds", "statement_timeout")}
+
+
+def test_two_defaults_of_an_asciidoc_entry_joined_by_plus_lines():
+    # git-doc's diff-options.txt, the same -B entry as git-show(1) in AsciiDoc: its
+    # paragraphs are set at the margin and joined by '+'
+    entry = ("-B[<n>][/<m>]::\n--break-rewrites[=[<n>][/<m>]]::\n\tBreak rewrites.\n+\n"
+             "The number `m` controls this aspect (defaults to 60%).\n+\nThe number `n` "
+             "controls that aspect (defaults to 50%).\n\n--limit=<n>::\n\tAt most n objects "
+             "(default 1000).\n")  # fmt: skip
+    mined = {(c.answer, c.anchor) for c in mine_candidates([Document("diff-options", entry)])}
+    assert mined == {("1000", "--limit")}

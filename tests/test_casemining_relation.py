@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from ragaudit.casemining.entries import defined_again
 from ragaudit.casemining.prompts import template_phrasings
 from ragaudit.casemining.relation import (
     asks_how_to,
@@ -17,7 +18,7 @@ from ragaudit.casemining.relation import (
     same_relation,
     stated_relation,
 )
-from ragaudit.casemining.stated import defined_again, unplain
+from ragaudit.casemining.stated import unplain
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragaudit.casemining.candidates import Candidate, MinedValue, document_values
+from ragaudit.casemining.entries import defined_again, one_of_defaults
 from ragaudit.casemining.relation import code_anchor
-from ragaudit.casemining.stated import bounded, defined_again, one_of_defaults, unplain
+from ragaudit.casemining.stated import bounded, unplain
 from ragaudit.documents import Document
 from ragaudit.mutation.facts import find_facts
 from ragaudit.mutation.text import holds
@@ -151,8 +152,8 @@ def _counted(
     """The candidate of a value, its statement and pair documents from find_facts over the
     documents holding its answer; None when find_facts does not see the value stated, sees
     it stated other than plainly (stated.unplain), its anchor is defined more than once
-    in its page (stated.defined_again) or its entry gives two defaults
-    (stated.one_of_defaults)."""
+    in its page (entries.defined_again) or its entry gives two defaults
+    (entries.one_of_defaults)."""
     value = r.value
     holding = [documents[i] for i in holders.with_anchor(value.answer, value.anchor, value.doc_id)]
     facts = find_facts(holding, value.answer, value.anchor, value.doc_id, value.start)

@@ -20,7 +20,6 @@ import re
 
 from ragaudit.casemining.candidates import MinedValue
 from ragaudit.values.shapes import find_values
-from ragaudit.values.statements import indent
 
 _ILLUSTRATIVE = re.compile(
     r"(?i)(?<!\w)(?:for\s+example|for\s+instance|e\.\s?g\.|examples?|sample|zum\s+Beispiel|"
@@ -263,76 +262,6 @@ def _alike(item: str, answer: str) -> bool:
     or both a word in capitals ('ISO, MDY')."""
     capitals = re.compile(r"[A-Z][A-Z0-9_]*")
     return item[:3] == answer[:3] or bool(capitals.fullmatch(item) and capitals.fullmatch(answer))
-
-
-def defined_again(text: str, anchor: str) -> bool:
-    """The anchor opens a definition line more than once in its document ('Mode=' in five
-    sections of systemd.netdev, '-mabi=' per target in as, 'iocharset=' per filesystem in
-    mount): which one a question means needs its section, which neither phrasing names (4
-    of 15 invalid cases in the English and German hand readings)."""
-    opens = _definition_lines(anchor)
-    return opens is not None and len(opens.findall(text)) > 1
-
-
-_DEFAULT_WORD = re.compile(
-    r"(?i)(?<!\w)(?:defaults?|Standardwert\w*|standardmäßig|Vorgabe\w*|voreingestellt|"
-    r"défaut|predeterminad\w*|por\s+defecto)(?!\w)"
-)
-
-
-_SWITCH_WORDS = frozenset(
-    "yes no true false on off enabled disabled ja nein wahr falsch an aus aktiviert "
-    "deaktiviert oui non vrai faux activé désactivé sí verdadero falso".split()
-)
-
-
-def one_of_defaults(text: str, value: MinedValue) -> bool:
-    """The value's entry in an option list gives two defaults ('-B[<n>][/<m>] ... the
-    number m ... (defaults to 60%) ... the number n ... (defaults to 50%)'): a question
-    for the option's default fits either (read out of sample twice, in git-show and
-    diff-options)."""
-    entry = _entry(text, value.anchor, value.start)
-    if entry is None:
-        return False
-    given = set()
-    for word in _DEFAULT_WORD.finditer(entry):
-        # read from the word on: a bare word is a value only after its label ('default is')
-        found = find_values(entry[word.start() : word.end() + 30])
-        if found:
-            given.add(re.sub(r"\W", "", found[0].text.lower()))
-    if given <= _SWITCH_WORDS:
-        return False  # 'standardmäßig ja' and 'ist standardmäßig aktiviert' say one thing
-    # '7200' and '7200 seconds' are one value written twice
-    return any(not (a.startswith(b) or b.startswith(a)) for a in given for b in given)
-
-
-def _entry(text: str, anchor: str, at: int) -> str | None:
-    """The option list entry holding `at`: from the anchor's term line before it to the
-    next line set no deeper than that one; None when no line before it is the anchor's."""
-    name = anchor.strip().lstrip("-").rstrip("=:")
-    if len(name) < 2:
-        return None
-    # the anchor first on its line, or after the entry's other spellings ('-B[<n>], --break-…')
-    opens = re.compile(rf"(?m)^[ \t]*(?:-[^\n]*?[\s,])?-{{0,2}}{re.escape(name)}(?=[=:\s\[<,]|$)")
-    starts = [m.start() for m in opens.finditer(text, 0, at)]
-    if not starts:
-        return None
-    lines = text[starts[-1] :].split("\n")
-    depth = indent(lines[0])
-    body = [lines[0]]
-    for line in lines[1:]:
-        if line.strip() and indent(line) <= depth:
-            break
-        body.append(line)
-    return "\n".join(body)
-
-
-def _definition_lines(anchor: str) -> re.Pattern | None:
-    """Lines opening with the anchor as a term ('--depth=<n>', 'Mode=', '-mabi=')."""
-    name = anchor.strip().lstrip("-").rstrip("=:")
-    if len(name) < 2:
-        return None  # dashes aside ('-mabi' is anchored as 'mabi' too)
-    return re.compile(rf"(?m)^[ \t]*-{{0,2}}{re.escape(name)}(?=[=:\s\[<,]|$)")
 
 
 _MAGNITUDE_AFTER = re.compile(
