@@ -269,3 +269,15 @@ def test_two_defaults_of_an_asciidoc_entry_joined_by_plus_lines():
              "(default 1000).\n")  # fmt: skip
     mined = {(c.answer, c.anchor) for c in mine_candidates([Document("diff-options", entry)])}
     assert mined == {("1000", "--limit")}
+
+
+def test_a_value_after_two_options_in_its_sentence_has_no_anchor():
+    # systemd-analyze(1) in German, read out of sample: 'sein Vorgabewert' is --threshold's,
+    # not --offline's, the option nearest the value
+    page = Document("systemd-analyze", "       --threshold=WERT\n\t   Erlaubt einen Wert. "
+                    "--threshold= kann auch mit --offline=\n\t   verwandt werden und sein "
+                    "Vorgabewert ist 100.\n\n       --root=PFAD\n\t   Standardmäßig 5 "
+                    "Sekunden.\n")  # fmt: skip
+    mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
+    assert ("100", "--offline") not in mined and ("100", "--threshold") not in mined
+    assert ("5 Sekunden", "--root") in mined

@@ -155,6 +155,10 @@ def document_values(doc: Document) -> list[MinedValue]:
     return found
 
 
+_TWO_OPTIONS = "\0"
+"""_name_before's answer when two options precede the value in its sentence: no anchor."""
+
+
 class _Anchors:
     """Where a document's values find their anchors (module docstring)."""
 
@@ -174,6 +178,8 @@ class _Anchors:
             (self._subject(sentence_start, value.start), 3),
             (self.title, 4),
         ]
+        if found[1][0] == _TWO_OPTIONS:
+            return None
         for anchor, rank in found:
             anchor = _trimmed(anchor)
             if anchor and value.text not in anchor and anchor not in value.text:
@@ -211,6 +217,10 @@ class _Anchors:
             and not _ELLIPSIS.search(self.text, max(0, m.start() - 6), m.start())
             and not _COMPOUND_TAIL.match(self.text, max(0, m.start() - 1))
         ]
+        options = {n.rstrip("=") for n in names if n.startswith("-")}
+        if len(options) > 1 and names[-1].startswith("-"):
+            return _TWO_OPTIONS  # '--threshold= kann auch mit --offline= verwandt werden und
+            # sein Vorgabewert ist 100': which option the value is of is the grammar's
         return names[-1] if names else None
 
     def _term(self, offset: int) -> str | None:
