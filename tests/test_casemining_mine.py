@@ -60,6 +60,11 @@ def facts(candidates) -> list[tuple]:
             for c in candidates]  # fmt: skip
 
 
+def pairs(*documents: Document) -> set[tuple[str, str]]:
+    """(answer, anchor) of each fact mined from `documents`."""
+    return {(c.answer, c.anchor) for c in mine_candidates(list(documents))}
+
+
 def test_each_fact_with_its_anchor_and_counts():
     mined = facts(mine_candidates(DOCUMENTS))
     unique = {
@@ -151,7 +156,7 @@ def test_a_version_bound_and_a_compound_s_tail_are_no_facts():
                               "0.9.5 and above.\n")  # fmt: skip
     hardlink = Document("hardlink", "Für jede Datei wird auch ein »intro«-Puffer (32 bytes) "
                                     "zwischengespeichert.\n")  # fmt: skip
-    mined = {(c.answer, c.anchor) for c in mine_candidates([bzip2, hardlink])}
+    mined = pairs(bzip2, hardlink)
     assert ("0.9.5", "--repetitive-best") not in mined
     assert all(anchor != "-Puffer" for _, anchor in mined)
 
@@ -165,7 +170,7 @@ def test_a_timestamp_s_date_a_version_and_earlier_and_a_word_broken_at_a_line_en
                                 "earlier.\n")  # fmt: skip
     broken = Document("tc-red", "bandwidth\n       Used for calculation. De\u2010\n       "
                                 "fault : 10Mbit\n")  # fmt: skip
-    mined = {(c.answer, c.anchor) for c in mine_candidates([stamp, earlier, broken])}
+    mined = pairs(stamp, earlier, broken)
     assert not any(answer in ("2000-01-01", "1.0.4") for answer, _ in mined)
     assert all(anchor != "fault" for _, anchor in mined)
 
@@ -188,9 +193,9 @@ def test_an_option_whose_entry_gives_two_defaults_is_no_fact():
              "\t   The number n controls this aspect of the -B option (defaults to 50%).\n"
              "       --limit=N\n\t   Remove no more than N objects (default 1000).\n")  # fmt: skip
     one = entry.split("       --limit")[0].replace("(defaults to 50%)", "(see above)")
-    mined = {(c.answer, c.anchor) for c in mine_candidates([Document("git-show", entry)])}
+    mined = pairs(Document("git-show", entry))
     assert mined == {("1000", "--limit")}  # the next entry's one default still counts
-    alone = {(c.answer, c.anchor) for c in mine_candidates([Document("git-show", one)])}
+    alone = pairs(Document("git-show", one))
     assert alone == {("60%", "--break-rewrites")}
 
 
@@ -202,7 +207,7 @@ def test_a_setting_s_type_is_no_value():
         "create_slot (boolean)\n    Specifies whether "
         "the command should create the replication slot. The default is true.\n",
     )
-    mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
+    mined = pairs(page)
     assert ("boolean", "create_slot") not in mined
 
 
@@ -214,7 +219,7 @@ def test_a_number_before_its_magnitude_or_beside_a_second_after_a_comma_is_no_fa
                     " 150 million transactions.\n\ncheckpoint_flush_after (integer)\n\n    The "
                     "default is 256kB on Linux, 0 elsewhere.\n\nwal_sender_timeout (integer)\n"
                     "\n    The default value is 60 seconds.\n")  # fmt: skip
-    mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
+    mined = pairs(page)
     assert mined == {("60 seconds", "wal_sender_timeout")}
 
 
@@ -228,9 +233,9 @@ def test_two_defaults_of_one_entry_are_told_by_their_values():
         "       tcp_keepalive_time (integer; default: 7200; since Linux 2.2)\n\t      The "
         "seconds before probes.  The  default\n\t      value  is\t 7200 seconds (2 hours).\n"
     )
-    mined = {(c.answer, c.anchor) for c in mine_candidates([Document("File::Listing", pod)])}
+    mined = pairs(Document("File::Listing", pod))
     assert not {a for a, anchor in mined if anchor == "parse_dir"}
-    kept = {(c.answer, c.anchor) for c in mine_candidates([Document("tcp", tcp)])}
+    kept = pairs(Document("tcp", tcp))
     assert ("7200", "tcp_keepalive_time") in kept
 
 
@@ -242,7 +247,7 @@ def test_the_value_of_an_option_given_without_its_argument_is_no_default():
     english = Document("ls", "--color[=WHEN]\n    Colorize the output. If the when argument "
                        "is omitted, it defaults to auto.\n--width=COLS\n    If omitted, "
                        "defaults to 80 columns.\n")  # fmt: skip
-    mined = {(c.answer, c.anchor) for c in mine_candidates([german, english])}
+    mined = pairs(german, english)
     assert ("mac", "--warnings") not in mined and ("auto", "--color") not in mined
     assert ("80 columns", "--width") in mined  # 'If omitted': the option left out
 
@@ -256,7 +261,7 @@ def test_a_default_qualified_after_it_and_a_list_of_capitals_are_no_facts():
                     " set another.\n\nextra_float_digits (integer)\n\n    The default is 1.\n"
                     "\nstatement_timeout (integer)\n\n    The default is 30 seconds.\n"
                     )  # fmt: skip
-    mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
+    mined = pairs(page)
     assert mined == {("1", "extra_float_digits"), ("30 seconds", "statement_timeout")}
 
 
@@ -267,7 +272,7 @@ def test_two_defaults_of_an_asciidoc_entry_joined_by_plus_lines():
              "The number `m` controls this aspect (defaults to 60%).\n+\nThe number `n` "
              "controls that aspect (defaults to 50%).\n\n--limit=<n>::\n\tAt most n objects "
              "(default 1000).\n")  # fmt: skip
-    mined = {(c.answer, c.anchor) for c in mine_candidates([Document("diff-options", entry)])}
+    mined = pairs(Document("diff-options", entry))
     assert mined == {("1000", "--limit")}
 
 
@@ -278,6 +283,6 @@ def test_a_value_after_two_options_in_its_sentence_has_no_anchor():
                     "--threshold= kann auch mit --offline=\n\t   verwandt werden und sein "
                     "Vorgabewert ist 100.\n\n       --root=PFAD\n\t   Standardmäßig 5 "
                     "Sekunden.\n")  # fmt: skip
-    mined = {(c.answer, c.anchor) for c in mine_candidates([page])}
+    mined = pairs(page)
     assert ("100", "--offline") not in mined and ("100", "--threshold") not in mined
     assert ("5 Sekunden", "--root") in mined

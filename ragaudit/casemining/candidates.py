@@ -155,10 +155,6 @@ def document_values(doc: Document) -> list[MinedValue]:
     return found
 
 
-_TWO_OPTIONS = "\0"
-"""_name_before's answer when two options precede the value in its sentence: no anchor."""
-
-
 class _Anchors:
     """Where a document's values find their anchors (module docstring)."""
 
@@ -171,15 +167,18 @@ class _Anchors:
     def anchor(self, value: ValueMatch) -> tuple[str, int] | None:
         """(the value's anchor, how it was found), None when nothing names what it is of."""
         sentence_start = self._sentence_start(value.start)
+        names = self._names_before(sentence_start, value.start)
+        if len({n.rstrip("=") for n in names if n.startswith("-")}) > 1 and names[-1][0] == "-":
+            # '--threshold= kann auch mit --offline= verwandt werden und sein Vorgabewert ist
+            # 100': which option the value is of is the grammar's
+            return None
         found = [
             (self._label_anchor(value), 0),
-            (self._name_before(sentence_start, value.start), 1),
+            (names[-1] if names else None, 1),
             (self._term(value.start), 2),
             (self._subject(sentence_start, value.start), 3),
             (self.title, 4),
         ]
-        if found[1][0] == _TWO_OPTIONS:
-            return None
         for anchor, rank in found:
             anchor = _trimmed(anchor)
             if anchor and value.text not in anchor and anchor not in value.text:
@@ -209,19 +208,15 @@ class _Anchors:
             cut = m.end()
         return window + cut
 
-    def _name_before(self, sentence_start: int, offset: int) -> str | None:
-        names = [
+    def _names_before(self, sentence_start: int, offset: int) -> list[str]:
+        """The option and setting names written before the value in its sentence."""
+        return [
             m.group()
             for m in _CODE_NAME.finditer(self.text, sentence_start, offset)
             if not all(len(p) <= 2 for p in m.group().split("."))  # 'e.g', 'z.B'
             and not _ELLIPSIS.search(self.text, max(0, m.start() - 6), m.start())
             and not _COMPOUND_TAIL.match(self.text, max(0, m.start() - 1))
         ]
-        options = {n.rstrip("=") for n in names if n.startswith("-")}
-        if len(options) > 1 and names[-1].startswith("-"):
-            return _TWO_OPTIONS  # '--threshold= kann auch mit --offline= verwandt werden und
-            # sein Vorgabewert ist 100': which option the value is of is the grammar's
-        return names[-1] if names else None
 
     def _term(self, offset: int) -> str | None:
         """The term heading the value's paragraph in a definition list (`term::`) or a man

@@ -55,8 +55,8 @@ def one_of_defaults(text: str, value: MinedValue) -> bool:
 def _entry(text: str, anchor: str, at: int) -> str | None:
     """The option list entry holding `at`: from the anchor's term line before it to the
     next line set no deeper than that one; None when no line before it is the anchor's."""
-    name = anchor.strip().lstrip("-").rstrip("=:")
-    if len(name) < 2:
+    name = _term_name(anchor)
+    if name is None:
         return None
     # the anchor first on its line, or after the entry's other spellings ('-B[<n>], --break-…')
     opens = re.compile(rf"(?m)^[ \t]*(?:-[^\n]*?[\s,])?-{{0,2}}{re.escape(name)}(?=[=:\s\[<,]|$)")
@@ -91,7 +91,14 @@ def _definition_body(lines: list[str]) -> list[str]:
 
 def _definition_lines(anchor: str) -> re.Pattern | None:
     """Lines opening with the anchor as a term ('--depth=<n>', 'Mode=', '-mabi=')."""
-    name = anchor.strip().lstrip("-").rstrip("=:")
-    if len(name) < 2:
-        return None  # dashes aside ('-mabi' is anchored as 'mabi' too)
+    name = _term_name(anchor)
+    if name is None:
+        return None
     return re.compile(rf"(?m)^[ \t]*-{{0,2}}{re.escape(name)}(?=[=:\s\[<,]|$)")
+
+
+def _term_name(anchor: str) -> str | None:
+    """The anchor as a term line writes it, its dashes and '=' aside ('-mabi' is anchored
+    as 'mabi' too); None for a name of one letter, which opens too many lines."""
+    name = anchor.strip().lstrip("-").rstrip("=:")
+    return name if len(name) >= 2 else None

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from ragaudit.casemining.candidates import MinedValue
+from ragaudit.values.settings import TYPE_NAMES
 from ragaudit.values.shapes import find_values
 
 _ILLUSTRATIVE = re.compile(
@@ -131,13 +132,6 @@ _PLACEHOLDER = re.compile(r"[A-Z][A-Z0-9_]*[A-Z][A-Z0-9_]*")
 _EXAMPLE_ROW = re.compile(r"^\W{0,2}[+\-~]?\d+[A-Za-z]+\d*\S*\s|^\W{0,2}[+~]\d")
 """A statement opening with a literal of the syntax it explains ('+52w1d  Valid from now
 to 52 weeks and one day from now'): a row of examples, its values the example's."""
-_TYPE_NAMES = frozenset(
-    "boolean bool integer int string enum float double real bitmask number text char "
-    "floating point ganzzahl zeichenkette wahrheitswert entier booléen chaîne réel "
-    "entero cadena booleano".split()
-) | {"floating point"}
-"""A setting's type written beside its name ('create_slot (boolean)', 'jit_above_cost
-(floating point)'): what kind of value it takes, not the value it has."""
 _VERSION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.]*\d)")
 
 
@@ -190,7 +184,7 @@ def unplain(
     (which starts at `sentence_start` in the same text), or None when it is."""
     if kind == "quantity" and _SMALL_COUNT.match(answer):
         return "a count in passing"
-    if kind == "setting" and answer.lower() in _TYPE_NAMES:
+    if kind == "setting" and answer.lower() in TYPE_NAMES:  # 'create_slot (boolean)'
         return "a type, not a value"
     if _ILLUSTRATIVE.search(sentence):
         return "an example's value"
@@ -257,11 +251,13 @@ def _misread(own: int, sentence: str, kind: str, answer: str, anchor: str) -> st
     return None
 
 
+_CAPITALS = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
 def _alike(item: str, answer: str) -> bool:
     """The next item of a list is of the answer's kind: the same opening ('~/.ssh/id_')
     or both a word in capitals ('ISO, MDY')."""
-    capitals = re.compile(r"[A-Z][A-Z0-9_]*")
-    return item[:3] == answer[:3] or bool(capitals.fullmatch(item) and capitals.fullmatch(answer))
+    return item[:3] == answer[:3] or bool(_CAPITALS.fullmatch(item) and _CAPITALS.fullmatch(answer))
 
 
 _MAGNITUDE_AFTER = re.compile(

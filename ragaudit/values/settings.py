@@ -40,6 +40,9 @@ _TYPES = ("integer int boolean bool string str float double real enum list array
           "cadena").split()  # fmt: skip
 _TYPED = re.compile(rf"\((?P<type>{alternation(cased(_TYPES))}|floating point)\)")
 """A setting's type in brackets after its name ('max_connections (integer)')."""
+TYPE_NAMES = frozenset(t.lower() for t in _TYPES) | {"floating point"}
+"""Every type `_TYPED` reads, lower case: a setting value that names what kind of value
+the setting takes (case mining asks for its value, not this)."""
 _TYPED_KEY = re.compile(r"(?<![\w.\-])([A-Za-z_][\w.\-]*\w)[ \t]+\Z")
 _QUOTED = re.compile(
     r"`([^`\n]{1,40})`|'([^'\n\s][^'\n]{0,38})'|\"([^\"\n]{1,40})\"|»([^«\n]{1,40})«"
